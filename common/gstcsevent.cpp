@@ -1,0 +1,69 @@
+#include "gstcsevent.hpp"
+
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "gstcserror.h"
+
+namespace gcs {
+namespace {
+
+// Free events per device. The pools live for the whole process: destroying
+// events at exit races with the CUDA runtime's own teardown.
+struct EventPool {
+  std::mutex lock;
+  std::map<int, std::vector<cudaEvent_t>> free;
+};
+
+EventPool &
+pool ()
+{
+  static EventPool *p = new EventPool;
+  return *p;
+}
+
+} // namespace
+
+Event *
+Event::acquire (int device, GError **error)
+{
+  {
+    auto &p = pool ();
+    std::lock_guard<std::mutex> guard (p.lock);
+    auto &list = p.free[device];
+    if (!list.empty ()) {
+      cudaEvent_t e = list.back ();
+      list.pop_back ();
+      return new Event (device, e);
+    }
+  }
+  // The calling thread has made `device` current (every element does so
+  // before its CUDA work), so the event belongs to that device.
+  cudaEvent_t e = nullptr;
+  if (!GST_CS_CHECK (cudaEventCreateWithFlags (&e, cudaEventDisableTiming), error))
+    return nullptr;
+  return new Event (device, e);
+}
+
+void
+Event::unref ()
+{
+  if (refs_.fetch_sub (1, std::memory_order_acq_rel) != 1)
+    return;
+  {
+    auto &p = pool ();
+    std::lock_guard<std::mutex> guard (p.lock);
+    p.free[device_].push_back (event_);
+  }
+  delete this;
+}
+
+bool
+Event::record (cudaStream_t stream, GError **error)
+{
+  stream_ = stream;
+  return GST_CS_CHECK (cudaEventRecord (event_, stream), error);
+}
+
+} // namespace gcs

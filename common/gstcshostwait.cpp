@@ -1,0 +1,51 @@
+#include "gstcshostwait.h"
+
+#include <atomic>
+
+#include "gstcserror.h"
+
+namespace {
+std::atomic<guint64> total_waits{0};
+
+void
+count (GstCsWaitCounter * counter)
+{
+  total_waits.fetch_add (1, std::memory_order_relaxed);
+  if (counter)
+    __atomic_fetch_add (&counter->waits, 1, __ATOMIC_RELAXED);
+}
+}
+
+guint64
+gst_cs_wait_counter_get (const GstCsWaitCounter * counter)
+{
+  return __atomic_load_n (&counter->waits, __ATOMIC_RELAXED);
+}
+
+void
+gst_cs_wait_counter_reset (GstCsWaitCounter * counter)
+{
+  __atomic_store_n (&counter->waits, 0, __ATOMIC_RELAXED);
+}
+
+gboolean
+gst_cs_host_wait_event (cudaEvent_t event, GstCsWaitCounter * counter,
+    GError ** error)
+{
+  count (counter);
+  return GST_CS_CHECK (cudaEventSynchronize (event), error);
+}
+
+gboolean
+gst_cs_host_wait_stream (cudaStream_t stream, GstCsWaitCounter * counter,
+    GError ** error)
+{
+  count (counter);
+  return GST_CS_CHECK (cudaStreamSynchronize (stream), error);
+}
+
+guint64
+gst_cs_host_waits_total (void)
+{
+  return total_waits.load (std::memory_order_relaxed);
+}

@@ -1,0 +1,70 @@
+/* The one place where the CPU blocks on the GPU. */
+#pragma once
+
+#include <gst/gst.h>
+#include <cuda_runtime_api.h>
+
+#include "gstcsapi.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GstCsWaitCounter:
+ * @waits: number of host waits made through this counter; read it with
+ *   gst_cs_wait_counter_get()
+ *
+ * A per-owner count of host waits (an element, a pool). Every host-blocking
+ * CUDA call of the project goes through gst_cs_host_wait_event() or
+ * gst_cs_host_wait_stream(), which increment the owner's counter and a
+ * process-wide total, so tests and benchmarks can assert who waited and how
+ * often.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+  guint64 waits;
+} GstCsWaitCounter;
+
+GST_CS_API guint64  gst_cs_wait_counter_get  (const GstCsWaitCounter * counter);
+GST_CS_API void     gst_cs_wait_counter_reset (GstCsWaitCounter * counter);
+
+/**
+ * gst_cs_host_wait_event:
+ * @event: a recorded CUDA event
+ * @counter: (nullable): the owner's counter
+ * @error: (out) (optional): the CUDA error
+ *
+ * Blocks the calling thread until @event completes (cudaEventSynchronize).
+ * This is the only way the project waits for a single piece of GPU work.
+ *
+ * Since: 0.1
+ */
+GST_CS_API gboolean gst_cs_host_wait_event   (cudaEvent_t        event,
+                                              GstCsWaitCounter * counter,
+                                              GError          ** error);
+
+/**
+ * gst_cs_host_wait_stream:
+ * @stream: a CUDA stream
+ * @counter: (nullable): the owner's counter
+ * @error: (out) (optional): the CUDA error
+ *
+ * Blocks until all work on @stream completes. Only for slow paths outside
+ * the steady state (mapping device memory on the CPU, draining at stop).
+ *
+ * Since: 0.1
+ */
+GST_CS_API gboolean gst_cs_host_wait_stream  (cudaStream_t       stream,
+                                              GstCsWaitCounter * counter,
+                                              GError          ** error);
+
+/**
+ * gst_cs_host_waits_total:
+ *
+ * Returns: the number of host waits made in this process so far.
+ *
+ * Since: 0.1
+ */
+GST_CS_API guint64  gst_cs_host_waits_total  (void);
+
+G_END_DECLS

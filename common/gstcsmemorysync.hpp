@@ -1,0 +1,47 @@
+// What GPU work may still touch a piece of memory (internal to the library).
+//
+// Device and pinned memory outlive the buffers that carry them: a pool hands
+// the same memory out again while a copy engine may still read it. Each such
+// memory keeps the event of its last GPU writer and the events of the GPU
+// readers since; whoever writes next waits for them first — on the GPU when
+// the writer is a stream, on the host (counted) when it is the CPU.
+#pragma once
+
+#include <mutex>
+#include <vector>
+
+#include <gst/gst.h>
+
+#include "gstcsevent.hpp"
+#include "gstcshostwait.h"
+
+namespace gcs {
+
+class MemorySync {
+public:
+  void set_writer (const EventRef &e);
+  // A newer reader on the same stream supersedes an older one, so the list
+  // holds at most one event per stream.
+  void add_reader (const EventRef &e);
+  EventRef writer ();
+
+  // Before a stream writes: wait on the GPU for the writer and all readers.
+  bool gpu_wait_all (cudaStream_t stream, GError **error);
+  // Before a stream reads: wait on the GPU for the last writer.
+  bool gpu_wait_writer (cudaStream_t stream, GError **error);
+  // Before the CPU touches the memory: host-wait (counted) for any access
+  // that is not yet complete; completed work costs only a query.
+  bool host_wait_all (GstCsWaitCounter *counter, GError **error);
+
+private:
+  std::mutex lock_;
+  EventRef writer_;
+  std::vector<EventRef> readers_;
+};
+
+// The sync state of the project's device or pinned memory, nullptr for others.
+MemorySync *memory_sync (GstMemory *mem);
+MemorySync *device_memory_sync (GstMemory *mem);  // mem must be a GstCsMemory
+MemorySync *pinned_memory_sync (GstMemory *mem);  // mem must be pinned memory
+
+} // namespace gcs

@@ -1,0 +1,53 @@
+#include "gstcsvideo.h"
+
+#include <algorithm>
+
+gsize
+gst_cs_video_plane_row_bytes (const GstVideoInfo * info, guint plane)
+{
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  gsize bytes = 0;
+  gst_video_format_info_component (info->finfo, plane, comps);
+  /* The widest component decides: in YUY2 the chroma component spans two
+   * pixels (pstride 4), so an odd width still covers a whole macro-pixel. */
+  for (gint i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++) {
+    gsize w = GST_VIDEO_INFO_COMP_WIDTH (info, comps[i]);
+    bytes = std::max (bytes, w * GST_VIDEO_INFO_COMP_PSTRIDE (info, comps[i]));
+  }
+  return bytes;
+}
+
+guint
+gst_cs_video_plane_rows (const GstVideoInfo * info, guint plane)
+{
+  gint comps[GST_VIDEO_MAX_COMPONENTS];
+  guint rows = 0;
+  gst_video_format_info_component (info->finfo, plane, comps);
+  for (gint i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++)
+    rows = std::max<guint> (rows, GST_VIDEO_INFO_COMP_HEIGHT (info, comps[i]));
+  return rows;
+}
+
+void
+gst_cs_video_info_device_layout (const GstVideoInfo * info, GstVideoInfo * layout)
+{
+  const gsize align = GST_CS_DEVICE_PITCH_ALIGN;
+  gsize offset = 0;
+  *layout = *info;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize stride = GST_ROUND_UP_N (gst_cs_video_plane_row_bytes (info, p), align);
+    layout->stride[p] = (gint) stride;
+    layout->offset[p] = offset;
+    offset += GST_ROUND_UP_N (stride * gst_cs_video_plane_rows (info, p), align);
+  }
+  layout->size = offset;
+}
+
+gboolean
+gst_cs_video_caps_are_device (const GstCaps * caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CS_DEVICE);
+}

@@ -1,0 +1,418 @@
+/**
+ * SECTION:element-cudadownload
+ *
+ * Copies raw video from CUDA device memory (memory:CUDAStreamsMemory) into
+ * pinned system memory. Its stream waits on the GPU for the event the
+ * producer attached (GstCsSyncMeta); the CPU then waits for this one copy
+ * only, never for a whole stream or the device. Only the visible region is
+ * copied. Output frames use the default (packed) layout of their caps.
+ *
+ * With max-in-flight > 0 the element keeps that many copies running while it
+ * accepts the next frames, so that uploads and downloads overlap: more
+ * throughput for that many frames of latency.
+ *
+ * ## Example
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=1 ! cudaupload ! cudadownload ! pngenc ! filesink location=f.png
+ * ]|
+ */
+#include "gstcsdownload.h"
+
+#include <deque>
+
+#include "gstcserror.h"
+#include "gstcsframe.hpp"
+#include "gstcsmemory.h"
+#include "gstcspinnedmemory.h"
+#include "gstcssyncmeta.h"
+#include "gstcsvideo.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_download_debug);
+#define GST_CAT_DEFAULT gst_cs_download_debug
+
+#define DEFAULT_MAX_IN_FLIGHT 0
+#define MAX_IN_FLIGHT_LIMIT 16
+
+enum { PROP_0, PROP_MAX_IN_FLIGHT };
+
+struct _GstCsDownload {
+  GstCsBaseTransform parent;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  guint max_in_flight;          /* property, object lock */
+  GstBufferPool *pool;          /* pinned output frames */
+  std::deque<GstBuffer *> *pending;     /* copies enqueued, not yet pushed */
+};
+
+G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudadownload, "cudadownload", GST_RANK_NONE,
+    GST_TYPE_CS_DOWNLOAD);
+
+#define SIZES "width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], " \
+  "framerate = (fraction) [ 0, max ]"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS_DEVICE "), "
+        "format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES "; "
+        "video/x-raw, format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw, format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES));
+
+static GstCaps *
+with_feature (GstCaps * caps, const gchar * feature)
+{
+  GstCaps *out = gst_caps_copy (caps);
+  for (guint i = 0; i < gst_caps_get_size (out); i++)
+    gst_caps_set_features (out, i, feature ?
+        gst_caps_features_new (feature, NULL) : gst_caps_features_new_empty ());
+  return out;
+}
+
+static GstCaps *
+transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
+    GstCaps * filter)
+{
+  GstCaps *result;
+  if (direction == GST_PAD_SINK) {
+    result = with_feature (caps, NULL);
+  } else {
+    result = with_feature (caps, GST_CAPS_FEATURE_MEMORY_CS_DEVICE);
+    result = gst_caps_merge (result, with_feature (caps, NULL));
+  }
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (result);
+    result = tmp;
+  }
+  return result;
+}
+
+static gboolean
+set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
+      !gst_video_info_from_caps (&self->out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("Cannot parse caps %" GST_PTR_FORMAT " / %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  gst_base_transform_set_passthrough (trans, !gst_cs_video_caps_are_device (incaps));
+  return TRUE;
+}
+
+static gboolean
+propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  /* Device frames always carry a video meta; we read any layout. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  return TRUE;
+}
+
+static gboolean
+decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  GstCaps *caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  guint min = self->max_in_flight + 2;
+  GST_OBJECT_UNLOCK (self);
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint dmin = 0;
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
+    min += dmin;
+  }
+  /* Our own pinned pool, whatever downstream offers: the copy engine writes
+   * it directly, and it knows to wait for copies still in flight. */
+  GstBufferPool *pool = gst_cs_pinned_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Cannot allocate %u pinned host frames of %" G_GSIZE_FORMAT " bytes",
+            min, info.size), ("caps %" GST_PTR_FORMAT, caps));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, min, 0);
+  else
+    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+  gst_object_replace ((GstObject **) & self->pool, GST_OBJECT_CAST (pool));
+  gst_object_unref (pool);
+  return TRUE;
+}
+
+/* Enqueues the device-to-host copy of `inbuf` into a pinned frame. */
+static GstFlowReturn
+enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  auto *base = GST_CS_BASE_TRANSFORM (self);
+  if (!gst_cs_base_transform_make_current (base))
+    return GST_FLOW_ERROR;
+  cudaStream_t stream = gst_cs_base_transform_get_stream (base);
+  const gint device = gst_cs_base_transform_get_device (base);
+
+  GstMemory *mem = gst_buffer_n_memory (inbuf) == 1 ?
+      gst_buffer_peek_memory (inbuf, 0) : NULL;
+  if (!gst_is_cs_memory (mem)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input with caps memory:CUDAStreamsMemory must be one block of "
+            "gst-cudastreams device memory (as made by cudaupload)"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  GError *err = NULL;
+  GstVideoInfo src_layout;
+  GstMapInfo map;
+  gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
+  gboolean ok = gcs::buffer_layout (inbuf, &self->in_info, &src_layout,
+      gst_buffer_get_size (inbuf), &err) &&
+      gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+      gcs::copy_planes (gcs::planes_at (gst_cs_memory_get_device_pointer (mem), &src_layout),
+          gcs::planes_at (map.data, &self->out_info), &self->out_info,
+          cudaMemcpyDeviceToHost, stream, &err);
+  gst_buffer_unmap (*outbuf, &map);
+  GstCsSyncMeta *meta = ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
+  if (!meta) {
+    gst_clear_buffer (outbuf);
+    GST_CS_POST_ERROR (self, err, "Cannot download a frame");
+    return GST_FLOW_ERROR;
+  }
+  /* Upstream's pool makes its next writer of this memory wait for us. */
+  gst_cs_sync_meta_add_reader (meta, inbuf);
+  gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags) (GST_BUFFER_COPY_FLAGS |
+          GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+  if (GST_VIDEO_INFO_MULTIVIEW_MODE (&self->out_info) == GST_VIDEO_MULTIVIEW_MODE_NONE &&
+      gst_buffer_get_video_meta (*outbuf) == NULL &&
+      gst_buffer_pool_has_option (self->pool, GST_BUFFER_POOL_OPTION_VIDEO_META)) {
+    gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (&self->out_info), GST_VIDEO_INFO_WIDTH (&self->out_info),
+        GST_VIDEO_INFO_HEIGHT (&self->out_info), GST_VIDEO_INFO_N_PLANES (&self->out_info),
+        self->out_info.offset, self->out_info.stride);
+  }
+  return GST_FLOW_OK;
+}
+
+/* Waits (counted, on this frame's event only) for the oldest copy. */
+static GstFlowReturn
+finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
+{
+  GstBuffer *buf = self->pending->front ();
+  self->pending->pop_front ();
+  GError *err = NULL;
+  if (!gst_cs_sync_meta_wait_host (buf,
+          gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self)), &err)) {
+    gst_buffer_unref (buf);
+    GST_CS_POST_ERROR (self, err, "Cannot download a frame");
+    return GST_FLOW_ERROR;
+  }
+  *outbuf = buf;
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+submit_input_buffer (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->submit_input_buffer
+        (trans, is_discont, input);
+  /* Renegotiate when asked to (and get our pool), as basetransform does. */
+  if (!gst_base_transform_reconfigure (trans) || !self->pool) {
+    gst_buffer_unref (input);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No output buffer pool: "
+            "caps were not negotiated"), (NULL));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  GstBuffer *out = NULL;
+  GstFlowReturn ret = enqueue_copy (self, input, &out);
+  gst_buffer_unref (input);
+  if (ret == GST_FLOW_OK)
+    self->pending->push_back (out);
+  return ret;
+}
+
+static GstFlowReturn
+generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  if (gst_base_transform_is_passthrough (trans))
+    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->generate_output (trans,
+        outbuf);
+  *outbuf = NULL;
+  GST_OBJECT_LOCK (self);
+  guint keep = self->max_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  if (self->pending->size () <= keep)
+    return GST_FLOW_OK;
+  return finish_oldest (self, outbuf);
+}
+
+static GstFlowReturn
+drain (GstCsDownload * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (ret == GST_FLOW_OK && !self->pending->empty ()) {
+    GstBuffer *buf = NULL;
+    ret = finish_oldest (self, &buf);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+  }
+  return ret;
+}
+
+static void
+discard (GstCsDownload * self)
+{
+  /* The pinned pool waits for any copy still writing these. */
+  for (GstBuffer *b : *self->pending)
+    gst_buffer_unref (b);
+  self->pending->clear ();
+}
+
+static gboolean
+sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    discard (self);
+  else if (GST_EVENT_IS_SERIALIZED (event))
+    drain (self);               /* frames before the event stay before it */
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->query (trans,
+      direction, q);
+  if (ok && GST_QUERY_TYPE (q) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency (q, &live, &min, &max);
+    GST_OBJECT_LOCK (self);
+    guint keep = self->max_in_flight;
+    GST_OBJECT_UNLOCK (self);
+    GstClockTime frame = self->in_info.fps_n > 0 ?
+        gst_util_uint64_scale_int (GST_SECOND, self->in_info.fps_d, self->in_info.fps_n) : 0;
+    GstClockTime extra = frame * keep;
+    gst_query_set_latency (q, live, min + extra,
+        GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
+  }
+  return ok;
+}
+
+static gboolean
+stop (GstBaseTransform * trans)
+{
+  auto *self = GST_CS_DOWNLOAD (trans);
+  discard (self);
+  gst_clear_object (&self->pool);
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->stop (trans);
+}
+
+static void
+set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  auto *self = GST_CS_DOWNLOAD (object);
+  switch (id) {
+    case PROP_MAX_IN_FLIGHT:
+      GST_OBJECT_LOCK (self);
+      self->max_in_flight = g_value_get_uint (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
+}
+
+static void
+get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  auto *self = GST_CS_DOWNLOAD (object);
+  switch (id) {
+    case PROP_MAX_IN_FLIGHT:
+      GST_OBJECT_LOCK (self);
+      g_value_set_uint (value, self->max_in_flight);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
+}
+
+static void
+finalize (GObject * object)
+{
+  auto *self = GST_CS_DOWNLOAD (object);
+  discard (self);
+  delete self->pending;
+  G_OBJECT_CLASS (gst_cs_download_parent_class)->finalize (object);
+}
+
+static void
+gst_cs_download_class_init (GstCsDownloadClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA stream download", "Filter/Video/Hardware",
+      "Copies raw video from CUDA device memory to system memory, waiting "
+      "only for its own copy of each frame", "gst-cudastreams developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps = transform_caps;
+  trans_class->set_caps = set_caps;
+  trans_class->propose_allocation = propose_allocation;
+  trans_class->decide_allocation = decide_allocation;
+  trans_class->submit_input_buffer = submit_input_buffer;
+  trans_class->generate_output = generate_output;
+  trans_class->sink_event = sink_event;
+  trans_class->query = query;
+  trans_class->stop = stop;
+
+  gobject_class->finalize = finalize;
+  gobject_class->set_property = set_property;
+  gobject_class->get_property = get_property;
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Frames whose copy may still be running while the element accepts "
+          "the next one (0 = push each frame as soon as its copy is done). "
+          "Higher values overlap uploads and downloads for throughput, at the "
+          "cost of that many frames of latency",
+          0, MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_PLAYING)));
+
+  GST_DEBUG_CATEGORY_INIT (gst_cs_download_debug, "cudadownload", 0,
+      "gst-cudastreams download");
+}
+
+static void
+gst_cs_download_init (GstCsDownload * self)
+{
+  self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  self->pending = new std::deque<GstBuffer *>;
+}

@@ -1,0 +1,12 @@
+#pragma once
+
+#include "gstcsbasetransform.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CS_DOWNLOAD (gst_cs_download_get_type ())
+G_DECLARE_FINAL_TYPE (GstCsDownload, gst_cs_download, GST, CS_DOWNLOAD, GstCsBaseTransform)
+
+GST_ELEMENT_REGISTER_DECLARE (cudadownload);
+
+G_END_DECLS

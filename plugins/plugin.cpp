@@ -1,0 +1,21 @@
+/* The cudastreams plugin: registers the elements. */
+#include <gst/gst.h>
+
+#include "gstcsdownload.h"
+#include "gstcsupload.h"
+
+static gboolean
+plugin_init (GstPlugin * plugin)
+{
+  /* Registration touches no CUDA API, so the elements are inspectable on a
+   * machine without a GPU; they fail to start there with a clear error. */
+  gboolean ok = FALSE;
+  ok |= GST_ELEMENT_REGISTER (cudaupload, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudadownload, plugin);
+  return ok;
+}
+
+#define PACKAGE "gst-cudastreams"
+GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudastreams,
+    "CUDA elements that order their GPU work with events across streams",
+    plugin_init, "0.1.0", "LGPL", PACKAGE, "https://example.invalid/gst-cudastreams")
