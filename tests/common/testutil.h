@@ -1,0 +1,49 @@
+// Helpers shared by the tests: GPU detection, running pipelines, capturing
+// the frames that enter an element, and comparing frames pixel by pixel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+namespace testutil {
+
+// True when a CUDA device can be used; otherwise `why` says why not.
+bool gpu_available (std::string *why);
+
+// For GPU test binaries: exits with 77 (meson's "skipped") and the reason
+// when there is no usable GPU.
+void require_gpu_or_skip (const char *binary);
+
+// The element of `pipeline` named `name` (a new reference).
+GstElement *by_name (GstElement *pipeline, const char *name);
+
+// Copies (deeply) every buffer that passes `pad` into `frames`, with the caps
+// it had, so a test can compare what entered an element with what came out.
+struct Captured {
+  std::vector<GstBuffer *> buffers;
+  GstVideoInfo info;
+  guint pinned = 0;    // how many captured buffers were in our pinned memory
+  GMutex lock;
+  Captured ();
+  ~Captured ();
+};
+void capture_pad (GstPad *pad, Captured *into);
+void capture_appsink (GstElement *appsink, Captured *into);
+
+// Runs `pipeline` to EOS; returns "" or the text of the first error.
+std::string run_to_eos (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND);
+
+// "" when the visible pixels of both frames are equal, else where they differ.
+std::string compare_frames (GstBuffer *a, const GstVideoInfo *ia,
+    GstBuffer *b, const GstVideoInfo *ib);
+
+// Compares the captured frame lists one by one; "" when all equal.
+std::string compare_all (Captured &expected, Captured &got);
+
+// Fills a buffer with random bytes (deterministic per seed).
+void fill_random (guint8 *data, gsize size, guint32 seed);
+
+} // namespace testutil

@@ -1,0 +1,270 @@
+// On a GPU: cudaupload ! cudadownload is bit-exact for every format and
+// size, honours strides, waits on the host once per frame at the download
+// only, and survives a tee of device buffers.
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstcheck.h>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+
+static const char *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
+  "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
+  "Y444", "P010_10LE", "P016_LE", "YUY2", "UYVY" };
+
+struct Size {
+  int w, h, frames;
+};
+
+/* Random content (snow), captured as it enters cudaupload, compared with
+ * what leaves cudadownload. */
+static std::string
+roundtrip (const char *format, Size s, const char *down_props, guint * pinned)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=snow num-buffers=%d ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! "
+      "cudaupload name=up ! cudadownload name=down %s ! appsink name=out sync=false",
+      s.frames, format, s.w, s.h, down_props);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pipeline != NULL);
+  Captured in, out;
+  GstElement *up = testutil::by_name (pipeline, "up");
+  GstElement *sink = testutil::by_name (pipeline, "out");
+  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  testutil::capture_pad (pad, &in);
+  testutil::capture_appsink (sink, &out);
+  std::string err = testutil::run_to_eos (pipeline);
+  if (err.empty ())
+    err = testutil::compare_all (in, out);
+  if (pinned)
+    *pinned = in.pinned;
+  gst_object_unref (pad);
+  gst_object_unref (up);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+GST_START_TEST (test_roundtrip_all_formats)
+{
+  const Size sizes[] = { {64, 48, 4}, {63, 47, 4}, {1920, 1080, 3}, {3840, 2160, 2} };
+  for (const char *f : formats) {
+    for (const Size & s : sizes) {
+      guint pinned = 0;
+      std::string err = roundtrip (f, s, "", &pinned);
+      fail_unless (err.empty (), "%s %dx%d: %s", f, s.w, s.h, err.c_str ());
+      /* videotestsrc wrote into the pinned pool cudaupload proposed */
+      fail_unless_equals_int (pinned, s.frames);
+    }
+  }
+}
+GST_END_TEST;
+
+GST_START_TEST (test_roundtrip_in_flight)
+{
+  for (const char *f : { "NV12", "RGBA", "I420" }) {
+    std::string err = roundtrip (f, {1920, 1080, 12}, "max-in-flight=3", NULL);
+    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    err = roundtrip (f, {33, 17, 7}, "max-in-flight=16", NULL);
+    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+  }
+}
+GST_END_TEST;
+
+/* Input buffers with odd strides and gaps between planes (GstVideoMeta),
+ * from pageable memory through appsrc. */
+GST_START_TEST (test_strided_input)
+{
+  for (const char *f : { "NV12", "I420", "RGB", "YUY2", "P010_10LE", "Y444" }) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (f), 101, 37);
+    gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
+        "format=%s,width=101,height=37,framerate=30/1 ! cudaupload ! "
+        "cudadownload ! appsink name=out sync=false", f);
+    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    GstElement *src = testutil::by_name (pipeline, "src");
+    GstElement *sink = testutil::by_name (pipeline, "out");
+    Captured in, out;
+    testutil::capture_appsink (sink, &out);
+    in.info = info;
+    for (int i = 0; i < 5; i++) {
+      gsize offset[GST_VIDEO_MAX_PLANES] = {};
+      gint stride[GST_VIDEO_MAX_PLANES] = {};
+      gsize size = 123;         /* a gap before the first plane, too */
+      for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+        stride[p] = (gint) gst_cs_video_plane_row_bytes (&info, p) + 37 + 8 * p;
+        offset[p] = size;
+        size += (gsize) stride[p] * gst_cs_video_plane_rows (&info, p) + 51;
+      }
+      GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      testutil::fill_random (map.data, map.size, 1000 + i);
+      gst_buffer_unmap (buf, &map);
+      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&info), 101, 37, GST_VIDEO_INFO_N_PLANES (&info),
+          offset, stride);
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+      in.buffers.push_back (gst_buffer_ref (buf));
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    std::string err = testutil::run_to_eos (pipeline);
+    if (err.empty ())
+      err = testutil::compare_all (in, out);
+    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    gst_object_unref (src);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+static void
+host_waits_case (const char *down_props)
+{
+  const int frames = 120;
+  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d ! "
+      "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! "
+      "cudaupload name=up ! cudadownload name=down %s ! fakesink", frames, down_props);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  GstElement *up = testutil::by_name (pipeline, "up");
+  GstElement *down = testutil::by_name (pipeline, "down");
+  guint64 up_waits = 99, down_waits = 0;
+  g_object_get (up, "host-waits", &up_waits, NULL);
+  g_object_get (down, "host-waits", &down_waits, NULL);
+  fail_unless_equals_uint64 (up_waits, 0);
+  fail_unless_equals_uint64 (down_waits, frames);
+  gst_object_unref (up);
+  gst_object_unref (down);
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_host_waits)
+{
+  guint64 before = gst_cs_host_waits_total ();
+  host_waits_case ("");
+  host_waits_case ("max-in-flight=4");
+  /* Nothing else in the process waited: no hidden stream or device syncs
+   * (the pinned pool's reuse waits, if any, are counted in the total too). */
+  guint64 total = gst_cs_host_waits_total () - before;
+  GST_INFO ("host waits in the process: %" G_GUINT64_FORMAT, total);
+  fail_unless (total >= 240 && total <= 240 + 10, "total waits %" G_GUINT64_FORMAT, total);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_tee_of_device_buffers)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=30 ! "
+      "video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! cudaupload name=up ! "
+      "tee name=t t. ! queue ! cudadownload ! appsink name=a sync=false "
+      "t. ! queue ! cudadownload max-in-flight=2 ! appsink name=b sync=false", NULL);
+  Captured in, a, b;
+  GstElement *up = testutil::by_name (pipeline, "up");
+  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  testutil::capture_pad (pad, &in);
+  GstElement *sa = testutil::by_name (pipeline, "a"), *sb = testutil::by_name (pipeline, "b");
+  testutil::capture_appsink (sa, &a);
+  testutil::capture_appsink (sb, &b);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  err = testutil::compare_all (in, a);
+  fail_unless (err.empty (), "branch a: %s", err.c_str ());
+  err = testutil::compare_all (a, b);
+  fail_unless (err.empty (), "branch b: %s", err.c_str ());
+  gst_object_unref (pad);
+  gst_object_unref (up);
+  gst_object_unref (sa);
+  gst_object_unref (sb);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Any element can still read device frames: a CPU map yields a host copy. */
+GST_START_TEST (test_cpu_map_of_device_memory)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload name=up ! "
+      "appsink name=out sync=false", NULL);
+  Captured in, out;
+  GstElement *up = testutil::by_name (pipeline, "up");
+  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  testutil::capture_pad (pad, &in);
+  GstElement *sink = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (sink, &out);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless_equals_int (out.buffers.size (), 3);
+  GstBuffer *first = out.buffers[0];
+  fail_unless (gst_is_cs_memory (gst_buffer_peek_memory (first, 0)));
+  GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (first);
+  fail_unless (meta != NULL && meta->event != NULL && meta->stream != NULL);
+  guint64 before = gst_cs_memory_host_map_waits ();
+  err = testutil::compare_all (in, out);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless (gst_cs_memory_host_map_waits () >= before + 3);
+  gst_object_unref (pad);
+  gst_object_unref (up);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+static std::string
+push_one (const char *caps, gsize size)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! "
+      "cudaupload ! cudadownload ! fakesink", caps);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement *src = testutil::by_name (pipeline, "src");
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+  gst_buffer_memset (buf, 0, 7, size);
+  gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::string err = testutil::run_to_eos (pipeline, 20 * GST_SECOND);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+GST_START_TEST (test_short_buffer_is_an_error)
+{
+  std::string err = push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 100);
+  fail_unless (err.find ("smaller than its caps say") != std::string::npos, "%s", err.c_str ());
+  /* exactly the right size is fine */
+  err = push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 64 * 48 * 3 / 2);
+  fail_unless (err.empty (), "%s", err.c_str ());
+}
+GST_END_TEST;
+
+static Suite *
+updown_suite (void)
+{
+  Suite *s = suite_create ("updown_gpu");
+  TCase *tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_roundtrip_all_formats);
+  tcase_add_test (tc, test_roundtrip_in_flight);
+  tcase_add_test (tc, test_strided_input);
+  tcase_add_test (tc, test_host_waits);
+  tcase_add_test (tc, test_tee_of_device_buffers);
+  tcase_add_test (tc, test_cpu_map_of_device_memory);
+  tcase_add_test (tc, test_short_buffer_is_an_error);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("updown_gpu");
+  return gst_check_run_suite (updown_suite (), "updown_gpu", __FILE__);
+}
