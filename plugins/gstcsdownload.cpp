@@ -265,6 +265,14 @@ generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   return finish_oldest (self, outbuf);
 }
 
+/* Never called (generate_output makes the frames), but basetransform treats
+ * an element without transform() as in-place and would decide no allocation. */
+static GstFlowReturn
+transform (GstBaseTransform *, GstBuffer *, GstBuffer *)
+{
+  g_return_val_if_reached (GST_FLOW_NOT_SUPPORTED);
+}
+
 static GstFlowReturn
 drain (GstCsDownload * self)
 {
@@ -389,6 +397,7 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   trans_class->decide_allocation = decide_allocation;
   trans_class->submit_input_buffer = submit_input_buffer;
   trans_class->generate_output = generate_output;
+  trans_class->transform = transform;
   trans_class->sink_event = sink_event;
   trans_class->query = query;
   trans_class->stop = stop;

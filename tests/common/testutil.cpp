@@ -35,6 +35,9 @@ require_gpu_or_skip (const char *binary)
     std::printf ("SKIP %s: no usable CUDA GPU (%s)\n", binary, why.c_str ());
     std::exit (77);
   }
+  /* check forks a child per test, and CUDA cannot be used in a child forked
+   * after the parent initialised it (the probe above did). */
+  g_setenv ("CK_FORK", "no", TRUE);
 }
 
 GstElement *
