@@ -199,14 +199,6 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   gst_cs_sync_meta_add_reader (meta, inbuf);
   gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags) (GST_BUFFER_COPY_FLAGS |
           GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
-  if (GST_VIDEO_INFO_MULTIVIEW_MODE (&self->out_info) == GST_VIDEO_MULTIVIEW_MODE_NONE &&
-      gst_buffer_get_video_meta (*outbuf) == NULL &&
-      gst_buffer_pool_has_option (self->pool, GST_BUFFER_POOL_OPTION_VIDEO_META)) {
-    gst_buffer_add_video_meta_full (*outbuf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (&self->out_info), GST_VIDEO_INFO_WIDTH (&self->out_info),
-        GST_VIDEO_INFO_HEIGHT (&self->out_info), GST_VIDEO_INFO_N_PLANES (&self->out_info),
-        self->out_info.offset, self->out_info.stride);
-  }
   return GST_FLOW_OK;
 }
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Shared by tests/run.sh and pipelines/run.sh: installs what is missing
+# (Debian/Ubuntu packages), finds the CUDA toolkit, configures and builds.
+#   source scripts/setup.sh        -> builds into $BUILD_DIR (default: build)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+
+# A GPU machine without GStreamer uses the bundle made by ../shared/gpu/bundle.
+if ! pkg-config --exists gstreamer-1.0 2>/dev/null && [ -f "$ROOT/.gpu/env.sh" ]; then
+  # shellcheck disable=SC1091
+  source "$ROOT/.gpu/env.sh"
+fi
+
+need=(meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
+if command -v dpkg >/dev/null && ! pkg-config --exists gstreamer-check-1.0 2>/dev/null ||
+   ! command -v meson >/dev/null; then
+  missing=()
+  for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null
+  fi
+fi
+
+if ! command -v nvcc >/dev/null; then
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
+    [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
+  done
+fi
+if ! command -v nvcc >/dev/null; then
+  echo "setup: the CUDA toolkit (nvcc) is required to build; install it from NVIDIA" \
+       "(https://developer.nvidia.com/cuda-downloads) and put its bin/ on PATH" >&2
+  exit 1
+fi
+
+if [ -f "$BUILD_DIR/build.ninja" ]; then
+  meson setup --reconfigure "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-} >/dev/null
+else
+  meson setup "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-} >/dev/null
+fi
+ninja -C "$BUILD_DIR" >/dev/null
+echo "setup: built in $BUILD_DIR" >&2
