@@ -158,6 +158,28 @@ GST_START_TEST (test_cpu_write_mapping)
 }
 GST_END_TEST;
 
+/* Out of device memory is a clear error naming the size and the device. */
+GST_START_TEST (test_out_of_memory_error)
+{
+  GstAllocator *alloc = gst_cs_device_allocator_new (0);
+  GError *err = NULL;
+  GstMemory *mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc),
+      (gsize) 1 << 50, &err);
+  fail_unless (mem == NULL);
+  fail_unless (g_error_matches (err, GST_CS_ERROR, GST_CS_ERROR_OUT_OF_MEMORY),
+      "%s", err ? err->message : "no error");
+  fail_unless (strstr (err->message, "on CUDA device 0") != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "cudaMalloc failed: cudaErrorMemoryAllocation") != NULL,
+      "%s", err->message);
+  g_clear_error (&err);
+  /* the runtime is usable afterwards */
+  mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1024, &err);
+  fail_unless (mem != NULL);
+  gst_memory_unref (mem);
+  gst_object_unref (alloc);
+}
+GST_END_TEST;
+
 static Suite *
 sync_suite (void)
 {
@@ -171,6 +193,7 @@ sync_suite (void)
   tcase_add_test (tc, test_pool_announced_by_have_context);
   tcase_add_test (tc, test_sync_meta_record_copy_wait);
   tcase_add_test (tc, test_cpu_write_mapping);
+  tcase_add_test (tc, test_out_of_memory_error);
   return s;
 }
 

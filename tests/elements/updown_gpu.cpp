@@ -2,6 +2,7 @@
 // size, honours strides, waits on the host once per frame at the download
 // only, and survives a tee of device buffers.
 #include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
 
 #include "gstcudastreams.h"
@@ -244,6 +245,52 @@ GST_START_TEST (test_short_buffer_is_an_error)
 }
 GST_END_TEST;
 
+/* Device input to cudaupload passes through untouched. */
+GST_START_TEST (test_upload_passthrough_of_device_buffers)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=5 ! "
+      "video/x-raw,format=NV12,width=320,height=240 ! cudaupload name=a ! "
+      "cudaupload name=b ! cudadownload ! appsink name=out sync=false", NULL);
+  Captured in, out;
+  GstElement *a = testutil::by_name (pipeline, "a"), *b = testutil::by_name (pipeline, "b");
+  GstPad *pad = gst_element_get_static_pad (a, "sink");
+  testutil::capture_pad (pad, &in);
+  GstElement *sink = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (sink, &out);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  err = testutil::compare_all (in, out);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (b)));
+  gst_object_unref (pad);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Flushing seeks and repeated start/stop: frames keep flowing, no hang. */
+GST_START_TEST (test_flush_and_state_changes)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=200 ! "
+      "video/x-raw,format=RGBA,width=640,height=360,framerate=30/1 ! cudaupload ! "
+      "cudadownload max-in-flight=3 name=down ! fakesink sync=false", NULL);
+  for (int round = 0; round < 3; round++) {
+    fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+    fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
+        GST_STATE_CHANGE_SUCCESS);
+    fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+            (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SECOND));
+    fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
+        GST_STATE_CHANGE_SUCCESS);
+    std::string err = testutil::run_to_eos (pipeline);  /* ends in NULL */
+    fail_unless (err.empty (), "round %d: %s", round, err.c_str ());
+  }
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 static Suite *
 updown_suite (void)
 {
@@ -258,6 +305,8 @@ updown_suite (void)
   tcase_add_test (tc, test_tee_of_device_buffers);
   tcase_add_test (tc, test_cpu_map_of_device_memory);
   tcase_add_test (tc, test_short_buffer_is_an_error);
+  tcase_add_test (tc, test_upload_passthrough_of_device_buffers);
+  tcase_add_test (tc, test_flush_and_state_changes);
   return s;
 }
 
