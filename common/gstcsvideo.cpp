@@ -51,3 +51,41 @@ gst_cs_video_caps_are_device (const GstCaps * caps)
   GstCapsFeatures *f = gst_caps_get_features (caps, 0);
   return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CS_DEVICE);
 }
+
+GstCaps *
+gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
+{
+  GstCaps *out = gst_caps_copy (caps);
+  for (guint i = 0; i < gst_caps_get_size (out); i++)
+    gst_caps_set_features (out, i, device ?
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS_DEVICE, NULL) :
+        gst_caps_features_new_empty ());
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  return out;
+}
+
+GstCaps *
+gst_cs_caps_any_memory (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps *both = gst_caps_merge (gst_cs_caps_with_memory (caps, TRUE, NULL),
+      gst_cs_caps_with_memory (caps, FALSE, NULL));
+  if (!filter)
+    return both;
+  GstCaps *out = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (both);
+  return out;
+}
+
+void
+gst_cs_query_set_pool (GstQuery * query, GstBufferPool * pool, guint size,
+    guint min, guint max)
+{
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+}

@@ -35,6 +35,20 @@ G_BEGIN_DECLS
 #define GST_CS_VIDEO_MAX_SIZE 16384
 
 /**
+ * GST_CS_VIDEO_CAPS:
+ * @features: a caps feature string, or "" for system memory
+ *
+ * Template caps of the elements: the formats above, 1 to 16384 pixels.
+ *
+ * Since: 0.1
+ */
+#define GST_CS_VIDEO_CAPS(features) "video/x-raw" features ", format = (string) " \
+  GST_CS_VIDEO_FORMATS ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], " \
+  "framerate = (fraction) [ 0, max ]"
+#define GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CS_DEVICE ")")
+#define GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_CAPS ("")
+
+/**
  * GST_CS_DEVICE_PITCH_ALIGN:
  *
  * Row pitch and plane offset alignment of frames in device memory, in bytes.
@@ -89,5 +103,49 @@ GST_CS_API void     gst_cs_video_info_device_layout (const GstVideoInfo * info,
  * Since: 0.1
  */
 GST_CS_API gboolean gst_cs_video_caps_are_device (const GstCaps * caps);
+
+/**
+ * gst_cs_caps_with_memory:
+ * @caps: caps
+ * @device: %TRUE for %GST_CAPS_FEATURE_MEMORY_CS_DEVICE, %FALSE for system memory
+ * @filter: (nullable): caps to intersect the result with (taking their order)
+ *
+ * Returns: (transfer full): @caps with every structure's feature replaced,
+ * the caps transform of an element that only moves frames between memories
+ *
+ * Since: 0.1
+ */
+GST_CS_API GstCaps *gst_cs_caps_with_memory (GstCaps  * caps,
+                                             gboolean   device,
+                                             GstCaps  * filter);
+
+/**
+ * gst_cs_caps_any_memory:
+ * @caps: caps
+ * @filter: (nullable): caps to intersect the result with
+ *
+ * Returns: (transfer full): @caps in device memory, then in system memory
+ * (device first: passthrough of device frames is preferred)
+ *
+ * Since: 0.1
+ */
+GST_CS_API GstCaps *gst_cs_caps_any_memory  (GstCaps  * caps,
+                                             GstCaps  * filter);
+
+/**
+ * gst_cs_query_set_pool:
+ * @query: an ALLOCATION query
+ * @pool: the pool decided on
+ * @size, @min, @max: its parameters
+ *
+ * Puts @pool first in @query, replacing the first pool downstream proposed.
+ *
+ * Since: 0.1
+ */
+GST_CS_API void     gst_cs_query_set_pool   (GstQuery      * query,
+                                             GstBufferPool * pool,
+                                             guint           size,
+                                             guint           min,
+                                             guint           max);
 
 G_END_DECLS

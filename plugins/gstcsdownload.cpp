@@ -48,46 +48,21 @@ G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudadownload, "cudadownload", GST_RANK_NONE,
     GST_TYPE_CS_DOWNLOAD);
 
-#define SIZES "width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], " \
-  "framerate = (fraction) [ 0, max ]"
-
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS_DEVICE "), "
-        "format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES "; "
-        "video/x-raw, format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES));
+    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS "; " GST_CS_VIDEO_SYSTEM_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("video/x-raw, format = (string) " GST_CS_VIDEO_FORMATS ", " SIZES));
-
-static GstCaps *
-with_feature (GstCaps * caps, const gchar * feature)
-{
-  GstCaps *out = gst_caps_copy (caps);
-  for (guint i = 0; i < gst_caps_get_size (out); i++)
-    gst_caps_set_features (out, i, feature ?
-        gst_caps_features_new (feature, NULL) : gst_caps_features_new_empty ());
-  return out;
-}
+    GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
 
 static GstCaps *
 transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
     GstCaps * filter)
 {
-  GstCaps *result;
-  if (direction == GST_PAD_SINK) {
-    result = with_feature (caps, NULL);
-  } else {
-    result = with_feature (caps, GST_CAPS_FEATURE_MEMORY_CS_DEVICE);
-    result = gst_caps_merge (result, with_feature (caps, NULL));
-  }
-  if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (result);
-    result = tmp;
-  }
-  return result;
+  if (direction == GST_PAD_SINK)  /* device (or system: passthrough) in: system out */
+    return gst_cs_caps_with_memory (caps, FALSE, filter);
+  return gst_cs_caps_any_memory (caps, filter);
 }
 
 static gboolean
@@ -147,10 +122,7 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
     gst_object_unref (pool);
     return FALSE;
   }
-  if (gst_query_get_n_allocation_pools (query) > 0)
-    gst_query_set_nth_allocation_pool (query, 0, pool, info.size, min, 0);
-  else
-    gst_query_add_allocation_pool (query, pool, info.size, min, 0);
+  gst_cs_query_set_pool (query, pool, info.size, min, 0);
   gst_object_replace ((GstObject **) & self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
   return TRUE;
