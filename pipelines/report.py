@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Turns the raw results of pipelines/bench into one table, a CSV and a summary.
+
+    report.py RAW.jsonl COPY_LIMITS.txt OUT.csv [--gpu "name, driver"] [--date D]
+
+RAW.jsonl holds the "RESULT {json}" lines of gcs-bench (tags impl=ours|nvcodec|cpu
+and case=...), COPY_LIMITS.txt the output of gcs-copy-limits. Rows are our
+cases; the nvcodec and CPU figures of the same case, format, size and source,
+and the copy limit that case faces, stand beside them.
+"""
+import argparse
+import csv
+import json
+import sys
+
+# The targets of issue 4.
+TARGET_FPS = {
+    ("updown", "RGBA", "3840x2160", "pinned"): 1200,
+    ("updown", "NV12", "1920x1080", "pinned"): 8000,
+    ("crop", "RGBA", "3840x2160", "pinned"): 1300,
+}
+TARGET_RATIO = 5.0
+TARGET_PAGEABLE_GBPS = 12.0
+WAIT_TOLERANCE = 0.02       # per frame: "exactly one" within counting noise
+
+CASES = ["updown", "uponly", "crop", "updown-mif0"]
+FORMATS = ["RGBA", "NV12"]
+CASE_LABEL = {
+    "updown": "up→down",
+    "uponly": "up only",
+    "crop": "up→crop→down",
+    "updown-mif0": "up→down mif=0",
+}
+CROP_OUT = {"3840x2160": "1920x1080"}
+
+
+def load_results(path):
+    res = {}
+    for line in open(path, encoding="utf-8"):
+        if not line.startswith("RESULT "):
+            continue
+        r = json.loads(line[len("RESULT "):])
+        key = (r.get("impl"), r.get("case"), r["format"],
+               f'{r["width"]}x{r["height"]}', r["source"])
+        res[key] = r
+    return res
+
+
+def load_limits(path):
+    limits = {}
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError:
+        return limits
+    for line in lines:
+        if line.startswith("LIMIT "):
+            r = json.loads(line[len("LIMIT "):])
+            limits[(r["what"], r["mem"], r["layout"], r["up"], r["down"])] = r
+    return limits
+
+
+def limit_for(limits, case, fmt, size, source):
+    """The copy limit the case faces: its transfers, from its kind of memory
+    (downloads always land in cudadownload's pinned pool)."""
+    up = f"{fmt} {size}"
+    if case == "uponly":
+        return limits.get(("h2d", source, "linear", up, ""))
+    down = f"{fmt} {CROP_OUT[size]}" if case == "crop" else up
+    mem = "pinned" if source == "pinned" else "mixed"
+    return limits.get(("duplex", mem, "linear", up, down))
+
+
+def fmt_num(v, digits=0):
+    if v is None:
+        return "n/a"
+    return f"{v:,.{digits}f}"
+
+
+def waits_text(r):
+    d = r.get("waits_detail") or {}
+    return ";".join(f"{k}={v:.3f}" for k, v in d.items())
+
+
+def evaluate_waits(case, r):
+    """One host wait per frame at the download, none in the other elements
+    nor unaccounted for. The source's own pool waits are left out: they are
+    the producer being held back by the GPU (back-pressure; in up-only
+    nothing else holds it back), and the table shows them in waits/f."""
+    if r.get("waits") is None:
+        return None
+    d = r.get("waits_detail") or {}
+    down = sum(v for k, v in d.items() if k.startswith("down"))
+    rest = sum(abs(v) for k, v in d.items() if not k.startswith("down") and k != "source-pool")
+    want = 0 if case == "uponly" else 1
+    return abs(down - want) <= WAIT_TOLERANCE and rest <= WAIT_TOLERANCE
+
+
+def build_rows(results, limits):
+    rows = []
+    keys = sorted({k[1:] for k in results if k[0] == "ours"},
+                  key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99,
+                                 FORMATS.index(k[1]) if k[1] in FORMATS else 99,
+                                 int(k[2].split("x")[0]), k[3] != "pinned"))
+    for case, fmt, size, source in keys:
+        ours = results[("ours", case, fmt, size, source)]
+        peer_case = "updown" if case == "updown-mif0" else case
+        nv = results.get(("nvcodec", peer_case, fmt, size, source))
+        cpu = results.get(("cpu", case, fmt, size, source))
+        lim = limit_for(limits, peer_case, fmt, size, source)
+        ok = ours["status"] == "ok"
+        fps = ours.get("fps") if ok else None
+        nv_fps = nv.get("fps") if nv and nv["status"] == "ok" else None
+        row = {
+            "case": case, "format": fmt, "size": size, "source": source,
+            "status": ours["status"] if ok else f'{ours["status"]}: {ours.get("reason", "")}',
+            "ours_fps": fps,
+            "ours_gbps": ours.get("gbps") if ok else None,
+            "ours_cpu_us": ours.get("cpu_us") if ok else None,
+            "ours_waits": ours.get("waits") if ok else None,
+            "waits_detail": waits_text(ours) if ok else "",
+            "pool_waits": (ours.get("waits_detail") or {}).get("source-pool") if ok else None,
+            "src_mem": ours.get("src_mem", ""),
+            "nvcodec_fps": nv_fps,
+            "nvcodec_cpu_us": nv.get("cpu_us") if nv_fps else None,
+            "nvcodec_src_mem": nv.get("src_mem", "") if nv else "",
+            "ratio": fps / nv_fps if fps and nv_fps else None,
+            "videocrop_fps": cpu.get("fps") if cpu and cpu["status"] == "ok" else None,
+            "limit_fps": lim["fps"] if lim else None,
+            "pct_limit": 100 * fps / lim["fps"] if fps and lim else None,
+        }
+        row["targets"] = targets_of(row, ours)
+        rows.append(row)
+    return rows
+
+
+def targets_of(row, ours):
+    """Pass/miss marks of the issue's targets that apply to this row."""
+    marks = []
+    key = (row["case"], row["format"], row["size"], row["source"])
+    fps = row["ours_fps"]
+    if key in TARGET_FPS:
+        t = TARGET_FPS[key]
+        if fps is None:
+            marks.append(f"≥{t}: n/a")
+        elif fps >= t:
+            marks.append(f"≥{t}: pass")
+        else:
+            marks.append(f"≥{t}: miss −{100 * (1 - fps / t):.0f}%")
+    if row["ratio"] is not None and row["case"] != "updown-mif0":
+        r = row["ratio"]
+        marks.append(f"≥5×nv: {'pass' if r >= TARGET_RATIO else 'miss'}")
+    if fps is not None and row["case"] != "updown-mif0":
+        w = evaluate_waits(row["case"], ours)
+        if w is not None:
+            marks.append(f"waits: {'pass' if w else 'miss'}")
+    if row["case"] == "uponly" and row["source"] == "pageable" and fps is not None:
+        g = row["ours_gbps"]
+        marks.append(f"≥12GB/s: {'pass' if g >= TARGET_PAGEABLE_GBPS else f'miss −{100 * (1 - g / TARGET_PAGEABLE_GBPS):.0f}%'}")
+    return ", ".join(marks)
+
+
+COLUMNS = [
+    ("case", "case"), ("format", "fmt"), ("size", "size"), ("source", "source"),
+    ("ours_fps", "ours fps"), ("ours_gbps", "GB/s"), ("ours_cpu_us", "CPU µs/f"),
+    ("ours_waits", "waits/f"), ("nvcodec_fps", "nvcodec fps"), ("ratio", "×nvcodec"),
+    ("videocrop_fps", "CPU videocrop fps"), ("limit_fps", "limit fps"),
+    ("pct_limit", "% limit"), ("targets", "targets"),
+]
+
+
+def cell(row, key):
+    v = row[key]
+    if key == "case":
+        return CASE_LABEL.get(v, v)
+    if key in ("ours_fps", "nvcodec_fps", "videocrop_fps", "limit_fps", "pct_limit"):
+        return fmt_num(v)
+    if key in ("ours_gbps", "ours_cpu_us", "ratio"):
+        return fmt_num(v, 1)
+    if key == "ours_waits":
+        pool = row.get("pool_waits") or 0
+        return fmt_num(v, 2) + (f" (src pool {pool:.2f})" if pool > WAIT_TOLERANCE else "")
+    if key == "ours_fps" and v is None:
+        return "n/a"
+    return str(v) if v is not None else "n/a"
+
+
+def table(rows):
+    """A Markdown table, so README.md can carry it as printed."""
+    head = [h for _, h in COLUMNS]
+    body = []
+    for r in rows:
+        cells = [cell(r, k) for k, _ in COLUMNS]
+        if r["ours_fps"] is None:
+            cells[4] = "n/a" if r["status"].startswith("missing") else "error"
+        body.append(cells)
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h)
+              for i, h in enumerate(head)]
+    line = lambda cs: "| " + " | ".join(c.ljust(w) for c, w in zip(cs, widths)) + " |"
+    out = [line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(b) for b in body]
+    return "\n".join(out)
+
+
+def summary(rows, limits):
+    out = []
+    by = {(r["case"], r["format"], r["size"], r["source"]): r for r in rows}
+    for key, t in TARGET_FPS.items():
+        r = by.get(key)
+        fps = r["ours_fps"] if r else None
+        name = f"{CASE_LABEL[key[0]]} {key[1]} {key[2]} {key[3]}"
+        if fps is None:
+            out.append(f"  {name} ≥{t} fps: n/a ({r['status'] if r else 'not run'})")
+        else:
+            verdict = "pass" if fps >= t else f"MISS by {t - fps:,.0f} fps ({100 * (1 - fps / t):.0f}%)"
+            extra = f", {r['pct_limit']:.0f}% of the copy limit {r['limit_fps']:,.0f}" if r["pct_limit"] else ""
+            out.append(f"  {name} ≥{t} fps: {fps:,.0f} → {verdict}{extra}")
+    ratios = [r for r in rows if r["ratio"] is not None and r["case"] != "updown-mif0"]
+    if ratios:
+        low = min(ratios, key=lambda r: r["ratio"])
+        miss = [r for r in ratios if r["ratio"] < TARGET_RATIO]
+        out.append(f"  ≥5× nvcodec: {len(ratios) - len(miss)}/{len(ratios)} rows pass; lowest "
+                   f"{low['ratio']:.1f}× ({CASE_LABEL[low['case']]} {low['format']} {low['size']} "
+                   f"{low['source']})")
+    else:
+        out.append("  ≥5× nvcodec: n/a (nvcodec not measured)")
+    waits = [r for r in rows if "waits:" in r["targets"]]
+    bad = [r for r in waits if "waits: miss" in r["targets"]]
+    if waits:
+        worst = ", ".join(f"{CASE_LABEL[r['case']]} {r['format']} {r['size']} {r['source']} "
+                          f"{r['ours_waits']:.2f} ({r['waits_detail']})" for r in bad[:4])
+        out.append(f"  one host wait/frame at the download, none elsewhere: "
+                   f"{len(waits) - len(bad)}/{len(waits)} rows pass" + (f"; misses: {worst}" if bad else ""))
+    pg = [r for r in rows if r["case"] == "uponly" and r["source"] == "pageable" and r["ours_gbps"]]
+    if pg:
+        low = min(pg, key=lambda r: r["ours_gbps"])
+        npass = sum(r["ours_gbps"] >= TARGET_PAGEABLE_GBPS for r in pg)
+        out.append(f"  pageable upload ≥12 GB/s: {npass}/{len(pg)} rows pass; lowest "
+                   f"{low['ours_gbps']:.1f} GB/s ({low['format']} {low['size']})")
+    dup = limits.get(("duplex", "pinned", "linear", "RGBA 3840x2160", "RGBA 3840x2160"))
+    h2d = limits.get(("h2d", "pinned", "linear", "RGBA 3840x2160", ""))
+    pgl = limits.get(("h2d", "pageable", "linear", "RGBA 3840x2160", ""))
+    if dup and h2d:
+        out.append(f"  copy limits (4K RGBA): pinned H2D {h2d['h2d_gbps']:.1f} GB/s, duplex "
+                   f"{dup['h2d_gbps']:.1f}+{dup['d2h_gbps']:.1f} GB/s"
+                   + (f", pageable H2D {pgl['h2d_gbps']:.1f} GB/s" if pgl else ""))
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("raw")
+    ap.add_argument("limits")
+    ap.add_argument("csv")
+    ap.add_argument("--gpu", default="unknown GPU")
+    ap.add_argument("--date", default="")
+    ap.add_argument("--summary", help="also write the summary here")
+    a = ap.parse_args()
+    results = load_results(a.raw)
+    limits = load_limits(a.limits)
+    rows = build_rows(results, limits)
+    with open(a.csv, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["case"])
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: ("" if v is None else (f"{v:.4g}" if isinstance(v, float) else v))
+                        for k, v in r.items()})
+    print(f"gst-cudastreams benchmark on {a.gpu}, {a.date}")
+    print(table(rows))
+    print()
+    print("ours = this project (cudadownload max-in-flight=3 unless mif=0); nvcodec = GStreamer "
+          "1.22 nvcodec cudaupload ! cudadownload (up→crop→down: followed by CPU videocrop); "
+          "CPU videocrop = videocrop alone on system memory; limit = gcs-copy-limits for the "
+          "same transfers from the same host memory (pinned: duplex pinned; pageable: "
+          "pageable H2D + pinned D2H). GB/s = (input frame + output frame in system memory) "
+          "× fps. CPU = process user+sys time per frame. waits = host waits per frame "
+          "(gst_cs_host_waits_total).")
+    s = summary(rows, limits)
+    if a.summary:
+        with open(a.summary, "w", encoding="utf-8") as f:
+            f.write(s + "\n")
+    return s
+
+
+if __name__ == "__main__":
+    summary_text = main()
+    print()
+    print("SUMMARY")
+    print(summary_text)
+    sys.exit(0)
