@@ -31,6 +31,9 @@
  *            elements' "host-waits" properties, the source pool's waits and
  *            the rest; null when no element of the project is in the pipeline
  *
+ * --cuda-sync blocking makes host waits sleep instead of spin (CUDA's default
+ * while cores are idle), to show what spinning costs in CPU time.
+ *
  * It runs either plugin: the pipeline is a plain description, and
  * --expect-plugin checks which plugin the cuda* elements came from (ours and
  * nvcodec's share element names: never load both in one process).
@@ -459,8 +462,38 @@ struct Options {
   gint warm_frames = 30, pool_buffers = 8;
   gdouble timeout = 0;
   gchar *expect_plugin = NULL;
+  gchar *cuda_sync = NULL;
   gchar **tags = NULL;
 };
+
+/* How a host wait (cudaEventSynchronize) waits. CUDA's default spins while
+ * the process has fewer contexts than cores, so a waiting thread burns a
+ * core; "blocking" sleeps until the GPU wakes it. Set for the primary
+ * context, before anything uses it: the elements run on that context. */
+static bool
+apply_cuda_sync (const gchar * mode, std::string * why)
+{
+  unsigned flags;
+  if (!mode || g_strcmp0 (mode, "auto") == 0)
+    return true;
+  else if (g_strcmp0 (mode, "spin") == 0)
+    flags = cudaDeviceScheduleSpin;
+  else if (g_strcmp0 (mode, "yield") == 0)
+    flags = cudaDeviceScheduleYield;
+  else if (g_strcmp0 (mode, "blocking") == 0)
+    flags = cudaDeviceScheduleBlockingSync;
+  else {
+    *why = std::string ("--cuda-sync must be auto, spin, yield or blocking, not ") + mode;
+    return false;
+  }
+  cudaError_t err = cudaSetDeviceFlags (flags);
+  if (err != cudaSuccess) {
+    *why = std::string ("cudaSetDeviceFlags: ") + cudaGetErrorString (err);
+    (void) cudaGetLastError ();
+    return false;
+  }
+  return true;
+}
 
 /* The RESULT line: options and tags first, then the figures. */
 static void
@@ -646,6 +679,8 @@ main (int argc, char **argv)
         "Give up after this long (default 4 x (warm-up + window) + 30 s)", "S"},
     {"expect-plugin", 0, 0, G_OPTION_ARG_STRING, &o.expect_plugin,
         "Fail unless the cuda* elements come from this plugin (cudastreams, nvcodec)", "NAME"},
+    {"cuda-sync", 0, 0, G_OPTION_ARG_STRING, &o.cuda_sync,
+        "How host waits wait: auto (CUDA's default), spin, yield or blocking", "MODE"},
     {"tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags,
         "KEY=VALUE copied into the RESULT line (repeatable)", "KV"},
     {NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL}
@@ -664,6 +699,12 @@ main (int argc, char **argv)
     g_printerr ("--source must be pinned or pageable\n");
     return 2;
   }
+  std::string why;
+  if (!apply_cuda_sync (o.cuda_sync, &why)) {
+    g_printerr ("%s\n", why.c_str ());
+    print_result (o, "error", why.c_str (), "");
+    return 1;
+  }
   gst_element_register (NULL, "gcsbenchsrc", GST_RANK_NONE, GCS_TYPE_BENCH_SRC);
 
   gchar *desc = g_strdup_printf ("gcsbenchsrc name=gcs_bench_src ! %s ! "
@@ -678,7 +719,6 @@ main (int argc, char **argv)
     print_result (o, missing ? "missing" : "error", error->message, "");
     return missing ? 3 : 1;
   }
-  std::string why;
   if (o.expect_plugin && !check_origin (pipeline, o.expect_plugin, &why)) {
     g_printerr ("%s\n", why.c_str ());
     print_result (o, "error", why.c_str (), "");

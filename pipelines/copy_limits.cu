@@ -5,8 +5,9 @@
  * stream and one host thread per direction), from pinned (cudaHostAlloc) and
  * pageable (malloc) host memory, plus the crop case's pair (a 4K frame up, its
  * 1080p centre down). Each figure is the median of --reps timed rounds after
- * one untimed round; a round is a batch of copies of one frame, timed with
- * CUDA events from a gate that opens both directions at the same moment.
+ * one untimed round; a round is a batch of copies of one frame size (host
+ * frames rotate over four buffers, as a producer's do), timed with CUDA
+ * events from a gate that opens both directions at the same moment.
  *
  * "linear" copies are one cudaMemcpyAsync per frame; "pitched" ones copy each
  * plane with cudaMemcpy2DAsync into rows aligned to 256 bytes, the layout the
@@ -91,10 +92,15 @@ struct Side {
   bool pitched = false;
 };
 
+/* Host frames rotate, as a producer's frames do: a pageable copy is staged
+ * by a CPU memcpy, which would look faster than it is if the same frame
+ * stayed in the CPU caches. */
+constexpr int kHostFrames = 4;
+
 struct Buffers {
   void *dev_up = nullptr, *dev_down = nullptr;
-  void *pinned_up = nullptr, *pinned_down = nullptr;
-  void *pageable_up = nullptr, *pageable_down = nullptr;
+  void *pinned_up[kHostFrames] = {}, *pinned_down[kHostFrames] = {};
+  void *pageable_up[kHostFrames] = {}, *pageable_down[kHostFrames] = {};
 };
 
 /* Holds the copy engines back until both directions are queued, so they
@@ -110,11 +116,12 @@ spin (double ns)
 }
 
 void
-enqueue (const Side &s, const Buffers &b, bool up, cudaStream_t stream)
+enqueue (const Side &s, const Buffers &b, bool up, int i, cudaStream_t stream)
 {
+  int k = i % kHostFrames;
   char *host = static_cast<char *> (up ?
-      (s.mem == Mem::pinned ? b.pinned_up : b.pageable_up) :
-      (s.mem == Mem::pinned ? b.pinned_down : b.pageable_down));
+      (s.mem == Mem::pinned ? b.pinned_up[k] : b.pageable_up[k]) :
+      (s.mem == Mem::pinned ? b.pinned_down[k] : b.pageable_down[k]));
   char *dev = static_cast<char *> (up ? b.dev_up : b.dev_down);
   cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   if (!s.pitched) {
@@ -170,7 +177,7 @@ measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, i
       cudaStream_t st = is_up ? s.up : s.down;
       CHECK (cudaStreamWaitEvent (st, s.opened, 0));
       for (int i = 0; i < batch; i++)
-        enqueue (sd, b, is_up, st);
+        enqueue (sd, b, is_up, i, st);
       CHECK (cudaEventRecord (is_up ? s.up_done : s.down_done, st));
     };
     std::thread tu, td;
@@ -278,10 +285,12 @@ main (int argc, char **argv)
   Buffers b;
   CHECK (cudaMalloc (&b.dev_up, cap));
   CHECK (cudaMalloc (&b.dev_down, cap));
-  b.pinned_up = host_alloc (Mem::pinned, cap);
-  b.pinned_down = host_alloc (Mem::pinned, cap);
-  b.pageable_up = host_alloc (Mem::pageable, cap);
-  b.pageable_down = host_alloc (Mem::pageable, cap);
+  for (int k = 0; k < kHostFrames; k++) {
+    b.pinned_up[k] = host_alloc (Mem::pinned, cap);
+    b.pinned_down[k] = host_alloc (Mem::pinned, cap);
+    b.pageable_up[k] = host_alloc (Mem::pageable, cap);
+    b.pageable_down[k] = host_alloc (Mem::pageable, cap);
+  }
   Streams s;
   CHECK (cudaStreamCreateWithFlags (&s.gate, cudaStreamNonBlocking));
   CHECK (cudaStreamCreateWithFlags (&s.up, cudaStreamNonBlocking));
@@ -304,6 +313,10 @@ main (int argc, char **argv)
     emit ("h2d", "pinned", pitched, none, measure (pitched, none, b, s, reps));
     emit ("d2h", "pinned", none, pitched, measure (none, pitched, b, s, reps));
     emit ("duplex", "pinned", pitched, pitched, measure (pitched, pitched, b, s, reps));
+    /* What cudaupload does with pageable input: one 2D copy per plane. */
+    Side pageable_pitched{&f, Mem::pageable, true};
+    emit ("h2d", "pageable", pageable_pitched, none,
+        measure (pageable_pitched, none, b, s, reps));
     /* Pageable producer, pinned consumer: what cudaupload from malloc'd
      * frames and cudadownload into its pinned pool face together. */
     Side pageable_up{&f, Mem::pageable, false}, pinned_down{&f, Mem::pinned, false};
@@ -321,9 +334,11 @@ main (int argc, char **argv)
 
   CHECK (cudaFree (b.dev_up));
   CHECK (cudaFree (b.dev_down));
-  CHECK (cudaFreeHost (b.pinned_up));
-  CHECK (cudaFreeHost (b.pinned_down));
-  std::free (b.pageable_up);
-  std::free (b.pageable_down);
+  for (int k = 0; k < kHostFrames; k++) {
+    CHECK (cudaFreeHost (b.pinned_up[k]));
+    CHECK (cudaFreeHost (b.pinned_down[k]));
+    std::free (b.pageable_up[k]);
+    std::free (b.pageable_down[k]);
+  }
   return 0;
 }

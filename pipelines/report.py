@@ -23,13 +23,16 @@ TARGET_RATIO = 5.0
 TARGET_PAGEABLE_GBPS = 12.0
 WAIT_TOLERANCE = 0.02       # per frame: "exactly one" within counting noise
 
-CASES = ["updown", "uponly", "crop", "updown-mif0"]
+CASES = ["updown", "uponly", "crop", "updown-mif0", "updown-bsync"]
+# Variants of a case: same peer and limit, no targets of their own.
+VARIANT_OF = {"updown-mif0": "updown", "updown-bsync": "updown"}
 FORMATS = ["RGBA", "NV12"]
 CASE_LABEL = {
     "updown": "up→down",
     "uponly": "up only",
     "crop": "up→crop→down",
     "updown-mif0": "up→down mif=0",
+    "updown-bsync": "up→down blocking sync",
 }
 CROP_OUT = {"3840x2160": "1920x1080"}
 
@@ -103,7 +106,7 @@ def build_rows(results, limits):
                                  int(k[2].split("x")[0]), k[3] != "pinned"))
     for case, fmt, size, source in keys:
         ours = results[("ours", case, fmt, size, source)]
-        peer_case = "updown" if case == "updown-mif0" else case
+        peer_case = VARIANT_OF.get(case, case)
         nv = results.get(("nvcodec", peer_case, fmt, size, source))
         cpu = results.get(("cpu", case, fmt, size, source))
         lim = limit_for(limits, peer_case, fmt, size, source)
@@ -124,6 +127,8 @@ def build_rows(results, limits):
             "nvcodec_cpu_us": nv.get("cpu_us") if nv_fps else None,
             "nvcodec_src_mem": nv.get("src_mem", "") if nv else "",
             "ratio": fps / nv_fps if fps and nv_fps else None,
+            # The most any implementation could beat nvcodec by: the copy limit.
+            "max_ratio": lim["fps"] / nv_fps if lim and nv_fps else None,
             "videocrop_fps": cpu.get("fps") if cpu and cpu["status"] == "ok" else None,
             "limit_fps": lim["fps"] if lim else None,
             "pct_limit": 100 * fps / lim["fps"] if fps and lim else None,
@@ -146,10 +151,16 @@ def targets_of(row, ours):
             marks.append(f"≥{t}: pass")
         else:
             marks.append(f"≥{t}: miss −{100 * (1 - fps / t):.0f}%")
-    if row["ratio"] is not None and row["case"] != "updown-mif0":
-        r = row["ratio"]
-        marks.append(f"≥5×nv: {'pass' if r >= TARGET_RATIO else 'miss'}")
-    if fps is not None and row["case"] != "updown-mif0":
+    variant = row["case"] in VARIANT_OF
+    if row["ratio"] is not None and not variant:
+        r, top = row["ratio"], row["max_ratio"]
+        if r >= TARGET_RATIO:
+            marks.append("≥5×nv: pass")
+        elif top is not None and top < TARGET_RATIO:
+            marks.append(f"≥5×nv: miss (limit allows {top:.1f}×)")
+        else:
+            marks.append("≥5×nv: miss")
+    if fps is not None and not variant:
         w = evaluate_waits(row["case"], ours)
         if w is not None:
             marks.append(f"waits: {'pass' if w else 'miss'}")
@@ -163,6 +174,7 @@ COLUMNS = [
     ("case", "case"), ("format", "fmt"), ("size", "size"), ("source", "source"),
     ("ours_fps", "ours fps"), ("ours_gbps", "GB/s"), ("ours_cpu_us", "CPU µs/f"),
     ("ours_waits", "waits/f"), ("nvcodec_fps", "nvcodec fps"), ("ratio", "×nvcodec"),
+    ("max_ratio", "limit/nvcodec"),
     ("videocrop_fps", "CPU videocrop fps"), ("limit_fps", "limit fps"),
     ("pct_limit", "% limit"), ("targets", "targets"),
 ]
@@ -174,7 +186,7 @@ def cell(row, key):
         return CASE_LABEL.get(v, v)
     if key in ("ours_fps", "nvcodec_fps", "videocrop_fps", "limit_fps", "pct_limit"):
         return fmt_num(v)
-    if key in ("ours_gbps", "ours_cpu_us", "ratio"):
+    if key in ("ours_gbps", "ours_cpu_us", "ratio", "max_ratio"):
         return fmt_num(v, 1)
     if key == "ours_waits":
         pool = row.get("pool_waits") or 0
@@ -214,13 +226,16 @@ def summary(rows, limits):
             verdict = "pass" if fps >= t else f"MISS by {t - fps:,.0f} fps ({100 * (1 - fps / t):.0f}%)"
             extra = f", {r['pct_limit']:.0f}% of the copy limit {r['limit_fps']:,.0f}" if r["pct_limit"] else ""
             out.append(f"  {name} ≥{t} fps: {fps:,.0f} → {verdict}{extra}")
-    ratios = [r for r in rows if r["ratio"] is not None and r["case"] != "updown-mif0"]
+    ratios = [r for r in rows if r["ratio"] is not None and r["case"] not in VARIANT_OF]
     if ratios:
         low = min(ratios, key=lambda r: r["ratio"])
         miss = [r for r in ratios if r["ratio"] < TARGET_RATIO]
+        capped = [r for r in miss if r["max_ratio"] is not None and r["max_ratio"] < TARGET_RATIO]
         out.append(f"  ≥5× nvcodec: {len(ratios) - len(miss)}/{len(ratios)} rows pass; lowest "
                    f"{low['ratio']:.1f}× ({CASE_LABEL[low['case']]} {low['format']} {low['size']} "
-                   f"{low['source']})")
+                   f"{low['source']}); in {len(capped)} of the {len(miss)} misses 5× nvcodec "
+                   f"is above the measured copy limit (for pageable rows: the CUDA driver's "
+                   f"pageable copy)")
     else:
         out.append("  ≥5× nvcodec: n/a (nvcodec not measured)")
     waits = [r for r in rows if "waits:" in r["targets"]]
@@ -267,13 +282,20 @@ def main():
     print(f"gst-cudastreams benchmark on {a.gpu}, {a.date}")
     print(table(rows))
     print()
-    print("ours = this project (cudadownload max-in-flight=3 unless mif=0); nvcodec = GStreamer "
+    print("ours = this project (cudadownload max-in-flight=3 unless mif=0; blocking sync = "
+          "host waits sleep, cudaDeviceScheduleBlockingSync, instead of CUDA's default spin); "
+          "nvcodec = GStreamer "
           "1.22 nvcodec cudaupload ! cudadownload (up→crop→down: followed by CPU videocrop); "
           "CPU videocrop = videocrop alone on system memory; limit = gcs-copy-limits for the "
           "same transfers from the same host memory (pinned: duplex pinned; pageable: "
           "pageable H2D + pinned D2H). GB/s = (input frame + output frame in system memory) "
           "× fps. CPU = process user+sys time per frame. waits = host waits per frame "
           "(gst_cs_host_waits_total).")
+    nv_mem = sorted({r["nvcodec_src_mem"] for r in rows
+                     if r["source"] == "pinned" and r["nvcodec_src_mem"]})
+    if nv_mem and nv_mem != ["cs-pinned"]:
+        print(f"nvcodec's cudaupload offers no pinned pool: in its 'pinned' rows the source "
+              f"got {', '.join(nv_mem)} memory from the pool it was offered.")
     s = summary(rows, limits)
     if a.summary:
         with open(a.summary, "w", encoding="utf-8") as f:
