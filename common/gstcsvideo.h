@@ -52,6 +52,8 @@ G_BEGIN_DECLS
  * GST_CS_DEVICE_PITCH_ALIGN:
  *
  * Row pitch and plane offset alignment of frames in device memory, in bytes.
+ * A zero-copy crop (cudacrop) moves plane offsets to any byte: consumers
+ * read them from the #GstVideoMeta.
  *
  * Since: 0.1
  */

@@ -14,3 +14,4 @@
 #include "gstcsbufferpool.h"
 #include "gstcsbasetransform.h"
 #include "gstcsvideo.h"
+#include "gstcscroprect.h"

@@ -22,13 +22,29 @@ __device__ void copy_rows(const PlaneCopy &p, unsigned words_per_row)
   }
 }
 
+// Byte by byte: the shifted luma samples sit between chroma bytes.
+__device__ void copy_rows_shifted(const PlaneCopy &p)
+{
+  for (unsigned y = blockIdx.y; y < p.rows; y += gridDim.y) {
+    const unsigned char *src = p.src + y * p.src_pitch;
+    unsigned char *dst = p.dst + y * p.dst_pitch;
+    for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < p.row_bytes;
+         x += gridDim.x * blockDim.x) {
+      const bool luma = x >= p.shift_first && x < p.shift_end && ((x - p.shift_first) & 1u) == 0;
+      dst[x] = src[luma ? x + 2 : x];
+    }
+  }
+}
+
 __global__ void copy_planes_kernel(PlaneArgs args)
 {
   // One grid slice (z) per plane; the branch is uniform across a block.
   const PlaneCopy &p = args.plane[blockIdx.z];
   const unsigned word = args.word[blockIdx.z];
   const unsigned words = static_cast<unsigned>(p.row_bytes / word);
-  if (word == 16)
+  if (p.shift_end > 0)
+    copy_rows_shifted(p);
+  else if (word == 16)
     copy_rows<uint4>(p, words);
   else if (word == 4)
     copy_rows<unsigned>(p, words);
@@ -38,6 +54,8 @@ __global__ void copy_planes_kernel(PlaneArgs args)
 
 unsigned widest_word(const PlaneCopy &p)
 {
+  if (p.shift_end > 0)
+    return 1;
   for (unsigned w : {16u, 4u}) {
     const auto a = reinterpret_cast<std::uintptr_t>(p.src) | reinterpret_cast<std::uintptr_t>(p.dst) |
                    p.src_pitch | p.dst_pitch | p.row_bytes;

@@ -19,6 +19,13 @@ struct PlaneCopy {
   std::size_t dst_pitch = 0;
   std::size_t row_bytes = 0;
   unsigned rows = 0;
+  // Packed 4:2:2 (YUY2, UYVY) cropped at an odd column, as videocrop does it:
+  // the row is copied from the macro-pixel boundary, then the output bytes
+  // shift_first, shift_first + 2, ... below shift_end (the luma samples) take
+  // the source byte one luma sample (2 bytes) further on; chroma stays put.
+  // shift_end == 0: a plain copy.
+  unsigned shift_first = 0;
+  unsigned shift_end = 0;
 };
 
 constexpr int kMaxPlanes = 4;

@@ -1,6 +1,7 @@
 /* The cudastreams plugin: registers the elements. */
 #include <gst/gst.h>
 
+#include "gstcscrop.h"
 #include "gstcsdownload.h"
 #include "gstcsupload.h"
 
@@ -11,6 +12,7 @@ plugin_init (GstPlugin * plugin)
    * machine without a GPU; they fail to start there with a clear error. */
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER (cudaupload, plugin);
+  ok |= GST_ELEMENT_REGISTER (cudacrop, plugin);
   ok |= GST_ELEMENT_REGISTER (cudadownload, plugin);
   return ok;
 }

@@ -66,6 +66,7 @@ store (Captured *c, GstPad *pad, GstBuffer *buf)
   g_mutex_lock (&c->lock);
   if (caps)
     gst_video_info_from_caps (&c->info, caps);
+  c->infos.push_back (c->info);
   if (gst_buffer_n_memory (buf) == 1 &&
       gst_is_cs_pinned_memory (gst_buffer_peek_memory (buf, 0)))
     c->pinned++;
@@ -96,6 +97,7 @@ new_sample (GstAppSink *sink, gpointer user)
   auto *c = static_cast<Captured *> (user);
   g_mutex_lock (&c->lock);
   gst_video_info_from_caps (&c->info, gst_sample_get_caps (s));
+  c->infos.push_back (c->info);
   c->buffers.push_back (gst_buffer_ref (gst_sample_get_buffer (s)));
   g_mutex_unlock (&c->lock);
   gst_sample_unref (s);
@@ -137,13 +139,16 @@ run_to_eos (GstElement *pipeline, GstClockTime timeout)
   return result;
 }
 
-std::string
-compare_frames (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib)
+static std::string
+compare_planes (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
+    const GstVideoInfo *ib, bool videocrop_rows)
 {
   if (GST_VIDEO_INFO_FORMAT (ia) != GST_VIDEO_INFO_FORMAT (ib) ||
       ia->width != ib->width || ia->height != ib->height)
-    return "frame descriptions differ";
+    return std::string ("frame descriptions differ: ") + GST_VIDEO_INFO_NAME (ia) + " " +
+        std::to_string (ia->width) + "x" + std::to_string (ia->height) + " vs " +
+        GST_VIDEO_INFO_NAME (ib) + " " + std::to_string (ib->width) + "x" +
+        std::to_string (ib->height);
   GstVideoFrame fa, fb;
   if (!gst_video_frame_map (&fa, const_cast<GstVideoInfo *> (ia), a, GST_MAP_READ))
     return "cannot map the first frame";
@@ -154,6 +159,9 @@ compare_frames (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
   std::string diff;
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa) && diff.empty (); p++) {
     gsize row = gst_cs_video_plane_row_bytes (ia, p);
+    if (videocrop_rows && GST_VIDEO_FORMAT_INFO_IS_YUV (ia->finfo) &&
+        GST_VIDEO_INFO_N_PLANES (ia) == 1 && GST_VIDEO_INFO_COMP_PSTRIDE (ia, 0) == 2)
+      row = 2 * (gsize) ia->width;      /* packed 4:2:2 */
     guint rows = gst_cs_video_plane_rows (ia, p);
     for (guint y = 0; y < rows; y++) {
       const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
@@ -175,6 +183,37 @@ compare_frames (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
   gst_video_frame_unmap (&fa);
   gst_video_frame_unmap (&fb);
   return diff;
+}
+
+std::string
+compare_frames (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
+    const GstVideoInfo *ib)
+{
+  return compare_planes (a, ia, b, ib, false);
+}
+
+std::string
+compare_cropped (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
+    const GstVideoInfo *ib)
+{
+  return compare_planes (a, ia, b, ib, true);
+}
+
+std::string
+compare_all_cropped (Captured &expected, Captured &got)
+{
+  if (expected.buffers.empty ())
+    return "no reference frames were captured";
+  if (expected.buffers.size () != got.buffers.size ())
+    return "frame count differs: " + std::to_string (expected.buffers.size ()) +
+        " expected, " + std::to_string (got.buffers.size ()) + " got";
+  for (size_t i = 0; i < expected.buffers.size (); i++) {
+    std::string d = compare_cropped (expected.buffers[i], &expected.infos[i],
+        got.buffers[i], &got.infos[i]);
+    if (!d.empty ())
+      return "frame " + std::to_string (i) + ": " + d;
+  }
+  return "";
 }
 
 std::string

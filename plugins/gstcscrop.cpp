@@ -1,0 +1,722 @@
+/**
+ * SECTION:element-cudacrop
+ *
+ * Crops raw video in CUDA device memory (memory:CUDAStreamsMemory), a
+ * drop-in for videocrop: the same left/right/top/bottom properties, the same
+ * automatic mode (-1), changeable while PLAYING (the next frame is
+ * renegotiated), and the same pixels, bit for bit.
+ *
+ * When downstream reads GstVideoMeta (cudadownload does), the crop is
+ * zero-copy: the output buffer is the input buffer with its video meta moved
+ * to the crop (plane offsets, width, height). No GPU work is done and the
+ * buffer keeps its sync meta, so the next element waits for the same event.
+ * The device pools of this project restore the video meta when the buffer
+ * returns. Otherwise the visible region is copied into packed frames of a
+ * device pool with one kernel launch on the element's stream; the element
+ * never waits for the GPU. Copied too: YUY2/UYVY cropped at an odd column
+ * (its first pixel starts inside a macro-pixel, which offsets cannot
+ * express), and input buffers shared with another element (a tee before
+ * cudacrop), whose metadata is not ours to change.
+ *
+ * A GstVideoCropMeta on the input is honoured: the crop applies within the
+ * region it marks (its x/y are added to left/top; the caps give the size),
+ * for every format (videocrop 1.22 ignores it for YUY2/UYVY, a bug we do not
+ * copy). The output carries no crop meta: downstream sees plane offsets or a
+ * packed frame, which any GstVideoMeta reader handles, and YUY2/UYVY at odd
+ * columns stays exact, which a crop meta would leave to the consumer.
+ *
+ * A crop that leaves nothing (left + right >= width, top + bottom >= height)
+ * refuses the caps: linking fails, or negotiation does and the element posts
+ * a warning saying why. videocrop maps such sizes to 1 in its caps transform
+ * and fails later; cudacrop drops them from the transform.
+ *
+ * Chroma of subsampled formats is never resampled: a subsampled plane starts
+ * at the sample covering the crop origin (the origin rounded down), exactly
+ * as videocrop 1.22 does, including its treatment of YUY2/UYVY at odd
+ * columns. P010_10LE and P016_LE, which videocrop does not support, follow
+ * its NV12 rule with 2-byte samples.
+ *
+ * ## Example
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
+ *   cudaupload ! cudacrop left=320 right=320 top=180 bottom=180 ! cudadownload ! autovideosink
+ * ]|
+ */
+#include "gstcscrop.h"
+
+#include "gstcsbufferpool.h"
+#include "gstcscroprect.h"
+#include "gstcserror.h"
+#include "gstcsframe.hpp"
+#include "gstcsmemory.h"
+#include "gstcssyncmeta.h"
+#include "gstcsvideo.h"
+#include "plane_copy.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_crop_debug);
+#define GST_CAT_DEFAULT gst_cs_crop_debug
+
+#define POOL_MIN_BUFFERS 3
+
+enum { PROP_0, PROP_LEFT, PROP_RIGHT, PROP_TOP, PROP_BOTTOM };
+
+struct _GstCsCrop {
+  GstCsBaseTransform parent;
+
+  /* properties (-1 = automatic), object lock */
+  gint prop_left, prop_right, prop_top, prop_bottom;
+
+  /* the crop of the negotiated caps; left/top under the object lock (read
+   * by navigation events), the rest used by the streaming thread only */
+  gint left, right, top, bottom;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  gboolean zero_copy;           /* downstream reads GstVideoMeta */
+  gboolean warned_nothing_left; /* object lock; reset by a new crop */
+  GstBufferPool * pool;         /* packed output frames */
+};
+
+G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+
+/* --- caps ------------------------------------------------------------- */
+
+static gint
+clamp_size (gint64 size)
+{
+  return (gint)CLAMP (size, 1, (gint64)G_MAXINT);
+}
+
+static void
+set_size (GValue * out, gint lo, gint hi)
+{
+  if (lo >= hi) {
+    g_value_init (out, G_TYPE_INT);
+    g_value_set_int (out, lo);
+  } else {
+    g_value_init (out, GST_TYPE_INT_RANGE);
+    gst_value_set_int_range (out, lo, hi);
+  }
+}
+
+/* One width or height across the crop: smaller downstream (from the sink
+ * side), larger upstream. An automatic crop can remove any amount, so the
+ * size becomes open-ended in the direction it moves. A size the crop leaves
+ * nothing of has no counterpart (videocrop maps it to 1, which only fails
+ * later, in negotiation): that refuses such caps in accept-caps already. */
+static gboolean
+transform_size (const GValue * in, GstPadDirection direction, gint crop,
+    gboolean automatic, GValue * out)
+{
+  gint64 lo, hi;
+  if (G_VALUE_HOLDS_INT (in)) {
+    lo = hi = g_value_get_int (in);
+  } else if (GST_VALUE_HOLDS_INT_RANGE (in)) {
+    lo = gst_value_get_int_range_min (in);
+    hi = gst_value_get_int_range_max (in);
+  } else if (GST_VALUE_HOLDS_LIST (in)) {
+    g_value_init (out, GST_TYPE_LIST);
+    for (guint i = 0; i < gst_value_list_get_size (in); i++) {
+      GValue v = G_VALUE_INIT;
+      if (transform_size (
+              gst_value_list_get_value (in, i), direction, crop, automatic, &v))
+        gst_value_list_append_and_take_value (out, &v);
+    }
+    if (gst_value_list_get_size (out) > 0)
+      return TRUE;
+    g_value_unset (out);
+    return FALSE;
+  } else {
+    return FALSE;
+  }
+  if (direction == GST_PAD_SINK) {
+    if (hi - crop < 1)
+      return FALSE;
+    set_size (out, automatic ? 1 : clamp_size (lo - crop), clamp_size (hi - crop));
+  } else
+    set_size (out, clamp_size (lo + crop), automatic ? G_MAXINT : clamp_size (hi + crop));
+  return TRUE;
+}
+
+static gboolean
+transform_field (GstStructure * s, const gchar * field, GstPadDirection direction,
+    gint first, gint second)
+{
+  const GValue * in = gst_structure_get_value (s, field);
+  if (!in)
+    return TRUE;
+  /* An automatic side counts as 0 here; it opens the range instead. */
+  gint64 crop = (gint64)MAX (first, 0) + MAX (second, 0);
+  GValue out = G_VALUE_INIT;
+  if (!transform_size (in, direction, (gint)MIN (crop, (gint64)G_MAXINT),
+          first < 0 || second < 0, &out))
+    return FALSE;
+  gst_structure_take_value (s, field, &out);
+  return TRUE;
+}
+
+/* Upstream offers only frame sizes the crop leaves nothing of. Negotiation
+ * then fails upstream with a bare "not-negotiated"; this says why (once
+ * per setting: caps queries repeat). */
+static void
+warn_nothing_left (GstCsCrop * self, GstCaps * caps, gint l, gint r, gint t, gint b)
+{
+  GST_OBJECT_LOCK (self);
+  const gboolean warned = self->warned_nothing_left;
+  self->warned_nothing_left = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  if (warned)
+    return;
+  GstStructure * s = gst_caps_get_structure (caps, 0);
+  gint w = 0, h = 0;
+  gchar * input =
+      gst_structure_get_int (s, "width", &w) && gst_structure_get_int (s, "height", &h)
+          ? g_strdup_printf ("the %dx%d input", w, h)
+          : g_strdup ("any input size offered");
+  GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+      ("Crop leaves nothing of %s: left %d + right %d, top %d + bottom %d", input, l, r,
+          t, b),
+      ("input caps %" GST_PTR_FORMAT, caps));
+  g_free (input);
+}
+
+static GstCaps *
+transform_caps (
+    GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  auto * self = GST_CS_CROP (trans);
+  GST_OBJECT_LOCK (self);
+  const gint l = self->prop_left, r = self->prop_right;
+  const gint t = self->prop_top, b = self->prop_bottom;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Only the sizes change; format, rate, colorimetry and features stay. */
+  GstCaps * out = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstStructure * s = gst_structure_copy (gst_caps_get_structure (caps, i));
+    GstCapsFeatures * f = gst_caps_get_features (caps, i);
+    if (transform_field (s, "width", direction, l, r) &&
+        transform_field (s, "height", direction, t, b))
+      out = gst_caps_merge_structure_full (out, s, f ? gst_caps_features_copy (f) : NULL);
+    else
+      gst_structure_free (s);
+  }
+  if (direction == GST_PAD_SINK && gst_caps_is_empty (out) && !gst_caps_is_empty (caps) &&
+      !gst_caps_is_any (caps))
+    warn_nothing_left (self, caps, l, r, t, b);
+  if (filter) {
+    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  GST_LOG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "downstream" : "upstream", caps, out);
+  return out;
+}
+
+/* The crop of one axis for the negotiated sizes. An automatic side takes
+ * what the other leaves of the difference; two automatic sides split it,
+ * the odd pixel going to the second (right, bottom), as videocrop does. */
+static gboolean
+resolve_axis (GstCsCrop * self, const gchar * axis, const gchar * first_name,
+    const gchar * second_name, gint in, gint out, gint first, gint second, gint * rfirst,
+    gint * rsecond)
+{
+  const gint64 diff = (gint64)in - out;
+  gint64 a = first, b = second;
+  if (first < 0 && second < 0) {
+    a = diff / 2;
+    b = diff - a;
+  } else if (first < 0) {
+    a = diff - second;
+  } else if (second < 0) {
+    b = diff - first;
+  }
+  if ((gint64)MAX (first, 0) + MAX (second, 0) >= in) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Crop leaves nothing: %s %d + %s %d >= %s %d of the input", first_name, first,
+            second_name, second, axis, in),
+        (NULL));
+    return FALSE;
+  }
+  if (a < 0 || b < 0 || a + b != diff) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot crop a %s of %d to %d with %s %d and %s %d (-1 = automatic)", axis, in,
+            out, first_name, first, second_name, second),
+        (NULL));
+    return FALSE;
+  }
+  *rfirst = (gint)a;
+  *rsecond = (gint)b;
+  return TRUE;
+}
+
+static gboolean
+set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+{
+  auto * self = GST_CS_CROP (trans);
+  GstVideoInfo in, out;
+  if (!gst_video_info_from_caps (&in, incaps) ||
+      !gst_video_info_from_caps (&out, outcaps) ||
+      GST_VIDEO_INFO_FORMAT (&in) != GST_VIDEO_INFO_FORMAT (&out)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("Cannot crop %" GST_PTR_FORMAT " into %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  const gint pl = self->prop_left, pr = self->prop_right;
+  const gint pt = self->prop_top, pb = self->prop_bottom;
+  GST_OBJECT_UNLOCK (self);
+
+  gint l, r, t, b;
+  if (!resolve_axis (
+          self, "width", "left", "right", in.width, out.width, pl, pr, &l, &r) ||
+      !resolve_axis (
+          self, "height", "top", "bottom", in.height, out.height, pt, pb, &t, &b))
+    return FALSE;
+
+  GST_OBJECT_LOCK (self);
+  self->left = l;
+  self->right = r;
+  self->top = t;
+  self->bottom = b;
+  GST_OBJECT_UNLOCK (self);
+  self->in_info = in;
+  self->out_info = out;
+  /* Nothing to crop: the buffers go through untouched (an upstream crop
+   * meta included), and decide_allocation is skipped. */
+  gst_base_transform_set_passthrough (trans, (l | r | t | b) == 0);
+  GST_DEBUG_OBJECT (self,
+      "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, l, r, t, b,
+      incaps, outcaps);
+  return TRUE;
+}
+
+/* --- allocation ------------------------------------------------------- */
+
+static void
+add_meta_once (GstQuery * query, GType api)
+{
+  if (!gst_query_find_allocation_meta (query, api, NULL))
+    gst_query_add_allocation_meta (query, api, NULL);
+}
+
+static gboolean
+propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)
+           ->propose_allocation (trans, decide_query, query))
+    return FALSE;
+  if (!decide_query) /* passthrough: downstream answered */
+    return TRUE;
+  /* We read any plane layout and crop within an upstream crop. */
+  add_meta_once (query, GST_VIDEO_META_API_TYPE);
+  add_meta_once (query, GST_VIDEO_CROP_META_API_TYPE);
+  return TRUE;
+}
+
+static gboolean
+activate_pool (GstCsCrop * self)
+{
+  if (gst_buffer_pool_is_active (self->pool) ||
+      gst_buffer_pool_set_active (self->pool, TRUE))
+    return TRUE;
+  GError * err = gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (self->pool));
+  if (!err)
+    err =
+        g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA, "Cannot activate the device pool");
+  GST_CS_POST_ERROR (self, err, "Cannot allocate device frames");
+  return FALSE;
+}
+
+static gboolean
+decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto * self = GST_CS_CROP (trans);
+  GstCaps * caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+
+  self->zero_copy = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  GST_INFO_OBJECT (self, "downstream %s GstVideoMeta: %s crop",
+      self->zero_copy ? "reads" : "does not read",
+      self->zero_copy ? "zero-copy" : "packed");
+
+  guint min = POOL_MIN_BUFFERS;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    guint dmin = 0;
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
+    min = MAX (min, dmin);
+  }
+  gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
+  GstBufferPool * pool = gst_cs_buffer_pool_new (device);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
+        ("Cannot configure a device buffer pool for %" GST_PTR_FORMAT, caps));
+    gst_object_unref (pool);
+    return FALSE;
+  }
+  gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
+  gst_object_unref (pool);
+  /* A zero-copy crop needs no frames of its own (YUY2 at an odd column
+   * aside): allocate them when a frame first needs them. */
+  if (!self->zero_copy && !activate_pool (self))
+    return FALSE;
+  gst_cs_query_set_pool (query, self->pool, info.size, min, 0);
+  return TRUE;
+}
+
+/* --- frames ----------------------------------------------------------- */
+
+/* The crop origin in the frame the memory holds: an upstream crop meta
+ * marks a region of it, and we crop within that region. */
+static void
+crop_origin (GstCsCrop * self, GstBuffer * buf, guint64 * x, guint64 * y)
+{
+  *x = (guint64)self->left;
+  *y = (guint64)self->top;
+  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buf)) {
+    *x += cm->x;
+    *y += cm->y;
+  }
+}
+
+static GstFlowReturn
+prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  auto * self = GST_CS_CROP (trans);
+  if (gst_base_transform_is_passthrough (trans)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  guint64 x, y;
+  crop_origin (self, inbuf, &x, &y);
+  /* Zero-copy changes the input's video meta, so the input must be ours
+   * alone. A shallow copy of a shared buffer would share its memory, and
+   * upstream's pool frees rather than reuses memory still shared when the
+   * buffer comes back: a cudaMalloc per frame, much dearer than the copy. */
+  if (self->zero_copy && gst_buffer_is_writable (inbuf) &&
+      gst_cs_crop_is_offsets_only (self->in_info.finfo, (guint)x)) {
+    *outbuf = inbuf;
+    return GST_FLOW_OK;
+  }
+  if (!self->pool || !activate_pool (self))
+    return GST_FLOW_ERROR;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  /* Timestamps and flags; memory-bound metas (the sync meta) and sized ones
+   * (video, crop) are not copied. */
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf, *outbuf);
+  return GST_FLOW_OK;
+}
+
+/* Where the crop lies in the input's memory, plane by plane. */
+static gboolean
+locate_crop (GstCsCrop * self, GstBuffer * inbuf, GstVideoInfo * layout,
+    GstCsCropPlane * planes, gboolean * offsets_only, GError ** error)
+{
+  /* The video meta describes the whole frame in memory; with an upstream
+   * crop meta the caps only give the size of the region it marks. */
+  GstVideoInfo frame = self->in_info;
+  if (GstVideoMeta * vm = gst_buffer_get_video_meta (inbuf)) {
+    frame.width = vm->width;
+    frame.height = vm->height;
+  }
+  if (!gcs::buffer_layout (inbuf, &frame, layout, gst_buffer_get_size (inbuf), error))
+    return FALSE;
+  guint64 x, y;
+  crop_origin (self, inbuf, &x, &y);
+  const gint w = self->out_info.width, h = self->out_info.height;
+  if (x + w > (guint64)frame.width || y + h > (guint64)frame.height) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The crop %dx%d at (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") does not "
+        "fit in the %dx%d frame (left/top plus the input's crop meta, if any)",
+        w, h, x, y, frame.width, frame.height);
+    return FALSE;
+  }
+  *offsets_only = gst_cs_crop_planes (layout, (guint)x, (guint)y, w, h, planes);
+  return TRUE;
+}
+
+/* Zero-copy: the same memory, with the video meta moved to the crop. */
+static void
+crop_in_place (GstCsCrop * self, GstBuffer * buf, const GstVideoInfo * layout,
+    const GstCsCropPlane * planes)
+{
+  const guint n = GST_VIDEO_INFO_N_PLANES (layout);
+  gsize offset[GST_VIDEO_MAX_PLANES] = {};
+  gint stride[GST_VIDEO_MAX_PLANES] = {};
+  for (guint p = 0; p < n; p++) {
+    offset[p] = layout->offset[p] + planes[p].offset;
+    stride[p] = layout->stride[p];
+  }
+  if (GstVideoMeta * vm = gst_buffer_get_video_meta (buf)) {
+    vm->width = self->out_info.width;
+    vm->height = self->out_info.height;
+    for (guint p = 0; p < n; p++) {
+      vm->offset[p] = offset[p];
+      vm->stride[p] = stride[p];
+    }
+  } else {
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (layout), self->out_info.width, self->out_info.height, n,
+        offset, stride);
+  }
+  /* Applied: downstream sees the crop as the whole frame. */
+  if (GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buf))
+    gst_buffer_remove_meta (buf, (GstMeta *)cm);
+}
+
+/* Packed: one kernel copies every plane on our stream, ordered after the
+ * input's producer and after the output memory's previous readers. */
+static GstFlowReturn
+crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    const GstVideoInfo * layout, const GstCsCropPlane * planes)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GstMemory * mem =
+      gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) : NULL;
+  if (!gst_is_cs_memory (mem)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input with caps memory:CUDAStreamsMemory must be one block of "
+         "gst-cudastreams device memory (as made by cudaupload)"),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_cs_base_transform_make_current (base))
+    return GST_FLOW_ERROR;
+  cudaStream_t stream = gst_cs_base_transform_get_stream (base);
+  const gint device = gst_cs_base_transform_get_device (base);
+
+  GError * err = NULL;
+  GstVideoInfo out_layout;
+  if (!gcs::buffer_layout (
+          outbuf, &self->out_info, &out_layout, gst_buffer_get_size (outbuf), &err)) {
+    GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
+    return GST_FLOW_ERROR;
+  }
+  const guint8 * src = gst_cs_memory_get_device_pointer (mem);
+  guint8 * dst = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0));
+  gcs::gpu::PlaneCopy copies[gcs::gpu::kMaxPlanes];
+  const guint n = GST_VIDEO_INFO_N_PLANES (layout);
+  for (guint p = 0; p < n; p++) {
+    copies[p].src = src + layout->offset[p] + planes[p].offset;
+    copies[p].src_pitch = layout->stride[p];
+    copies[p].dst = dst + out_layout.offset[p];
+    copies[p].dst_pitch = out_layout.stride[p];
+    copies[p].row_bytes = planes[p].row_bytes;
+    copies[p].rows = planes[p].rows;
+    copies[p].shift_first = planes[p].shift_first;
+    copies[p].shift_end = planes[p].shift_end;
+  }
+  gboolean ok = gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
+                GST_CS_CHECK (gcs::gpu::copy_planes (copies, (int)n, stream), &err);
+  GstCsSyncMeta * meta =
+      ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
+  if (!meta) {
+    GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
+    return GST_FLOW_ERROR;
+  }
+  /* Upstream's pool makes its next writer of the input memory wait for us. */
+  gst_cs_sync_meta_add_reader (meta, inbuf);
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  auto * self = GST_CS_CROP (trans);
+  GstVideoInfo layout;
+  GstCsCropPlane planes[GST_VIDEO_MAX_PLANES];
+  gboolean offsets_only = FALSE;
+  GError * err = NULL;
+  if (!locate_crop (self, inbuf, &layout, planes, &offsets_only, &err)) {
+    GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
+    return GST_FLOW_ERROR;
+  }
+  if (outbuf != inbuf)
+    return crop_copy (self, inbuf, outbuf, &layout, planes);
+  /* prepare_output_buffer only keeps the input for offset-only crops */
+  g_return_val_if_fail (offsets_only, GST_FLOW_ERROR);
+  crop_in_place (self, outbuf, &layout, planes);
+  return GST_FLOW_OK;
+}
+
+/* Controlled properties take the value for this buffer's time. */
+static void
+before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime t =
+      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    gst_object_sync_values (GST_OBJECT (trans), t);
+}
+
+/* Pointer positions from downstream are in the cropped frame; upstream
+ * wants them in the whole frame. */
+static gboolean
+src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  auto * self = GST_CS_CROP (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION) {
+    const GstStructure * s = gst_event_get_structure (event);
+    gdouble x, y;
+    if (s && gst_structure_get_double (s, "pointer_x", &x) &&
+        gst_structure_get_double (s, "pointer_y", &y)) {
+      GST_OBJECT_LOCK (self);
+      const gint left = self->left, top = self->top;
+      GST_OBJECT_UNLOCK (self);
+      event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
+      gst_structure_set (gst_event_writable_structure (event), "pointer_x", G_TYPE_DOUBLE,
+          x + left, "pointer_y", G_TYPE_DOUBLE, y + top, NULL);
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->src_event (trans, event);
+}
+
+static gboolean
+stop (GstBaseTransform * trans)
+{
+  gst_clear_object (&GST_CS_CROP (trans)->pool);
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->stop (trans);
+}
+
+/* --- properties ------------------------------------------------------- */
+
+static gint *
+prop_field (GstCsCrop * self, guint id)
+{
+  switch (id) {
+    case PROP_LEFT:
+      return &self->prop_left;
+    case PROP_RIGHT:
+      return &self->prop_right;
+    case PROP_TOP:
+      return &self->prop_top;
+    case PROP_BOTTOM:
+      return &self->prop_bottom;
+    default:
+      return NULL;
+  }
+}
+
+static void
+set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_CROP (object);
+  gint * field = prop_field (self, id);
+  if (!field) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    return;
+  }
+  const gint v = g_value_get_int (value);
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = *field != v;
+  *field = v;
+  if (changed)
+    self->warned_nothing_left = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if (changed) {
+    /* The next frame renegotiates with the new size (and mode). */
+    GST_DEBUG_OBJECT (self, "%s = %d", pspec->name, v);
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  }
+}
+
+static void
+get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_CROP (object);
+  gint * field = prop_field (self, id);
+  if (!field) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  g_value_set_int (value, *field);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+finalize (GObject * object)
+{
+  gst_clear_object (&GST_CS_CROP (object)->pool);
+  G_OBJECT_CLASS (gst_cs_crop_parent_class)->finalize (object);
+}
+
+static void
+install_crop_property (GObjectClass * klass, guint id, const gchar * name,
+    const gchar * nick, const gchar * blurb)
+{
+  g_object_class_install_property (klass, id,
+      g_param_spec_int (name, nick, blurb, -1, G_MAXINT, 0,
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING)));
+}
+
+static void
+gst_cs_crop_class_init (GstCsCropClass * klass)
+{
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = set_property;
+  gobject_class->get_property = get_property;
+  gobject_class->finalize = finalize;
+  install_crop_property (gobject_class, PROP_LEFT, "left", "Left",
+      "Pixels to remove at the left edge. -1: automatic, as many as it takes "
+      "(with right) to reach the width downstream asks for");
+  install_crop_property (gobject_class, PROP_RIGHT, "right", "Right",
+      "Pixels to remove at the right edge. -1: automatic, as many as it takes "
+      "(with left) to reach the width downstream asks for; when both are "
+      "automatic an odd pixel goes to the right");
+  install_crop_property (gobject_class, PROP_TOP, "top", "Top",
+      "Pixels to remove at the top edge. -1: automatic, as many as it takes "
+      "(with bottom) to reach the height downstream asks for");
+  install_crop_property (gobject_class, PROP_BOTTOM, "bottom", "Bottom",
+      "Pixels to remove at the bottom edge. -1: automatic, as many as it takes "
+      "(with top) to reach the height downstream asks for; when both are "
+      "automatic an odd pixel goes to the bottom");
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "CUDA stream crop",
+      "Filter/Effect/Video/Hardware",
+      "Crops video in CUDA device memory like videocrop: zero-copy where "
+      "downstream reads video metas, else one kernel on a pooled stream",
+      "gst-cudastreams developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps = transform_caps;
+  trans_class->set_caps = set_caps;
+  trans_class->propose_allocation = propose_allocation;
+  trans_class->decide_allocation = decide_allocation;
+  trans_class->prepare_output_buffer = prepare_output_buffer;
+  trans_class->transform = transform;
+  trans_class->before_transform = before_transform;
+  trans_class->src_event = src_event;
+  trans_class->stop = stop;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cs_crop_debug, "cudacrop", 0, "gst-cudastreams crop");
+}
+
+static void
+gst_cs_crop_init (GstCsCrop * self)
+{
+  gst_video_info_init (&self->in_info);
+  gst_video_info_init (&self->out_info);
+}

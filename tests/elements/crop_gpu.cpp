@@ -1,0 +1,768 @@
+// On a GPU: cudacrop gives exactly CPU videocrop's pixels on random content,
+// for every format, zero-copy where downstream reads video metas (same
+// device memory, same event) and packed otherwise; honours an upstream crop
+// meta and the automatic mode; renegotiates on live property changes; never
+// waits on the host; and turns impossible crops into clear errors.
+#include <gst/app/gstappsrc.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/check/gstcheck.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <vector>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+
+/* Every format of GST_CS_VIDEO_FORMATS videocrop 1.22 supports. */
+static const char * videocrop_formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB",
+  "ABGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
+  "Y444", "YUY2", "UYVY" };
+/* ... and those it does not: compared with a crop computed on the CPU. */
+static const char * semi_planar_16[] = { "P010_10LE", "P016_LE" };
+
+struct Crop {
+  gint l, r, t, b;
+};
+
+enum class Path { ZERO_COPY, PACKED };
+
+struct Case {
+  const char * format;
+  gint w, h;
+  Crop crop;
+  Path path = Path::ZERO_COPY;
+  gint frames = 30;
+  bool crop_meta = false; /* add one at (mx, my) to cudacrop's input */
+  guint mx = 0, my = 0;
+  const char * out_size = NULL; /* "width=..,height=.." after the crop (automatic mode) */
+  gint auto_left = 0;           /* what an automatic left resolves to */
+};
+
+static bool
+is_semi_planar_16 (const char * format)
+{
+  return !strcmp (format, "P010_10LE") || !strcmp (format, "P016_LE");
+}
+
+static bool
+is_packed_422 (const char * format)
+{
+  return !strcmp (format, "YUY2") || !strcmp (format, "UYVY");
+}
+
+/* --- probes ----------------------------------------------------------- */
+
+/* Hides GstVideoMeta support in the answer to cudacrop's ALLOCATION query,
+ * as a downstream that cannot read plane offsets would: forces the copy. */
+static GstPadProbeReturn
+strip_video_meta (GstPad *, GstPadProbeInfo * info, gpointer)
+{
+  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
+  guint idx;
+  if (GST_QUERY_TYPE (q) == GST_QUERY_ALLOCATION) {
+    while (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
+      gst_query_remove_nth_allocation_meta (q, idx);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* The device memory and event of each buffer passing a pad. */
+struct Seen {
+  std::vector<guintptr> memory;
+  std::vector<guintptr> event;
+};
+
+static GstPadProbeReturn
+record_memory (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * seen = static_cast<Seen *> (user);
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory * mem = gst_buffer_peek_memory (buf, 0);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buf);
+  seen->memory.push_back (
+      gst_is_cs_memory (mem) ? (guintptr)gst_cs_memory_get_device_pointer (mem) : 0);
+  seen->event.push_back (meta ? (guintptr)meta->event : 0);
+  return GST_PAD_PROBE_OK;
+}
+
+struct MetaAdder {
+  guint x, y;
+};
+
+/* An upstream crop: a GstVideoCropMeta on cudacrop's input. */
+static GstPadProbeReturn
+add_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * m = static_cast<MetaAdder *> (user);
+  GstBuffer * buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+  GstVideoMeta * vm = gst_buffer_get_video_meta (buf);
+  GstVideoCropMeta * cm = gst_buffer_add_video_crop_meta (buf);
+  cm->x = m->x;
+  cm->y = m->y;
+  cm->width = vm ? vm->width - m->x : 1;
+  cm->height = vm ? vm->height - m->y : 1;
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+probe (GstElement * pipeline, const char * element, const char * pad,
+    GstPadProbeType type, GstPadProbeCallback cb, gpointer user)
+{
+  GstElement * e = testutil::by_name (pipeline, element);
+  GstPad * p = gst_element_get_static_pad (e, pad);
+  gst_pad_add_probe (p, type, cb, user, NULL);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+/* --- the CPU reference for P010/P016 ---------------------------------- */
+
+/* videocrop's NV12 rule with 2-byte samples, sample by sample: luma from
+ * (x, y); chroma pairs from the pair covering x, the row covering y. */
+static GstBuffer *
+crop_semi_planar_16 (GstBuffer * in, const GstVideoInfo * in_info, guint x, guint y,
+    const GstVideoInfo * out_info)
+{
+  GstVideoFrame f, o;
+  GstBuffer * out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (
+      &o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_WRITE));
+  auto row = [] (GstVideoFrame * fr, guint plane, guint r) {
+    return (guint16 *)((guint8 *)GST_VIDEO_FRAME_PLANE_DATA (fr, plane) +
+                       (gsize)r * GST_VIDEO_FRAME_PLANE_STRIDE (fr, plane));
+  };
+  const guint ow = out_info->width, oh = out_info->height;
+  for (guint j = 0; j < oh; j++)
+    for (guint i = 0; i < ow; i++)
+      row (&o, 0, j)[i] = row (&f, 0, y + j)[x + i];
+  for (guint j = 0; j < (oh + 1) / 2; j++)
+    for (guint k = 0; k < (ow + 1) / 2; k++)
+      for (guint c = 0; c < 2; c++)
+        row (&o, 1, j)[2 * k + c] = row (&f, 1, y / 2 + j)[2 * (x / 2 + k) + c];
+  gst_video_frame_unmap (&f);
+  gst_video_frame_unmap (&o);
+  return out;
+}
+
+/* --- one run ---------------------------------------------------------- */
+
+static void
+expect_memory (const Case & c, const Seen & in, const Seen & out, std::string * err)
+{
+  const guint x = (c.crop.l < 0 ? c.auto_left : c.crop.l) + c.mx;
+  const bool nothing = !c.crop.l && !c.crop.r && !c.crop.t && !c.crop.b && !c.out_size;
+  const bool same =
+      nothing || (c.path == Path::ZERO_COPY && !(is_packed_422 (c.format) && (x & 1)));
+  if (in.memory.size () != out.memory.size ()) {
+    *err = "cudacrop took " + std::to_string (in.memory.size ()) + " frames and gave " +
+           std::to_string (out.memory.size ());
+    return;
+  }
+  for (size_t i = 0; i < in.memory.size (); i++) {
+    if (!in.memory[i] || !out.memory[i] || !out.event[i]) {
+      *err = "frame " + std::to_string (i) + " is not in device memory with an event";
+    } else if (same && (in.memory[i] != out.memory[i] || in.event[i] != out.event[i])) {
+      *err = "frame " + std::to_string (i) +
+             ": expected zero-copy (same memory and "
+             "event), got a new " +
+             (in.memory[i] != out.memory[i] ? "memory" : "event");
+    } else if (!same && in.memory[i] == out.memory[i]) {
+      *err = "frame " + std::to_string (i) +
+             ": expected a packed copy, got the input memory";
+    } else if (!same && in.event[i] == out.event[i]) {
+      *err = "frame " + std::to_string (i) + ": the copy recorded no new event";
+    }
+    if (!err->empty ())
+      return;
+  }
+}
+
+static std::string
+run_case (const Case & c)
+{
+  const bool cpu_reference = is_semi_planar_16 (c.format);
+  /* the reference crops what cudacrop crops: left/top plus the crop meta */
+  const Crop ref = { (gint)(c.crop.l + c.mx), (gint)(c.crop.r - c.mx),
+    (gint)(c.crop.t + c.my), (gint)(c.crop.b - c.my) };
+  gchar * size =
+      c.out_size ? g_strdup_printf ("! video/x-raw,%s ", c.out_size) : g_strdup ("");
+  gchar * dsize =
+      c.out_size
+          ? g_strdup_printf ("! video/x-raw(memory:CUDAStreamsMemory),%s ", c.out_size)
+          : g_strdup ("");
+  gchar * ref_branch =
+      cpu_reference ? g_strdup ("t. ! queue ! fakesink")
+                    : g_strdup_printf (
+                          "t. ! queue ! videocrop left=%d right=%d top=%d bottom=%d %s! "
+                          "appsink name=ref sync=false",
+                          ref.l, ref.r, ref.t, ref.b, size);
+  gchar * desc = g_strdup_printf (
+      "videotestsrc pattern=snow num-buffers=%d ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t %s "
+      "t. ! queue ! cudaupload name=up ! cudacrop name=crop left=%d right=%d top=%d "
+      "bottom=%d %s! cudadownload ! appsink name=out sync=false",
+      c.frames, c.format, c.w, c.h, ref_branch, c.crop.l, c.crop.r, c.crop.t, c.crop.b,
+      dsize);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "%s", desc);
+  g_free (desc);
+  g_free (ref_branch);
+  g_free (size);
+  g_free (dsize);
+
+  Captured in, expected, out;
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstElement * crop = testutil::by_name (pipeline, "crop");
+  GstElement * sink = testutil::by_name (pipeline, "out");
+  GstPad * up_sink = gst_element_get_static_pad (up, "sink");
+  if (cpu_reference)
+    testutil::capture_pad (up_sink, &in);
+  else {
+    GstElement * rs = testutil::by_name (pipeline, "ref");
+    testutil::capture_appsink (rs, &expected);
+    gst_object_unref (rs);
+  }
+  testutil::capture_appsink (sink, &out);
+  MetaAdder adder = { c.mx, c.my };
+  if (c.crop_meta)
+    probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
+  Seen seen_in, seen_out;
+  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_in);
+  probe (pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_out);
+  if (c.path == Path::PACKED)
+    probe (pipeline, "crop", "src",
+        (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
+        strip_video_meta, NULL);
+
+  std::string err = testutil::run_to_eos (pipeline);
+  if (err.empty () && cpu_reference) {
+    for (size_t i = 0; i < in.buffers.size () && i < out.buffers.size (); i++)
+      expected.buffers.push_back (
+          crop_semi_planar_16 (in.buffers[i], &in.infos[i], ref.l, ref.t, &out.infos[i]));
+    expected.infos = out.infos;
+  }
+  if (err.empty ())
+    err = testutil::compare_all_cropped (expected, out);
+  if (err.empty () && (gint)out.buffers.size () != c.frames)
+    err = "got " + std::to_string (out.buffers.size ()) + " frames";
+  if (err.empty ())
+    expect_memory (c, seen_in, seen_out, &err);
+  guint64 waits = 99;
+  g_object_get (crop, "host-waits", &waits, NULL);
+  if (err.empty () && waits != 0)
+    err = "cudacrop waited on the host " + std::to_string (waits) + " times";
+  gst_object_unref (up_sink);
+  gst_object_unref (up);
+  gst_object_unref (crop);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+#define CHECK_CASE(c) \
+  do { \
+    std::string e_ = run_case (c); \
+    fail_unless (e_.empty (), "%s %dx%d l%d r%d t%d b%d %s%s: %s", (c).format, (c).w, \
+        (c).h, (c).crop.l, (c).crop.r, (c).crop.t, (c).crop.b, \
+        (c).path == Path::PACKED ? "packed" : "zero-copy", \
+        (c).crop_meta ? " with a crop meta" : "", e_.c_str ()); \
+  } while (0)
+
+static void
+all_formats (Path path)
+{
+  std::vector<const char *> formats (
+      std::begin (videocrop_formats), std::end (videocrop_formats));
+  formats.insert (formats.end (), std::begin (semi_planar_16), std::end (semi_planar_16));
+  for (const char * f : formats) {
+    for (auto [w, h] : { std::pair{ 64, 48 }, std::pair{ 63, 47 } }) {
+      const Crop crops[] = {
+        { 0, 0, 0, 0 }, /* nothing: passthrough */
+        { 3, 5, 1, 2 }, /* odd origin */
+        { 2, 4, 6, 8 }, /* even origin */
+        { 1, 1, 1, 1 },
+        { 3, w - 3 - 1, 5, h - 5 - 1 }, /* 1x1, the smallest for every format */
+        { w - 2, 0, h - 2, 0 },         /* 2x2 at the bottom right */
+      };
+      for (Crop crop : crops) {
+        Case c{ f, w, h, crop, path };
+        c.frames = (w == 64) ? 30 : 8;
+        CHECK_CASE (c);
+      }
+    }
+  }
+  /* full HD, a centre crop and an odd one */
+  for (const char * f : { "NV12", "I420", "RGBA", "YUY2", "P010_10LE", "UYVY", "RGB" }) {
+    for (Crop crop : { Crop{ 320, 320, 180, 180 }, Crop{ 101, 37, 33, 9 } }) {
+      Case c{ f, 1920, 1080, crop, path };
+      CHECK_CASE (c);
+    }
+  }
+}
+
+GST_START_TEST (test_exact_zero_copy)
+{
+  all_formats (Path::ZERO_COPY);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_exact_packed)
+{
+  all_formats (Path::PACKED);
+}
+GST_END_TEST;
+
+/* A crop meta from upstream: cudacrop crops within the region it marks. */
+GST_START_TEST (test_upstream_crop_meta)
+{
+  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+    for (const char * f :
+        { "NV12", "I420", "RGBA", "YUY2", "UYVY", "Y42B", "P010_10LE" }) {
+      for (auto [mx, my] : { std::pair{ 4u, 2u }, std::pair{ 3u, 1u } }) {
+        Case c{ f, 64, 48, Crop{ 3, 5, 1, 3 }, path };
+        c.crop_meta = true;
+        c.mx = mx;
+        c.my = my;
+        CHECK_CASE (c);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* Device buffers shared by a tee: cudacrop may not change their metadata,
+ * so it copies; the other branch still sees the whole frame. */
+GST_START_TEST (test_tee_of_device_buffers)
+{
+  for (const char * f : { "NV12", "I420", "YUY2", "RGBA" }) {
+    for (const char * crop :
+        { "left=4 right=6 top=2 bottom=4", "left=3 right=5 top=1 bottom=2" }) {
+      gchar * desc = g_strdup_printf (
+          "videotestsrc pattern=snow num-buffers=30 ! "
+          "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
+          "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
+          "t. ! queue ! cudaupload name=up ! tee name=d "
+          "d. ! queue ! cudacrop name=crop %s ! cudadownload ! appsink name=out "
+          "sync=false "
+          "d. ! queue ! cudadownload ! appsink name=full sync=false",
+          f, crop, crop);
+      GstElement * pipeline = gst_parse_launch (desc, NULL);
+      g_free (desc);
+      Captured in, expected, out, full;
+      GstElement * up = testutil::by_name (pipeline, "up");
+      GstPad * pad = gst_element_get_static_pad (up, "sink");
+      testutil::capture_pad (pad, &in);
+      GstElement *rs = testutil::by_name (pipeline, "ref"),
+                 *os = testutil::by_name (pipeline, "out"),
+                 *fs = testutil::by_name (pipeline, "full");
+      testutil::capture_appsink (rs, &expected);
+      testutil::capture_appsink (os, &out);
+      testutil::capture_appsink (fs, &full);
+      std::string err = testutil::run_to_eos (pipeline);
+      if (err.empty ())
+        err = testutil::compare_all_cropped (expected, out);
+      if (err.empty ())
+        err = testutil::compare_all (in, full);
+      fail_unless (err.empty (), "%s %s: %s", f, crop, err.c_str ());
+      gst_object_unref (pad);
+      gst_object_unref (up);
+      gst_object_unref (rs);
+      gst_object_unref (os);
+      gst_object_unref (fs);
+      gst_object_unref (pipeline);
+    }
+  }
+}
+GST_END_TEST;
+
+/* -1: the size comes from downstream, split like videocrop splits it. */
+GST_START_TEST (test_automatic_crop)
+{
+  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+    for (const char * f : { "NV12", "I420", "RGBA", "YUY2" }) {
+      Case c{ f, 64, 48, Crop{ -1, -1, -1, 5 }, path };
+      c.out_size = "width=51,height=31"; /* left 6, right 7, top 12 */
+      c.auto_left = 6;
+      c.frames = 10;
+      CHECK_CASE (c);
+      Case d{ f, 64, 48, Crop{ -1, 3, 2, -1 }, path };
+      d.out_size = "width=50,height=41"; /* left 11, bottom 5 */
+      d.auto_left = 11;
+      d.frames = 10;
+      CHECK_CASE (d);
+    }
+  }
+}
+GST_END_TEST;
+
+/* --- live property changes -------------------------------------------- */
+
+struct Changer {
+  gint count = 0;
+};
+
+/* Frame 20 and frame 40 enter the element with new properties set while
+ * PLAYING (from its streaming thread, so the frame is known exactly). */
+static GstPadProbeReturn
+change_crop (GstPad * pad, GstPadProbeInfo *, gpointer user)
+{
+  auto * ch = static_cast<Changer *> (user);
+  GstElement * e = gst_pad_get_parent_element (pad);
+  if (ch->count == 20)
+    g_object_set (e, "left", 5, "right", 10, "top", 3, "bottom", 0, NULL);
+  else if (ch->count == 40)
+    g_object_set (e, "left", 0, "right", 0, "top", 0, "bottom", 0, NULL);
+  else if (ch->count == 50)
+    g_object_set (e, "left", 1, "bottom", 1, NULL);
+  ch->count++;
+  gst_object_unref (e);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_live_property_change)
+{
+  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+    for (const char * f : { "NV12", "YUY2", "RGBA", "I420" }) {
+      gchar * desc = g_strdup_printf (
+          "videotestsrc pattern=snow num-buffers=60 ! "
+          "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
+          "t. ! queue ! videocrop name=vc left=2 right=2 top=2 bottom=2 ! appsink "
+          "name=ref sync=false "
+          "t. ! queue ! cudaupload ! cudacrop name=crop left=2 right=2 top=2 bottom=2 ! "
+          "cudadownload ! appsink name=out sync=false",
+          f);
+      GstElement * pipeline = gst_parse_launch (desc, NULL);
+      g_free (desc);
+      Captured expected, out;
+      GstElement * rs = testutil::by_name (pipeline, "ref");
+      GstElement * os = testutil::by_name (pipeline, "out");
+      testutil::capture_appsink (rs, &expected);
+      testutil::capture_appsink (os, &out);
+      Changer ref_changer, changer;
+      probe (
+          pipeline, "vc", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &ref_changer);
+      probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &changer);
+      if (path == Path::PACKED)
+        probe (pipeline, "crop", "src",
+            (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+                              GST_PAD_PROBE_TYPE_PULL),
+            strip_video_meta, NULL);
+      std::string err = testutil::run_to_eos (pipeline);
+      if (err.empty ())
+        err = testutil::compare_all_cropped (expected, out);
+      fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+      /* the new size from the very frame that follows the change */
+      for (size_t i = 0; i < out.infos.size (); i++) {
+        gint w = i < 20 ? 60 : i < 40 ? 49 : i < 50 ? 64 : 63;
+        gint h = i < 20 ? 44 : i < 40 ? 45 : i < 50 ? 48 : 47;
+        fail_unless (out.infos[i].width == w && out.infos[i].height == h,
+            "%s frame %zu: %dx%d, expected %dx%d", f, i, out.infos[i].width,
+            out.infos[i].height, w, h);
+      }
+      fail_unless_equals_int (out.infos.size (), 60);
+      gst_object_unref (rs);
+      gst_object_unref (os);
+      gst_object_unref (pipeline);
+    }
+  }
+}
+GST_END_TEST;
+
+/* --- host waits ------------------------------------------------------- */
+
+GST_START_TEST (test_no_host_waits)
+{
+  const int frames = 120;
+  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+    for (const char * crop : { "left=320 right=320 top=180 bottom=180",
+             "left=101 right=37 top=33 bottom=9" }) {
+      gchar * desc = g_strdup_printf (
+          "videotestsrc num-buffers=%d ! "
+          "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! "
+          "cudaupload name=up ! cudacrop name=crop %s ! cudadownload name=down ! "
+          "fakesink",
+          frames, crop);
+      GstElement * pipeline = gst_parse_launch (desc, NULL);
+      g_free (desc);
+      if (path == Path::PACKED)
+        probe (pipeline, "crop", "src",
+            (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+                              GST_PAD_PROBE_TYPE_PULL),
+            strip_video_meta, NULL);
+      guint64 before = gst_cs_host_waits_total ();
+      std::string err = testutil::run_to_eos (pipeline);
+      fail_unless (err.empty (), "%s", err.c_str ());
+      GstElement * up = testutil::by_name (pipeline, "up");
+      GstElement * c = testutil::by_name (pipeline, "crop");
+      GstElement * down = testutil::by_name (pipeline, "down");
+      guint64 up_waits = 99, crop_waits = 99, down_waits = 0;
+      g_object_get (up, "host-waits", &up_waits, NULL);
+      g_object_get (c, "host-waits", &crop_waits, NULL);
+      g_object_get (down, "host-waits", &down_waits, NULL);
+      fail_unless_equals_uint64 (crop_waits, 0);
+      fail_unless_equals_uint64 (up_waits, 0);
+      fail_unless_equals_uint64 (down_waits, frames);
+      guint64 total = gst_cs_host_waits_total () - before;
+      fail_unless (total >= (guint64)frames && total <= (guint64)frames + 10,
+          "total waits %" G_GUINT64_FORMAT, total);
+      gst_object_unref (up);
+      gst_object_unref (c);
+      gst_object_unref (down);
+      gst_object_unref (pipeline);
+    }
+  }
+}
+GST_END_TEST;
+
+/* --- bad input -------------------------------------------------------- */
+
+/* Runs to EOS or error; returns the error ("" at EOS) and the warnings. */
+static std::string
+run_collecting (GstElement * pipeline, std::string * warnings)
+{
+  std::string result = "timed out";
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  GstBus * bus = gst_element_get_bus (pipeline);
+  for (;;) {
+    GstMessage * msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+        (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    if (!msg)
+      break;
+    GError * err = NULL;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
+      gst_message_parse_warning (msg, &err, NULL);
+      *warnings += std::string (GST_OBJECT_NAME (msg->src)) + ": " + err->message + "\n";
+      g_error_free (err);
+      gst_message_unref (msg);
+      continue;
+    }
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gchar * dbg = NULL;
+      gst_message_parse_error (msg, &err, &dbg);
+      result = std::string (GST_OBJECT_NAME (msg->src)) + ": " + err->message + " (" +
+               (dbg ? dbg : "") + ")";
+      g_error_free (err);
+      g_free (dbg);
+    } else {
+      result = "";
+    }
+    gst_message_unref (msg);
+    break;
+  }
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  return result;
+}
+
+/* Sets a crop on frame 2, while PLAYING. */
+static GstPadProbeReturn
+crop_everything (GstPad * pad, GstPadProbeInfo *, gpointer user)
+{
+  auto * ch = static_cast<Changer *> (user);
+  if (ch->count++ == 2) {
+    GstElement * e = gst_pad_get_parent_element (pad);
+    g_object_set (e, "left", 40, "right", 30, NULL);
+    gst_object_unref (e);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_nothing_left_is_an_error)
+{
+  const char * crops[] = { "left=40 right=30", "top=24 bottom=24", "left=64",
+    "left=-1 right=64" };
+  const char * base =
+      "videotestsrc num-buffers=5 ! "
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload ! "
+      "cudacrop name=crop %s ! cudadownload ! fakesink";
+  for (const char * crop : crops) {
+    /* In the description: the link is refused, like videocrop's. */
+    gchar * desc = g_strdup_printf (base, crop);
+    GError * error = NULL;
+    GstElement * pipeline = gst_parse_launch (desc, &error);
+    g_free (desc);
+    fail_unless (error != NULL && strstr (error->message, "could not link"), "%s: %s",
+        crop, error ? error->message : "linked");
+    g_clear_error (&error);
+    std::string warnings;
+    if (pipeline) {
+      fail_if (run_collecting (pipeline, &warnings).empty ()); /* and no crash */
+      gst_object_unref (pipeline);
+    }
+
+    /* Set before PLAYING: negotiation fails, and cudacrop says why. */
+    desc = g_strdup_printf (base, "");
+    pipeline = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    GstElement * e = testutil::by_name (pipeline, "crop");
+    gchar * args = g_strdup (crop);
+    gchar ** kv = g_strsplit_set (args, " =", -1);
+    for (int i = 0; kv[i] && kv[i + 1]; i += 2)
+      g_object_set (e, kv[i], atoi (kv[i + 1]), NULL);
+    g_strfreev (kv);
+    g_free (args);
+    gst_object_unref (e);
+    warnings.clear ();
+    std::string err = run_collecting (pipeline, &warnings);
+    GST_INFO ("%s: error %s, warnings %s", crop, err.c_str (), warnings.c_str ());
+    fail_unless (
+        err.find ("not-negotiated") != std::string::npos, "%s: %s", crop, err.c_str ());
+    fail_unless (warnings.find ("crop: Crop leaves nothing of the 64x48 input") !=
+                     std::string::npos,
+        "%s: warnings: %s", crop, warnings.c_str ());
+    gst_object_unref (pipeline);
+  }
+
+  /* Set while PLAYING: the next frame cannot be negotiated. */
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=10 ! "
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload ! "
+      "cudacrop name=crop left=2 ! cudadownload ! appsink name=out sync=false",
+      NULL);
+  Changer changer;
+  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, crop_everything, &changer);
+  GstElement * sink = testutil::by_name (pipeline, "out");
+  Captured out;
+  testutil::capture_appsink (sink, &out);
+  std::string warnings;
+  std::string err = run_collecting (pipeline, &warnings);
+  fail_unless (err.find ("not-negotiated") != std::string::npos, "%s", err.c_str ());
+  fail_unless (warnings.find ("crop: Crop leaves nothing of the 64x48 input: left 40 + "
+                              "right 30") != std::string::npos,
+      "warnings: %s", warnings.c_str ());
+  fail_unless_equals_int (out.buffers.size (), 2);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* A crop meta that, with left/top, reaches past the frame. */
+GST_START_TEST (test_crop_meta_out_of_frame)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload ! "
+      "cudacrop name=crop left=3 ! cudadownload ! fakesink",
+      NULL);
+  MetaAdder adder = { 10, 0 };
+  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.find ("does not fit in the 64x48 frame") != std::string::npos, "%s",
+      err.c_str ());
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Caps change mid-stream: the crop follows; one it cannot apply is an
+ * error, not a crash. */
+static std::string
+caps_change (const char * format, const char * crop, Captured * expected, Captured * out,
+    std::string * warnings)
+{
+  /* without a reference, as videocrop would fail first on a bad crop */
+  gchar * ref = expected
+                    ? g_strdup_printf ("t. ! queue ! videocrop %s ! appsink name=ref "
+                                       "sync=false",
+                          crop)
+                    : g_strdup ("t. ! queue ! fakesink name=ref");
+  gchar * desc = g_strdup_printf (
+      "appsrc name=src format=time ! tee name=t %s "
+      "t. ! queue ! cudaupload ! cudacrop name=crop %s ! cudadownload ! appsink name=out "
+      "sync=false",
+      ref, crop);
+  g_free (ref);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement * src = testutil::by_name (pipeline, "src");
+  GstElement *rs = testutil::by_name (pipeline, "ref"),
+             *os = testutil::by_name (pipeline, "out");
+  if (expected)
+    testutil::capture_appsink (rs, expected);
+  testutil::capture_appsink (os, out);
+  gint pts = 0;
+  for (auto [w, h] : { std::pair{ 128, 96 }, std::pair{ 64, 48 } }) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (format), w, h);
+    info.fps_n = 30;
+    GstCaps * caps = gst_video_info_to_caps (&info);
+    gst_app_src_set_caps (GST_APP_SRC (src), caps);
+    gst_caps_unref (caps);
+    for (int i = 0; i < 5; i++) {
+      GstBuffer * buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+      GstMapInfo map;
+      gst_buffer_map (buf, &map, GST_MAP_WRITE);
+      testutil::fill_random (map.data, map.size, 31 * pts + w);
+      gst_buffer_unmap (buf, &map);
+      GST_BUFFER_PTS (buf) = pts++ * GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  std::string err = run_collecting (pipeline, warnings);
+  gst_object_unref (src);
+  gst_object_unref (rs);
+  gst_object_unref (os);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+GST_START_TEST (test_caps_change_mid_stream)
+{
+  for (const char * f : { "NV12", "YUY2", "I420", "RGB" }) {
+    Captured expected, out;
+    std::string warnings;
+    std::string err =
+        caps_change (f, "left=3 right=5 top=1 bottom=2", &expected, &out, &warnings);
+    if (err.empty ())
+      err = testutil::compare_all_cropped (expected, out);
+    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    fail_unless_equals_int (out.buffers.size (), 10);
+    fail_unless_equals_int (out.infos[9].width, 56);
+  }
+  /* 70 columns of 128 work, of 64 not */
+  Captured out;
+  std::string warnings;
+  std::string err = caps_change ("NV12", "left=40 right=30", NULL, &out, &warnings);
+  fail_if (err.empty ());
+  fail_unless (
+      warnings.find ("Crop leaves nothing of the 64x48 input") != std::string::npos,
+      "warnings: %s", warnings.c_str ());
+  for (size_t i = 0; i < out.buffers.size (); i++)
+    fail_unless_equals_int (out.infos[i].width, 58);
+}
+GST_END_TEST;
+
+static Suite *
+crop_suite (void)
+{
+  Suite * s = suite_create ("crop_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_exact_zero_copy);
+  tcase_add_test (tc, test_exact_packed);
+  tcase_add_test (tc, test_upstream_crop_meta);
+  tcase_add_test (tc, test_tee_of_device_buffers);
+  tcase_add_test (tc, test_automatic_crop);
+  tcase_add_test (tc, test_live_property_change);
+  tcase_add_test (tc, test_no_host_waits);
+  tcase_add_test (tc, test_nothing_left_is_an_error);
+  tcase_add_test (tc, test_crop_meta_out_of_frame);
+  tcase_add_test (tc, test_caps_change_mid_stream);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("crop_gpu");
+  return gst_check_run_suite (crop_suite (), "crop_gpu", __FILE__);
+}
