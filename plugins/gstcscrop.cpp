@@ -25,6 +25,9 @@
  * packed frame, which any GstVideoMeta reader handles, and YUY2/UYVY at odd
  * columns stays exact, which a crop meta would leave to the consumer.
  *
+ * With nothing to crop (all four 0) frames go on untouched; a crop meta on
+ * them is still applied.
+ *
  * A crop that leaves nothing (left + right >= width, top + bottom >= height)
  * refuses the caps: linking fails, or negotiation does and the element posts
  * a warning saying why. videocrop maps such sizes to 1 in its caps transform
@@ -73,6 +76,7 @@ struct _GstCsCrop {
   GstVideoInfo out_info;
   gboolean zero_copy;           /* downstream reads GstVideoMeta */
   gboolean warned_nothing_left; /* object lock; reset by a new crop */
+  gboolean nothing;             /* all four are 0 */
   GstBufferPool * pool;         /* packed output frames */
 };
 
@@ -289,9 +293,11 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
   GST_OBJECT_UNLOCK (self);
   self->in_info = in;
   self->out_info = out;
-  /* Nothing to crop: the buffers go through untouched (an upstream crop
-   * meta included), and decide_allocation is skipped. */
-  gst_base_transform_set_passthrough (trans, (l | r | t | b) == 0);
+  /* Nothing to crop: buffers go through untouched, unless they carry a crop
+   * meta. No basetransform passthrough: it would hand upstream downstream's
+   * ALLOCATION answer, and an upstream that was told we take crop metas
+   * would keep sending them to a downstream that ignores them. */
+  self->nothing = (l | r | t | b) == 0;
   GST_DEBUG_OBJECT (self,
       "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, l, r, t, b,
       incaps, outcaps);
@@ -370,8 +376,8 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
   /* A zero-copy crop needs no frames of its own (YUY2 at an odd column
-   * aside): allocate them when a frame first needs them. */
-  if (!self->zero_copy && !activate_pool (self))
+   * aside), nor does no crop: allocate them when a frame first needs them. */
+  if (!self->zero_copy && !self->nothing && !activate_pool (self))
     return FALSE;
   gst_cs_query_set_pool (query, self->pool, info.size, min, 0);
   return TRUE;
@@ -392,11 +398,18 @@ crop_origin (GstCsCrop * self, GstBuffer * buf, guint64 * x, guint64 * y)
   }
 }
 
+/* Nothing to crop in this frame: it goes on as it is. */
+static gboolean
+untouched (GstCsCrop * self, GstBuffer * buf)
+{
+  return self->nothing && !gst_buffer_get_video_crop_meta (buf);
+}
+
 static GstFlowReturn
 prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_CROP (trans);
-  if (gst_base_transform_is_passthrough (trans)) {
+  if (untouched (self, inbuf)) {
     *outbuf = inbuf;
     return GST_FLOW_OK;
   }
@@ -539,6 +552,8 @@ static GstFlowReturn
 transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto * self = GST_CS_CROP (trans);
+  if (outbuf == inbuf && untouched (self, inbuf))
+    return GST_FLOW_OK;
   GstVideoInfo layout;
   GstCsCropPlane planes[GST_VIDEO_MAX_PLANES];
   gboolean offsets_only = FALSE;

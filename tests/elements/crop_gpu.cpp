@@ -284,7 +284,7 @@ all_formats (Path path)
   for (const char * f : formats) {
     for (auto [w, h] : { std::pair{ 64, 48 }, std::pair{ 63, 47 } }) {
       const Crop crops[] = {
-        { 0, 0, 0, 0 }, /* nothing: passthrough */
+        { 0, 0, 0, 0 }, /* nothing: the input goes on */
         { 3, 5, 1, 2 }, /* odd origin */
         { 2, 4, 6, 8 }, /* even origin */
         { 1, 1, 1, 1 },
@@ -331,6 +331,63 @@ GST_START_TEST (test_upstream_crop_meta)
         c.mx = mx;
         c.my = my;
         CHECK_CASE (c);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* videocrop on device buffers can only hand its crop on as a crop meta,
+ * which cudacrop advertises and honours: the two crops add up. */
+struct Chain {
+  const char * mine; /* cudacrop's properties */
+  Crop total;        /* videocrop's (left=3 top=1) plus ours */
+};
+
+GST_START_TEST (test_videocrop_meta_upstream)
+{
+  /* the second: no crop of our own, the crop meta alone is applied */
+  const Chain chains[] = { { "left=2 right=1", { 5, 1, 1, 0 } }, { "", { 3, 0, 1, 0 } } };
+  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+    for (const char * f : { "NV12", "I420", "RGBA", "YUY2" }) {
+      for (const Chain & ch : chains) {
+        gchar * desc = g_strdup_printf (
+            "videotestsrc pattern=snow num-buffers=30 ! "
+            "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
+            "t. ! queue ! videocrop left=%d right=%d top=%d bottom=%d ! appsink name=ref "
+            "sync=false t. ! queue ! cudaupload ! videocrop left=3 top=1 ! cudacrop "
+            "name=crop %s ! cudadownload ! appsink name=out sync=false",
+            f, ch.total.l, ch.total.r, ch.total.t, ch.total.b, ch.mine);
+        GstElement * pipeline = gst_parse_launch (desc, NULL);
+        g_free (desc);
+        Captured expected, out;
+        GstElement * rs = testutil::by_name (pipeline, "ref");
+        GstElement * os = testutil::by_name (pipeline, "out");
+        testutil::capture_appsink (rs, &expected);
+        testutil::capture_appsink (os, &out);
+        Seen seen_in, seen_out;
+        probe (
+            pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_in);
+        probe (
+            pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_out);
+        if (path == Path::PACKED)
+          probe (pipeline, "crop", "src",
+              (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
+                                GST_PAD_PROBE_TYPE_PULL),
+              strip_video_meta, NULL);
+        std::string err = testutil::run_to_eos (pipeline);
+        if (err.empty ())
+          err = testutil::compare_all_cropped (expected, out);
+        if (err.empty ()) {
+          /* the origin is odd: YUY2 is always copied */
+          Case c{ f, 64, 48, ch.total, path };
+          expect_memory (c, seen_in, seen_out, &err);
+        }
+        fail_unless (err.empty (), "%s %s, cudacrop %s: %s", f,
+            path == Path::PACKED ? "packed" : "zero-copy", ch.mine, err.c_str ());
+        gst_object_unref (rs);
+        gst_object_unref (os);
+        gst_object_unref (pipeline);
       }
     }
   }
@@ -749,6 +806,7 @@ crop_suite (void)
   tcase_add_test (tc, test_exact_zero_copy);
   tcase_add_test (tc, test_exact_packed);
   tcase_add_test (tc, test_upstream_crop_meta);
+  tcase_add_test (tc, test_videocrop_meta_upstream);
   tcase_add_test (tc, test_tee_of_device_buffers);
   tcase_add_test (tc, test_automatic_crop);
   tcase_add_test (tc, test_live_property_change);
