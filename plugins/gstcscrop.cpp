@@ -319,9 +319,8 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
   if (!GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)
            ->propose_allocation (trans, decide_query, query))
     return FALSE;
-  if (!decide_query) /* passthrough: downstream answered */
-    return TRUE;
-  /* We read any plane layout and crop within an upstream crop. */
+  /* Whatever downstream takes (copied from our ALLOCATION query), we read
+   * any plane layout and crop within an upstream crop. */
   add_meta_once (query, GST_VIDEO_META_API_TYPE);
   add_meta_once (query, GST_VIDEO_CROP_META_API_TYPE);
   return TRUE;
