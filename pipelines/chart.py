@@ -15,7 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LABEL = {"updown": "up→down", "uponly": "up", "crop": "crop",
-         "updown-mif0": "up→down mif=0"}
+         "updown-mif0": "up→down mif=0", "updown-bevents": "up→down blk ev",
+         "uponly-bevents": "up blk ev"}
 SHORT = {"1920x1080": "1080p", "3840x2160": "4K"}
 
 

@@ -23,9 +23,11 @@ TARGET_RATIO = 5.0
 TARGET_PAGEABLE_GBPS = 12.0
 WAIT_TOLERANCE = 0.02       # per frame: "exactly one" within counting noise
 
-CASES = ["updown", "uponly", "crop", "updown-mif0", "updown-bsync"]
+CASES = ["updown", "uponly", "crop", "updown-mif0", "updown-bsync", "updown-bevents",
+         "uponly-bevents"]
 # Variants of a case: same peer and limit, no targets of their own.
-VARIANT_OF = {"updown-mif0": "updown", "updown-bsync": "updown"}
+VARIANT_OF = {"updown-mif0": "updown", "updown-bsync": "updown", "updown-bevents": "updown",
+              "uponly-bevents": "uponly"}
 FORMATS = ["RGBA", "NV12"]
 CASE_LABEL = {
     "updown": "up→down",
@@ -33,6 +35,8 @@ CASE_LABEL = {
     "crop": "up→crop→down",
     "updown-mif0": "up→down mif=0",
     "updown-bsync": "up→down blocking sync",
+    "updown-bevents": "up→down blocking events",
+    "uponly-bevents": "up only blocking events",
 }
 CROP_OUT = {"3840x2160": "1920x1080"}
 
@@ -282,8 +286,9 @@ def main():
     print(f"gst-cudastreams benchmark on {a.gpu}, {a.date}")
     print(table(rows))
     print()
-    print("ours = this project (cudadownload max-in-flight=3 unless mif=0; blocking sync = "
-          "host waits sleep, cudaDeviceScheduleBlockingSync, instead of CUDA's default spin); "
+    print("ours = this project (cudadownload max-in-flight=3 unless mif=0; blocking events = "
+          "every CUDA event created with cudaEventBlockingSync through an LD_PRELOAD shim, so "
+          "host waits sleep instead of spinning: an experiment); "
           "nvcodec = GStreamer "
           "1.22 nvcodec cudaupload ! cudadownload (up→crop→down: followed by CPU videocrop); "
           "CPU videocrop = videocrop alone on system memory; limit = gcs-copy-limits for the "
