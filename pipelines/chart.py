@@ -15,8 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LABEL = {"updown": "up→down", "uponly": "up", "crop": "crop",
-         "updown-mif0": "up→down mif=0", "updown-bevents": "up→down blk ev",
-         "uponly-bevents": "up blk ev"}
+         "updown-mif0": "up→down\nmif=0", "updown-bevents": "up→down\nblk events",
+         "uponly-bevents": "up\nblk events"}
 SHORT = {"1920x1080": "1080p", "3840x2160": "4K"}
 
 
@@ -39,14 +39,14 @@ def main():
     series = [("ours", "ours_fps", "#2a7ab9"), ("nvcodec 1.22", "nvcodec_fps", "#c9622b"),
               ("copy limit", "limit_fps", "#9a9a9a")]
     width = 0.27
-    fig, ax = plt.subplots(figsize=(max(10, 0.75 * len(rows)), 5.5))
+    fig, ax = plt.subplots(figsize=(max(10, 0.95 * len(rows)), 5.5))
     for i, (label, key, color) in enumerate(series):
         xs = [j + (i - 1) * width for j in range(len(rows))]
         ax.bar(xs, [num(r[key]) for r in rows], width, label=label, color=color)
     ax.set_yscale("log")
     ax.set_ylabel("frames/s (log scale)")
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels(names, fontsize=7)
+    ax.set_xticklabels(names, fontsize=6.5)
     ax.grid(axis="y", which="both", alpha=0.3)
     ax.legend()
     ax.set_title("gst-cudastreams vs nvcodec vs PCIe copy limit" +

@@ -7,7 +7,7 @@
  * 1080p centre down). Each figure is the median of --reps timed rounds after
  * one untimed round; a round is a batch of copies of one frame size (host
  * frames rotate over four buffers, as a producer's do), timed with CUDA
- * events from a gate that opens both directions at the same moment.
+ * events; in duplex both directions start together from a host barrier.
  *
  * "linear" copies are one cudaMemcpyAsync per frame; "pitched" ones copy each
  * plane with cudaMemcpy2DAsync into rows aligned to 256 bytes, the layout the
@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +40,6 @@
 namespace {
 
 constexpr size_t kPitchAlign = 256;     /* as GST_CS_DEVICE_PITCH_ALIGN */
-constexpr double kGateNs = 2e6;
 constexpr size_t kRoundBytes = 200u << 20;
 
 struct Plane {
@@ -103,18 +103,6 @@ struct Buffers {
   void *pageable_up[kHostFrames] = {}, *pageable_down[kHostFrames] = {};
 };
 
-/* Holds the copy engines back until both directions are queued, so they
- * start together and the duplex figure is a true overlap. */
-__global__ void
-spin (double ns)
-{
-  unsigned long long t0, t;
-  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while ((double) (t - t0) < ns);
-}
-
 void
 enqueue (const Side &s, const Buffers &b, bool up, int i, cudaStream_t stream)
 {
@@ -145,8 +133,8 @@ enqueue (const Side &s, const Buffers &b, bool up, int i, cudaStream_t stream)
 }
 
 struct Streams {
-  cudaStream_t gate, up, down;
-  cudaEvent_t opened, up_done, down_done;
+  cudaStream_t up, down;
+  cudaEvent_t up_start, up_done, down_start, down_done;
 };
 
 double
@@ -160,22 +148,35 @@ struct Result {
   double fps = 0, h2d_gbps = 0, d2h_gbps = 0;
 };
 
+/* Elapsed seconds from a to b (b may be the earlier one). */
+double
+seconds_between (cudaEvent_t a, cudaEvent_t b)
+{
+  float ms = 0;
+  CHECK (cudaEventElapsedTime (&ms, a, b));
+  return ms / 1e3;
+}
+
 Result
 measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, int reps)
 {
   size_t up_bytes = up.frame ? up.frame->bytes () : 0;
   size_t down_bytes = down.frame ? down.frame->bytes () : 0;
   int batch = (int) std::clamp<size_t> (kRoundBytes / std::max (up_bytes, down_bytes), 2, 64);
+  int sides = (up.frame ? 1 : 0) + (down.frame ? 1 : 0);
   std::vector<double> pair, t_up, t_down;
   for (int r = -1; r < reps; r++) {
-    spin<<<1, 1, 0, s.gate>>> (kGateNs);
-    CHECK (cudaGetLastError ());
-    CHECK (cudaEventRecord (s.opened, s.gate));
     /* Pageable copies block the calling thread: one thread per direction
-     * lets the two directions really run at the same time. */
+     * lets the two directions really run at the same time. Both threads
+     * start at a host barrier, each stamps its idle stream just before its
+     * first copy, so the round runs from the earlier stamp to the later end. */
+    std::atomic<int> arrived{0};
     auto side = [&] (const Side &sd, bool is_up) {
       cudaStream_t st = is_up ? s.up : s.down;
-      CHECK (cudaStreamWaitEvent (st, s.opened, 0));
+      arrived.fetch_add (1);
+      while (arrived.load () < sides) {
+      }
+      CHECK (cudaEventRecord (is_up ? s.up_start : s.down_start, st));
       for (int i = 0; i < batch; i++)
         enqueue (sd, b, is_up, i, st);
       CHECK (cudaEventRecord (is_up ? s.up_done : s.down_done, st));
@@ -189,20 +190,28 @@ measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, i
       tu.join ();
     if (td.joinable ())
       td.join ();
-    float ms_up = 0, ms_down = 0;
+    double sec_up = 0, sec_down = 0, round = 0;
     if (up.frame) {
       CHECK (cudaEventSynchronize (s.up_done));
-      CHECK (cudaEventElapsedTime (&ms_up, s.opened, s.up_done));
+      sec_up = seconds_between (s.up_start, s.up_done);
     }
     if (down.frame) {
       CHECK (cudaEventSynchronize (s.down_done));
-      CHECK (cudaEventElapsedTime (&ms_down, s.opened, s.down_done));
+      sec_down = seconds_between (s.down_start, s.down_done);
+    }
+    if (up.frame && down.frame) {
+      /* From the earlier start to the later end. */
+      cudaEvent_t first = seconds_between (s.up_start, s.down_start) >= 0 ? s.up_start
+                                                                          : s.down_start;
+      round = std::max (seconds_between (first, s.up_done), seconds_between (first, s.down_done));
+    } else {
+      round = sec_up + sec_down;
     }
     if (r < 0)
       continue;                 /* warm-up: first touch, staging buffers */
-    pair.push_back (std::max (ms_up, ms_down) / 1e3 / batch);
-    t_up.push_back (ms_up / 1e3 / batch);
-    t_down.push_back (ms_down / 1e3 / batch);
+    pair.push_back (round / batch);
+    t_up.push_back (sec_up / batch);
+    t_down.push_back (sec_down / batch);
   }
   Result res;
   res.fps = 1.0 / median (pair);
@@ -292,11 +301,11 @@ main (int argc, char **argv)
     b.pageable_down[k] = host_alloc (Mem::pageable, cap);
   }
   Streams s;
-  CHECK (cudaStreamCreateWithFlags (&s.gate, cudaStreamNonBlocking));
   CHECK (cudaStreamCreateWithFlags (&s.up, cudaStreamNonBlocking));
   CHECK (cudaStreamCreateWithFlags (&s.down, cudaStreamNonBlocking));
-  CHECK (cudaEventCreate (&s.opened));
+  CHECK (cudaEventCreate (&s.up_start));
   CHECK (cudaEventCreate (&s.up_done));
+  CHECK (cudaEventCreate (&s.down_start));
   CHECK (cudaEventCreate (&s.down_done));
 
   std::printf ("%-7s %-9s %-8s %-16s %-16s %10s %9s %9s\n", "what", "host mem", "layout",
