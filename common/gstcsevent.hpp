@@ -16,8 +16,9 @@ namespace gcs {
 class Event {
 public:
   // An event of `device` from its pool, with one reference; nullptr and
-  // `error` set when the driver cannot create one.
-  static Event *acquire (int device, GError **error);
+  // `error` set when the driver cannot create one. A `blocking` event makes a
+  // host wait on it sleep (cudaEventBlockingSync) instead of spinning a core.
+  static Event *acquire (int device, bool blocking, GError **error);
 
   void ref () { refs_.fetch_add (1, std::memory_order_relaxed); }
   void unref ();
@@ -32,10 +33,12 @@ public:
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
 private:
-  Event (int device, cudaEvent_t event) : device_ (device), event_ (event) {}
+  Event (int device, bool blocking, cudaEvent_t event)
+      : device_ (device), blocking_ (blocking), event_ (event) {}
 
   std::atomic<int> refs_{1};
   int device_;
+  bool blocking_;
   cudaEvent_t event_;
   cudaStream_t stream_ = nullptr;
 };

@@ -9,7 +9,9 @@
  *
  * With max-in-flight > 0 the element keeps that many copies running while it
  * accepts the next frames, so that uploads and downloads overlap: more
- * throughput for that many frames of latency.
+ * throughput for that many frames of latency. By default (-1) it keeps two
+ * unless upstream is live, where it keeps none. Host waits sleep until the GPU
+ * signals the copy (spin-wait=true busy-waits instead).
  *
  * ## Example
  * |[
@@ -30,16 +32,21 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cs_download_debug);
 #define GST_CAT_DEFAULT gst_cs_download_debug
 
-#define DEFAULT_MAX_IN_FLIGHT 0
+#define DEFAULT_MAX_IN_FLIGHT -1  /* auto */
+#define AUTO_IN_FLIGHT 2          /* overlaps uploads and downloads fully */
 #define MAX_IN_FLIGHT_LIMIT 16
 
-enum { PROP_0, PROP_MAX_IN_FLIGHT };
+#define DEFAULT_SPIN_WAIT FALSE
+
+enum { PROP_0, PROP_MAX_IN_FLIGHT, PROP_SPIN_WAIT };
 
 struct _GstCsDownload {
   GstCsBaseTransform parent;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  guint max_in_flight;          /* property, object lock */
+  gint max_in_flight;           /* property, object lock; -1 = auto */
+  gboolean live;                /* upstream is live (auto keeps no frames) */
+  gboolean spin_wait;           /* property, object lock */
   GstBufferPool *pool;          /* pinned output frames */
   std::deque<GstBuffer *> *pending;     /* copies enqueued, not yet pushed */
 };
@@ -90,6 +97,29 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
   return TRUE;
 }
 
+/* Frames to keep in flight, for an upstream that is (not) live. */
+static guint
+in_flight_for (GstCsDownload * self, gboolean live)
+{
+  GST_OBJECT_LOCK (self);
+  gint n = self->max_in_flight;
+  GST_OBJECT_UNLOCK (self);
+  if (n >= 0)
+    return (guint) n;
+  /* Holding a frame until the next one arrives costs a frame interval in a
+   * live pipeline, nothing in a file-to-file one. */
+  return live ? 0 : AUTO_IN_FLIGHT;
+}
+
+static guint
+in_flight (GstCsDownload * self)
+{
+  GST_OBJECT_LOCK (self);
+  gboolean live = self->live;
+  GST_OBJECT_UNLOCK (self);
+  return in_flight_for (self, live);
+}
+
 static gboolean
 decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -100,9 +130,15 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
+  GstQuery *latency = gst_query_new_latency ();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), latency))
+    gst_query_parse_latency (latency, &live, NULL, NULL);
+  gst_query_unref (latency);
   GST_OBJECT_LOCK (self);
-  guint min = self->max_in_flight + 2;
+  self->live = live;
   GST_OBJECT_UNLOCK (self);
+  guint min = MAX (in_flight (self), AUTO_IN_FLIGHT) + 2;
   if (gst_query_get_n_allocation_pools (query) > 0) {
     guint dmin = 0;
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
@@ -161,7 +197,11 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
           gcs::planes_at (map.data, &self->out_info), &self->out_info,
           cudaMemcpyDeviceToHost, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
-  GstCsSyncMeta *meta = ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
+  GST_OBJECT_LOCK (self);
+  gboolean spin = self->spin_wait;
+  GST_OBJECT_UNLOCK (self);
+  GstCsSyncMeta *meta = ok ?
+      gst_cs_sync_meta_record_for_host (*outbuf, device, stream, spin, &err) : NULL;
   if (!meta) {
     gst_clear_buffer (outbuf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
@@ -221,10 +261,7 @@ generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->generate_output (trans,
         outbuf);
   *outbuf = NULL;
-  GST_OBJECT_LOCK (self);
-  guint keep = self->max_in_flight;
-  GST_OBJECT_UNLOCK (self);
-  if (self->pending->size () <= keep)
+  if (self->pending->size () <= in_flight (self))
     return GST_FLOW_OK;
   return finish_oldest (self, outbuf);
 }
@@ -280,9 +317,7 @@ query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
     gboolean live;
     GstClockTime min, max;
     gst_query_parse_latency (q, &live, &min, &max);
-    GST_OBJECT_LOCK (self);
-    guint keep = self->max_in_flight;
-    GST_OBJECT_UNLOCK (self);
+    guint keep = in_flight_for (self, live);
     GstClockTime frame = self->in_info.fps_n > 0 ?
         gst_util_uint64_scale_int (GST_SECOND, self->in_info.fps_d, self->in_info.fps_n) : 0;
     GstClockTime extra = frame * keep;
@@ -308,7 +343,12 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
   switch (id) {
     case PROP_MAX_IN_FLIGHT:
       GST_OBJECT_LOCK (self);
-      self->max_in_flight = g_value_get_uint (value);
+      self->max_in_flight = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_SPIN_WAIT:
+      GST_OBJECT_LOCK (self);
+      self->spin_wait = g_value_get_boolean (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -323,7 +363,12 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
   switch (id) {
     case PROP_MAX_IN_FLIGHT:
       GST_OBJECT_LOCK (self);
-      g_value_set_uint (value, self->max_in_flight);
+      g_value_set_int (value, self->max_in_flight);
+      GST_OBJECT_UNLOCK (self);
+      break;
+    case PROP_SPIN_WAIT:
+      GST_OBJECT_LOCK (self);
+      g_value_set_boolean (value, self->spin_wait);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -370,12 +415,22 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   gobject_class->set_property = set_property;
   gobject_class->get_property = get_property;
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
-      g_param_spec_uint ("max-in-flight", "Max in flight",
+      g_param_spec_int ("max-in-flight", "Max in flight",
           "Frames whose copy may still be running while the element accepts "
           "the next one (0 = push each frame as soon as its copy is done). "
           "Higher values overlap uploads and downloads for throughput, at the "
-          "cost of that many frames of latency",
-          0, MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
+          "cost of that many frames of latency. -1 = automatic: 0 when "
+          "upstream is live, 2 otherwise",
+          -1, MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
+          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+              GST_PARAM_MUTABLE_PLAYING)));
+
+  g_object_class_install_property (gobject_class, PROP_SPIN_WAIT,
+      g_param_spec_boolean ("spin-wait", "Spin wait",
+          "Busy-wait on the CPU for each frame's copy instead of sleeping until "
+          "the GPU signals it: a few microseconds less latency per frame, one "
+          "CPU core kept busy while waiting",
+          DEFAULT_SPIN_WAIT,
           (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
               GST_PARAM_MUTABLE_PLAYING)));
 
@@ -387,5 +442,6 @@ static void
 gst_cs_download_init (GstCsDownload * self)
 {
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  self->spin_wait = DEFAULT_SPIN_WAIT;
   self->pending = new std::deque<GstBuffer *>;
 }

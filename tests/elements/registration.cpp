@@ -40,7 +40,10 @@ GST_START_TEST (test_metadata_and_properties)
   GstElement *down = make ("cudadownload");
   GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (down), "max-in-flight");
   fail_unless (p != NULL);
-  fail_unless_equals_int (G_PARAM_SPEC_UINT (p)->default_value, 0);
+  fail_unless_equals_int (G_PARAM_SPEC_INT (p)->default_value, -1);   /* auto */
+  fail_unless_equals_int (G_PARAM_SPEC_INT (p)->minimum, -1);
+  GParamSpec *spin = g_object_class_find_property (G_OBJECT_GET_CLASS (down), "spin-wait");
+  fail_unless (spin != NULL && !G_PARAM_SPEC_BOOLEAN (spin)->default_value);
   fail_unless (p->flags & GST_PARAM_MUTABLE_PLAYING);
   gst_object_unref (down);
 }

@@ -291,6 +291,47 @@ GST_START_TEST (test_flush_and_state_changes)
 }
 GST_END_TEST;
 
+/* Frames kept in flight show in the latency; auto keeps none when live. */
+static GstClockTime
+live_latency (const char *down_props)
+{
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=6 ! "
+      "video/x-raw,format=NV12,width=320,height=240,framerate=30/1 ! cudaupload ! "
+      "cudadownload name=down %s ! fakesink", down_props);
+  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
+      GST_STATE_CHANGE_SUCCESS);
+  GstElement *down = testutil::by_name (pipeline, "down");
+  GstPad *src = gst_element_get_static_pad (down, "src");
+  GstQuery *q = gst_query_new_latency ();
+  fail_unless (gst_pad_query (src, q));
+  gboolean live = FALSE;
+  GstClockTime min = 0;
+  gst_query_parse_latency (q, &live, &min, NULL);
+  fail_unless (live);
+  gst_query_unref (q);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  gst_object_unref (src);
+  gst_object_unref (down);
+  gst_object_unref (pipeline);
+  return min;
+}
+
+GST_START_TEST (test_in_flight_latency)
+{
+  GstClockTime frame = GST_SECOND / 30;
+  GstClockTime automatic = live_latency ("");
+  GstClockTime three = live_latency ("max-in-flight=3");
+  GST_INFO ("latency auto %" GST_TIME_FORMAT ", 3 in flight %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (automatic), GST_TIME_ARGS (three));
+  fail_unless (three >= automatic + 3 * frame - GST_MSECOND &&
+      three <= automatic + 3 * frame + GST_MSECOND);
+}
+GST_END_TEST;
+
 static Suite *
 updown_suite (void)
 {
@@ -307,6 +348,7 @@ updown_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_upload_passthrough_of_device_buffers);
   tcase_add_test (tc, test_flush_and_state_changes);
+  tcase_add_test (tc, test_in_flight_latency);
   return s;
 }
 
