@@ -9,6 +9,12 @@
  * frames rotate over four buffers, as a producer's do), timed with CUDA
  * events; in duplex both directions start together from a host barrier.
  *
+ * Pageable figures depend on where the frames sit: the driver stages them
+ * with a CPU memcpy, which on a host with a large last-level cache (300 MiB
+ * on the H200 machine used) runs ~17 GB/s from cache and ~10 GB/s from DRAM.
+ * Four rotating 33 MB frames straddle that line, so the 4K RGBA pageable
+ * figure varies from run to run (9.5-14.4 GB/s seen); pinned ones do not.
+ *
  * "linear" copies are one cudaMemcpyAsync per frame; "pitched" ones copy each
  * plane with cudaMemcpy2DAsync into rows aligned to 256 bytes, the layout the
  * elements use on the device, so a gap between the two says what the layout
