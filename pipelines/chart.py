@@ -15,7 +15,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LABEL = {"updown": "up→down", "uponly": "up", "crop": "crop",
-         "updown-mif0": "up→down\nmif=0", "updown-bevents": "up→down\nblk events",
+         "updown-mif0": "up→down\nmif=0", "updown-default": "up→down\ndefault",
+         "updown-spin": "up→down\nspin-wait", "updown-bevents": "up→down\nblk events",
          "uponly-bevents": "up\nblk events"}
 SHORT = {"1920x1080": "1080p", "3840x2160": "4K"}
 

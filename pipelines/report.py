@@ -23,17 +23,19 @@ TARGET_RATIO = 5.0
 TARGET_PAGEABLE_GBPS = 12.0
 WAIT_TOLERANCE = 0.02       # per frame: "exactly one" within counting noise
 
-CASES = ["updown", "uponly", "crop", "updown-mif0", "updown-bsync", "updown-bevents",
-         "uponly-bevents"]
+CASES = ["updown", "uponly", "crop", "updown-default", "updown-mif0", "updown-spin",
+         "updown-bsync", "updown-bevents", "uponly-bevents"]
 # Variants of a case: same peer and limit, no targets of their own.
-VARIANT_OF = {"updown-mif0": "updown", "updown-bsync": "updown", "updown-bevents": "updown",
-              "uponly-bevents": "uponly"}
+VARIANT_OF = {"updown-default": "updown", "updown-mif0": "updown", "updown-spin": "updown",
+              "updown-bsync": "updown", "updown-bevents": "updown", "uponly-bevents": "uponly"}
 FORMATS = ["RGBA", "NV12"]
 CASE_LABEL = {
     "updown": "up→down",
     "uponly": "up only",
     "crop": "up→crop→down",
+    "updown-default": "up→down default mif",
     "updown-mif0": "up→down mif=0",
+    "updown-spin": "up→down spin-wait",
     "updown-bsync": "up→down blocking sync",
     "updown-bevents": "up→down blocking events",
     "uponly-bevents": "up only blocking events",
@@ -286,7 +288,8 @@ def main():
     print(f"gst-cudastreams benchmark on {a.gpu}, {a.date}")
     print(table(rows))
     print()
-    print("ours = this project (cudadownload max-in-flight=3 unless mif=0; blocking events = "
+    print("ours = this project (cudadownload max-in-flight=3, except: default mif = the "
+          "element's default, mif=0, spin-wait = spin-wait=true; blocking events = "
           "every CUDA event created with cudaEventBlockingSync through an LD_PRELOAD shim, so "
           "host waits sleep instead of spinning: an experiment); "
           "nvcodec = GStreamer "
