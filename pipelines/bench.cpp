@@ -62,36 +62,36 @@ G_DECLARE_FINAL_TYPE (GcsBenchSrc, gcs_bench_src, GCS, BENCH_SRC, GstBaseSrc)
 struct _GcsBenchSrc {
   GstBaseSrc parent;
   /* set by main() before the pipeline starts */
-  GstCaps *caps;
+  GstCaps * caps;
   gboolean pinned;
   guint pool_buffers;
   /* streaming thread */
   GstVideoInfo info;
-  std::vector<GstBuffer *> *frames;     /* pageable mode */
-  std::unordered_set<gpointer> *filled; /* pinned mode: memory written once */
+  std::vector<GstBuffer *> * frames;     /* pageable mode */
+  std::unordered_set<gpointer> * filled; /* pinned mode: memory written once */
   guint64 n;
   guint fills_total;
-  gint stop;                    /* atomic: return EOS at the next frame */
-  gchar *memory_kind;           /* where the first frame lived */
+  gint stop;           /* atomic: return EOS at the next frame */
+  gchar * memory_kind; /* where the first frame lived */
 };
 
 G_DEFINE_TYPE (GcsBenchSrc, gcs_bench_src, GST_TYPE_BASE_SRC);
 
-static GstStaticPadTemplate bench_src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
+static GstStaticPadTemplate bench_src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS ("video/x-raw"));
 
 /* Non-uniform content, written once per frame memory: fast enough that
  * filling a pool of 4K frames stays a small part of the warm-up. */
 static void
 fill_pattern (guint8 * data, gsize size, guint64 seed)
 {
-  guint64 *w = reinterpret_cast<guint64 *> (data);
+  guint64 * w = reinterpret_cast<guint64 *> (data);
   gsize words = size / 8;
   guint64 x = seed * 0x9E3779B97F4A7C15ull + 1;
   for (gsize i = 0; i < words; i++)
     w[i] = (x += 0x9E3779B97F4A7C15ull) ^ (i << 7);
   for (gsize i = words * 8; i < size; i++)
-    data[i] = (guint8) (i * 31 + seed);
+    data[i] = (guint8)(i * 31 + seed);
 }
 
 /* Says where frames live: in our pinned pool, in other page-locked memory
@@ -99,7 +99,7 @@ fill_pattern (guint8 * data, gsize size, guint64 seed)
 static const gchar *
 describe_memory (GstBuffer * buf)
 {
-  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+  GstMemory * mem = gst_buffer_peek_memory (buf, 0);
   if (gst_is_cs_pinned_memory (mem))
     return "cs-pinned";
   GstMapInfo map;
@@ -109,7 +109,7 @@ describe_memory (GstBuffer * buf)
   cudaError_t err = cudaPointerGetAttributes (&attr, map.data);
   gst_memory_unmap (mem, &map);
   if (err != cudaSuccess) {
-    (void) cudaGetLastError ();
+    (void)cudaGetLastError ();
     return "unknown";
   }
   switch (attr.type) {
@@ -125,7 +125,7 @@ describe_memory (GstBuffer * buf)
 static GstCaps *
 bench_src_get_caps (GstBaseSrc * base, GstCaps * filter)
 {
-  auto *self = GCS_BENCH_SRC (base);
+  auto * self = GCS_BENCH_SRC (base);
   if (!self->caps)
     return GST_BASE_SRC_CLASS (gcs_bench_src_parent_class)->get_caps (base, filter);
   return filter ? gst_caps_intersect_full (filter, self->caps, GST_CAPS_INTERSECT_FIRST)
@@ -135,18 +135,18 @@ bench_src_get_caps (GstBaseSrc * base, GstCaps * filter)
 static gboolean
 bench_src_set_caps (GstBaseSrc * base, GstCaps * caps)
 {
-  auto *self = GCS_BENCH_SRC (base);
+  auto * self = GCS_BENCH_SRC (base);
   return gst_video_info_from_caps (&self->info, caps);
 }
 
 static gboolean
 bench_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
 {
-  auto *self = GCS_BENCH_SRC (base);
+  auto * self = GCS_BENCH_SRC (base);
   if (!self->pinned)
-    return TRUE;                /* pageable frames are made by hand */
+    return TRUE; /* pageable frames are made by hand */
 
-  GstBufferPool *pool = NULL;
+  GstBufferPool * pool = NULL;
   guint size = self->info.size, min = 0, max = 0;
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
@@ -170,7 +170,7 @@ bench_src_decide_allocation (GstBaseSrc * base, GstQuery * query)
 static void
 release_frames (GcsBenchSrc * self)
 {
-  for (GstBuffer *b : *self->frames)
+  for (GstBuffer * b : *self->frames)
     gst_buffer_unref (b);
   self->frames->clear ();
   self->filled->clear ();
@@ -179,7 +179,7 @@ release_frames (GcsBenchSrc * self)
 static gboolean
 bench_src_start (GstBaseSrc * base)
 {
-  auto *self = GCS_BENCH_SRC (base);
+  auto * self = GCS_BENCH_SRC (base);
   self->n = 0;
   self->fills_total = 0;
   g_atomic_int_set (&self->stop, 0);
@@ -200,7 +200,7 @@ make_pageable (GcsBenchSrc * self, GstBuffer ** out)
 {
   if (self->frames->empty ()) {
     for (guint i = 0; i < PAGEABLE_FRAMES; i++) {
-      GstBuffer *b = gst_buffer_new_allocate (NULL, self->info.size, NULL);
+      GstBuffer * b = gst_buffer_new_allocate (NULL, self->info.size, NULL);
       if (!b)
         return GST_FLOW_ERROR;
       GstMapInfo map;
@@ -212,7 +212,7 @@ make_pageable (GcsBenchSrc * self, GstBuffer ** out)
     }
   }
   /* A new buffer around the same memory: costs a GstBuffer, not a frame. */
-  GstBuffer *proto = (*self->frames)[self->n % self->frames->size ()];
+  GstBuffer * proto = (*self->frames)[self->n % self->frames->size ()];
   *out = gst_buffer_new ();
   gst_buffer_append_memory (*out, gst_buffer_get_memory (proto, 0));
   return GST_FLOW_OK;
@@ -221,11 +221,11 @@ make_pageable (GcsBenchSrc * self, GstBuffer ** out)
 static GstFlowReturn
 take_pooled (GcsBenchSrc * self, GstBuffer ** out)
 {
-  GstFlowReturn ret = GST_BASE_SRC_CLASS (gcs_bench_src_parent_class)->alloc (
-      GST_BASE_SRC (self), self->n, self->info.size, out);
+  GstFlowReturn ret = GST_BASE_SRC_CLASS (gcs_bench_src_parent_class)
+                          ->alloc (GST_BASE_SRC (self), self->n, self->info.size, out);
   if (ret != GST_FLOW_OK)
     return ret;
-  GstMemory *mem = gst_buffer_peek_memory (*out, 0);
+  GstMemory * mem = gst_buffer_peek_memory (*out, 0);
   GstMapInfo map;
   if (!gst_memory_map (mem, &map, GST_MAP_READ)) {
     gst_clear_buffer (out);
@@ -249,7 +249,7 @@ take_pooled (GcsBenchSrc * self, GstBuffer ** out)
 static GstFlowReturn
 bench_src_create (GstBaseSrc * base, guint64, guint, GstBuffer ** out)
 {
-  auto *self = GCS_BENCH_SRC (base);
+  auto * self = GCS_BENCH_SRC (base);
   if (g_atomic_int_get (&self->stop))
     return GST_FLOW_EOS;
   GstFlowReturn ret = self->pinned ? take_pooled (self, out) : make_pageable (self, out);
@@ -258,10 +258,10 @@ bench_src_create (GstBaseSrc * base, guint64, guint, GstBuffer ** out)
   if (!self->memory_kind)
     self->memory_kind = g_strdup (describe_memory (*out));
   if (self->info.fps_n > 0) {
-    GST_BUFFER_PTS (*out) = gst_util_uint64_scale (self->n, GST_SECOND * self->info.fps_d,
-        self->info.fps_n);
-    GST_BUFFER_DURATION (*out) = gst_util_uint64_scale (GST_SECOND, self->info.fps_d,
-        self->info.fps_n);
+    GST_BUFFER_PTS (*out) =
+        gst_util_uint64_scale (self->n, GST_SECOND * self->info.fps_d, self->info.fps_n);
+    GST_BUFFER_DURATION (*out) =
+        gst_util_uint64_scale (GST_SECOND, self->info.fps_d, self->info.fps_n);
   }
   self->n++;
   return GST_FLOW_OK;
@@ -270,7 +270,7 @@ bench_src_create (GstBaseSrc * base, guint64, guint, GstBuffer ** out)
 static void
 bench_src_finalize (GObject * object)
 {
-  auto *self = GCS_BENCH_SRC (object);
+  auto * self = GCS_BENCH_SRC (object);
   release_frames (self);
   delete self->frames;
   delete self->filled;
@@ -282,9 +282,10 @@ bench_src_finalize (GObject * object)
 static void
 gcs_bench_src_class_init (GcsBenchSrcClass * klass)
 {
-  GstBaseSrcClass *src_class = GST_BASE_SRC_CLASS (klass);
+  GstBaseSrcClass * src_class = GST_BASE_SRC_CLASS (klass);
   G_OBJECT_CLASS (klass)->finalize = bench_src_finalize;
-  gst_element_class_add_static_pad_template (GST_ELEMENT_CLASS (klass), &bench_src_template);
+  gst_element_class_add_static_pad_template (
+      GST_ELEMENT_CLASS (klass), &bench_src_template);
   gst_element_class_set_static_metadata (GST_ELEMENT_CLASS (klass), "Benchmark source",
       "Source/Video", "Pushes pre-filled raw video frames at no per-frame CPU cost",
       "gst-cudastreams developers");
@@ -320,8 +321,8 @@ struct Measure {
   gint64 warm_us = 500000;
   guint64 warm_frames = 30;
   gint64 window_us = 2000000;
-  GcsBenchSrc *src = nullptr;
-  std::vector<GstElement *> counted;    /* elements with "host-waits" */
+  GcsBenchSrc * src = nullptr;
+  std::vector<GstElement *> counted; /* elements with "host-waits" */
   /* streaming thread */
   guint64 frames = 0;
   gint64 first_us = -1;
@@ -330,7 +331,7 @@ struct Measure {
   gint64 start_us = 0, end_us = 0;
   Snapshot start, end;
   gsize out_bytes = 0;
-  std::atomic<bool> done{false};
+  std::atomic<bool> done{ false };
 };
 
 static gint64
@@ -338,14 +339,14 @@ process_cpu_us ()
 {
   struct rusage ru;
   getrusage (RUSAGE_SELF, &ru);
-  return (gint64) ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec +
-      (gint64) ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
+  return (gint64)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec +
+         (gint64)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
 }
 
 static guint64
 source_pool_waits (GcsBenchSrc * src)
 {
-  GstBufferPool *pool = gst_base_src_get_buffer_pool (GST_BASE_SRC (src));
+  GstBufferPool * pool = gst_base_src_get_buffer_pool (GST_BASE_SRC (src));
   guint64 waits = 0;
   if (pool && GST_IS_CS_PINNED_BUFFER_POOL (pool))
     waits = gst_cs_pinned_buffer_pool_get_host_waits (GST_CS_PINNED_BUFFER_POOL (pool));
@@ -361,7 +362,7 @@ take_snapshot (Measure * m, Snapshot * s)
   s->waits_total = gst_cs_host_waits_total ();
   s->pool_waits = source_pool_waits (m->src);
   s->element_waits.clear ();
-  for (GstElement *e : m->counted) {
+  for (GstElement * e : m->counted) {
     guint64 w = 0;
     g_object_get (e, "host-waits", &w, NULL);
     s->element_waits.push_back (w);
@@ -372,11 +373,11 @@ take_snapshot (Measure * m, Snapshot * s)
 static gsize
 sink_frame_bytes (GstPad * pad)
 {
-  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstCaps * caps = gst_pad_get_current_caps (pad);
   if (!caps)
     return 0;
   gsize bytes = 0;
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  GstCapsFeatures * f = gst_caps_get_features (caps, 0);
   GstVideoInfo info;
   if ((!f || gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)) &&
       gst_video_info_from_caps (&info, caps))
@@ -388,7 +389,7 @@ sink_frame_bytes (GstPad * pad)
 static GstPadProbeReturn
 on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
-  auto *m = static_cast<Measure *> (user_data);
+  auto * m = static_cast<Measure *> (user_data);
   if (m->done.load ())
     return GST_PAD_PROBE_OK;
   gint64 now = g_get_monotonic_time ();
@@ -423,7 +424,7 @@ static std::string
 json_string (const gchar * s)
 {
   std::string out = "\"";
-  for (const gchar *p = s ? s : ""; *p; p++) {
+  for (const gchar * p = s ? s : ""; *p; p++) {
     switch (*p) {
       case '"':
         out += "\\\"";
@@ -435,7 +436,7 @@ json_string (const gchar * s)
         out += "\\n";
         break;
       default:
-        if ((guchar) * p < 0x20)
+        if ((guchar)*p < 0x20)
           out += ' ';
         else
           out += *p;
@@ -454,16 +455,16 @@ json_number (double v)
 }
 
 struct Options {
-  gchar *format = g_strdup ("RGBA");
+  gchar * format = g_strdup ("RGBA");
   gint width = 1920, height = 1080;
-  gchar *source = g_strdup ("pinned");
-  gchar *pipeline = NULL;
+  gchar * source = g_strdup ("pinned");
+  gchar * pipeline = NULL;
   gdouble seconds = 2.0, warmup = 0.5;
   gint warm_frames = 30, pool_buffers = 8;
   gdouble timeout = 0;
-  gchar *expect_plugin = NULL;
-  gchar *cuda_sync = NULL;
-  gchar **tags = NULL;
+  gchar * expect_plugin = NULL;
+  gchar * cuda_sync = NULL;
+  gchar ** tags = NULL;
 };
 
 /* How a host wait (cudaEventSynchronize) waits. CUDA's default spins while
@@ -489,7 +490,7 @@ apply_cuda_sync (const gchar * mode, std::string * why)
   cudaError_t err = cudaSetDeviceFlags (flags);
   if (err != cudaSuccess) {
     *why = std::string ("cudaSetDeviceFlags: ") + cudaGetErrorString (err);
-    (void) cudaGetLastError ();
+    (void)cudaGetLastError ();
     return false;
   }
   return true;
@@ -502,8 +503,8 @@ print_result (const Options & o, const gchar * status, const gchar * reason,
 {
   std::string j = "{";
   if (o.tags) {
-    for (gchar **t = o.tags; *t; t++) {
-      gchar **kv = g_strsplit (*t, "=", 2);
+    for (gchar ** t = o.tags; *t; t++) {
+      gchar ** kv = g_strsplit (*t, "=", 2);
       if (kv[0] && kv[1])
         j += json_string (kv[0]) + ":" + json_string (kv[1]) + ",";
       g_strfreev (kv);
@@ -512,9 +513,11 @@ print_result (const Options & o, const gchar * status, const gchar * reason,
   j += "\"status\":" + json_string (status);
   if (reason)
     j += ",\"reason\":" + json_string (reason);
-  j += ",\"format\":" + json_string (o.format) + ",\"width\":" + std::to_string (o.width) +
-      ",\"height\":" + std::to_string (o.height) + ",\"source\":" + json_string (o.source) +
-      ",\"pipeline\":" + json_string (o.pipeline);
+  j += ",\"format\":" + json_string (o.format) +
+       ",\"width\":" + std::to_string (o.width) +
+       ",\"height\":" + std::to_string (o.height) +
+       ",\"source\":" + json_string (o.source) +
+       ",\"pipeline\":" + json_string (o.pipeline);
   j += figures + "}";
   g_print ("RESULT %s\n", j.c_str ());
 }
@@ -523,10 +526,10 @@ static std::string
 report (const Options & o, Measure & m, GcsBenchSrc * src)
 {
   double secs = (m.end_us - m.start_us) / 1e6;
-  double frames = (double) (m.end_frame - m.start_frame);
+  double frames = (double)(m.end_frame - m.start_frame);
   double fps = frames / secs;
   gsize in_bytes = src->info.size;
-  double gbps = (double) (in_bytes + m.out_bytes) * fps / 1e9;
+  double gbps = (double)(in_bytes + m.out_bytes) * fps / 1e9;
   double cpu_us = (m.end.cpu_us - m.start.cpu_us) / frames;
   bool ours = !m.counted.empty ();
   double waits = (m.end.waits_total - m.start.waits_total) / frames;
@@ -538,17 +541,18 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   for (gsize i = 0; i < m.counted.size (); i++) {
     double w = (m.end.element_waits[i] - m.start.element_waits[i]) / frames;
     accounted += w;
-    gchar *name = gst_element_get_name (m.counted[i]);
+    gchar * name = gst_element_get_name (m.counted[i]);
     detail += json_string (name) + ":" + json_number (w) + ",";
     human += std::string (" ") + name + "=" + std::to_string (w);
     g_free (name);
   }
-  detail += "\"source-pool\":" + json_number (pool) + ",\"other\":" +
-      json_number (waits - accounted) + "}";
+  detail += "\"source-pool\":" + json_number (pool) +
+            ",\"other\":" + json_number (waits - accounted) + "}";
 
   g_printerr ("%s %dx%d %s: %.1f frames/s, %.2f GB/s, %.1f us CPU/frame, "
-      "host waits/frame %s (%s source-pool=%.3f), %.0f frames in %.2f s, "
-      "source memory %s\n", o.format, o.width, o.height, o.source, fps, gbps, cpu_us,
+              "host waits/frame %s (%s source-pool=%.3f), %.0f frames in %.2f s, "
+              "source memory %s\n",
+      o.format, o.width, o.height, o.source, fps, gbps, cpu_us,
       ours ? std::to_string (waits).c_str () : "n/a", human.c_str (), pool, frames, secs,
       src->memory_kind ? src->memory_kind : "?");
 
@@ -557,9 +561,10 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   f += ",\"cpu_us\":" + json_number (cpu_us);
   f += ",\"waits\":" + (ours ? json_number (waits) : std::string ("null"));
   f += ",\"waits_detail\":" + (ours ? detail : std::string ("null"));
-  f += ",\"frames\":" + std::to_string (m.end_frame - m.start_frame) + ",\"seconds\":" + json_number (secs);
+  f += ",\"frames\":" + std::to_string (m.end_frame - m.start_frame) +
+       ",\"seconds\":" + json_number (secs);
   f += ",\"in_bytes\":" + std::to_string (in_bytes) +
-      ",\"out_bytes\":" + std::to_string (m.out_bytes);
+       ",\"out_bytes\":" + std::to_string (m.out_bytes);
   f += ",\"src_mem\":" + json_string (src->memory_kind);
   f += ",\"src_fills\":" + std::to_string (src->fills_total);
   return f;
@@ -572,16 +577,17 @@ static bool
 check_origin (GstElement * pipeline, const gchar * expected, std::string * why)
 {
   bool ok = true;
-  GstIterator *it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline));
   GValue v = G_VALUE_INIT;
   while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
-    GstElement *e = GST_ELEMENT (g_value_get_object (&v));
-    GstElementFactory *f = gst_element_get_factory (e);
-    const gchar *fname = f ? gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (f)) : "";
-    const gchar *plugin = f ? gst_plugin_feature_get_plugin_name (GST_PLUGIN_FEATURE (f)) : NULL;
+    GstElement * e = GST_ELEMENT (g_value_get_object (&v));
+    GstElementFactory * f = gst_element_get_factory (e);
+    const gchar * fname = f ? gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (f)) : "";
+    const gchar * plugin =
+        f ? gst_plugin_feature_get_plugin_name (GST_PLUGIN_FEATURE (f)) : NULL;
     if (g_str_has_prefix (fname, "cuda") && g_strcmp0 (plugin, expected) != 0) {
       *why = std::string (fname) + " comes from plugin " + (plugin ? plugin : "?") +
-          ", not " + expected + " (two plugins with the same element names loaded?)";
+             ", not " + expected + " (two plugins with the same element names loaded?)";
       ok = false;
     }
     g_value_reset (&v);
@@ -594,13 +600,13 @@ check_origin (GstElement * pipeline, const gchar * expected, std::string * why)
 static void
 collect_counted (GstElement * pipeline, std::vector<GstElement *> * out)
 {
-  GstIterator *it = gst_bin_iterate_sorted (GST_BIN (pipeline));
+  GstIterator * it = gst_bin_iterate_sorted (GST_BIN (pipeline));
   GValue v = G_VALUE_INIT;
   while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
-    GstElement *e = GST_ELEMENT (g_value_get_object (&v));
-    GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
+    GstElement * e = GST_ELEMENT (g_value_get_object (&v));
+    GParamSpec * p = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
     if (p && p->value_type == G_TYPE_UINT64)
-      out->insert (out->begin (), GST_ELEMENT (gst_object_ref (e)));  /* upstream first */
+      out->insert (out->begin (), GST_ELEMENT (gst_object_ref (e))); /* upstream first */
     g_value_reset (&v);
   }
   g_value_unset (&v);
@@ -613,33 +619,35 @@ static std::string
 run (GstElement * pipeline, Measure & m, double timeout_s)
 {
   std::string err;
-  GstBus *bus = gst_element_get_bus (pipeline);
+  GstBus * bus = gst_element_get_bus (pipeline);
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
     /* The element that failed said why on the bus. */
     err = "the pipeline did not start";
-    if (GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
-      GError *e = NULL;
+    if (GstMessage * msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR)) {
+      GError * e = NULL;
       gst_message_parse_error (msg, &e, NULL);
-      err += std::string (": ") + GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)) + ": " + e->message;
+      err += std::string (": ") + GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)) + ": " +
+             e->message;
       g_clear_error (&e);
       gst_message_unref (msg);
     }
   }
-  gint64 deadline = g_get_monotonic_time () + (gint64) (timeout_s * 1e6);
+  gint64 deadline = g_get_monotonic_time () + (gint64)(timeout_s * 1e6);
   while (err.empty ()) {
     gint64 left = deadline - g_get_monotonic_time ();
     if (left <= 0) {
-      err = m.started ? "timeout before the timed window closed" :
-          "timeout before the warm-up ended (" + std::to_string (m.frames) + " frames)";
+      err = m.started ? "timeout before the timed window closed"
+                      : "timeout before the warm-up ended (" + std::to_string (m.frames) +
+                            " frames)";
       break;
     }
-    GstMessage *msg = gst_bus_timed_pop_filtered (bus, MIN (left, 200000) * GST_USECOND,
-        (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    GstMessage * msg = gst_bus_timed_pop_filtered (bus, MIN (left, 200000) * GST_USECOND,
+        (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     if (!msg)
       continue;
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      GError *e = NULL;
-      gchar *dbg = NULL;
+      GError * e = NULL;
+      gchar * dbg = NULL;
       gst_message_parse_error (msg, &e, &dbg);
       err = std::string (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg))) + ": " + e->message;
       g_printerr ("error details: %s\n", dbg ? dbg : "");
@@ -658,37 +666,40 @@ run (GstElement * pipeline, Measure & m, double timeout_s)
 }
 
 int
-main (int argc, char **argv)
+main (int argc, char ** argv)
 {
   Options o;
   GOptionEntry entries[] = {
-    {"pipeline", 'p', 0, G_OPTION_ARG_STRING, &o.pipeline,
-        "Elements between the source and fakesink (gst-launch syntax)", "DESC"},
-    {"format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Video format (RGBA)", "FMT"},
-    {"width", 0, 0, G_OPTION_ARG_INT, &o.width, "Frame width (1920)", "W"},
-    {"height", 0, 0, G_OPTION_ARG_INT, &o.height, "Frame height (1080)", "H"},
-    {"source", 's', 0, G_OPTION_ARG_STRING, &o.source,
-        "pinned: frames from the pool offered downstream; pageable: malloc'd frames", "KIND"},
-    {"seconds", 't', 0, G_OPTION_ARG_DOUBLE, &o.seconds, "Timed window (2.0 s)", "S"},
-    {"warmup", 0, 0, G_OPTION_ARG_DOUBLE, &o.warmup, "Untimed start (0.5 s)", "S"},
-    {"warmup-frames", 0, 0, G_OPTION_ARG_INT, &o.warm_frames,
-        "Untimed frames at least (30)", "N"},
-    {"pool-buffers", 0, 0, G_OPTION_ARG_INT, &o.pool_buffers,
-        "Frames the pinned source keeps in its pool at least (8)", "N"},
-    {"timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
-        "Give up after this long (default 4 x (warm-up + window) + 30 s)", "S"},
-    {"expect-plugin", 0, 0, G_OPTION_ARG_STRING, &o.expect_plugin,
-        "Fail unless the cuda* elements come from this plugin (cudastreams, nvcodec)", "NAME"},
-    {"cuda-sync", 0, 0, G_OPTION_ARG_STRING, &o.cuda_sync,
-        "How host waits wait: auto (CUDA's default), spin, yield or blocking", "MODE"},
-    {"tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags,
-        "KEY=VALUE copied into the RESULT line (repeatable)", "KV"},
-    {NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL}
+    { "pipeline", 'p', 0, G_OPTION_ARG_STRING, &o.pipeline,
+        "Elements between the source and fakesink (gst-launch syntax)", "DESC" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &o.format, "Video format (RGBA)", "FMT" },
+    { "width", 0, 0, G_OPTION_ARG_INT, &o.width, "Frame width (1920)", "W" },
+    { "height", 0, 0, G_OPTION_ARG_INT, &o.height, "Frame height (1080)", "H" },
+    { "source", 's', 0, G_OPTION_ARG_STRING, &o.source,
+        "pinned: frames from the pool offered downstream; pageable: malloc'd frames",
+        "KIND" },
+    { "seconds", 't', 0, G_OPTION_ARG_DOUBLE, &o.seconds, "Timed window (2.0 s)", "S" },
+    { "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &o.warmup, "Untimed start (0.5 s)", "S" },
+    { "warmup-frames", 0, 0, G_OPTION_ARG_INT, &o.warm_frames,
+        "Untimed frames at least (30)", "N" },
+    { "pool-buffers", 0, 0, G_OPTION_ARG_INT, &o.pool_buffers,
+        "Frames the pinned source keeps in its pool at least (8)", "N" },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
+        "Give up after this long (default 4 x (warm-up + window) + 30 s)", "S" },
+    { "expect-plugin", 0, 0, G_OPTION_ARG_STRING, &o.expect_plugin,
+        "Fail unless the cuda* elements come from this plugin (cudastreams, nvcodec)",
+        "NAME" },
+    { "cuda-sync", 0, 0, G_OPTION_ARG_STRING, &o.cuda_sync,
+        "How host waits wait: auto (CUDA's default), spin, yield or blocking", "MODE" },
+    { "tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags,
+        "KEY=VALUE copied into the RESULT line (repeatable)", "KV" },
+    { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL }
   };
-  GOptionContext *ctx = g_option_context_new ("- steady-state throughput of a pipeline case");
+  GOptionContext * ctx =
+      g_option_context_new ("- steady-state throughput of a pipeline case");
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_add_group (ctx, gst_init_get_option_group ());
-  GError *error = NULL;
+  GError * error = NULL;
   if (!g_option_context_parse (ctx, &argc, &argv, &error) || !o.pipeline) {
     g_printerr ("%s\n", error ? error->message : "--pipeline is required");
     return 2;
@@ -707,14 +718,16 @@ main (int argc, char **argv)
   }
   gst_element_register (NULL, "gcsbenchsrc", GST_RANK_NONE, GCS_TYPE_BENCH_SRC);
 
-  gchar *desc = g_strdup_printf ("gcsbenchsrc name=gcs_bench_src ! %s ! "
-      "fakesink name=gcs_bench_sink sync=false enable-last-sample=false", o.pipeline);
-  GstElement *pipeline = gst_parse_launch (desc, &error);
+  gchar * desc =
+      g_strdup_printf ("gcsbenchsrc name=gcs_bench_src ! %s ! "
+                       "fakesink name=gcs_bench_sink sync=false enable-last-sample=false",
+          o.pipeline);
+  GstElement * pipeline = gst_parse_launch (desc, &error);
   g_free (desc);
   if (error) {
     /* An element that is not built yet (cudacrop) is "n/a", not a failure. */
     bool missing = error->domain == GST_PARSE_ERROR &&
-        error->code == GST_PARSE_ERROR_NO_SUCH_ELEMENT;
+                   error->code == GST_PARSE_ERROR_NO_SUCH_ELEMENT;
     g_printerr ("%s\n", error->message);
     print_result (o, missing ? "missing" : "error", error->message, "");
     return missing ? 3 : 1;
@@ -725,24 +738,25 @@ main (int argc, char **argv)
     return 1;
   }
 
-  GstElement *srcel = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_src");
-  auto *src = GCS_BENCH_SRC (srcel);
+  GstElement * srcel = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_src");
+  auto * src = GCS_BENCH_SRC (srcel);
   src->caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, o.format,
-      "width", G_TYPE_INT, o.width, "height", G_TYPE_INT, o.height,
-      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+      "width", G_TYPE_INT, o.width, "height", G_TYPE_INT, o.height, "framerate",
+      GST_TYPE_FRACTION, 30, 1, NULL);
   src->pinned = pinned;
-  src->pool_buffers = (guint) MAX (o.pool_buffers, 0);
+  src->pool_buffers = (guint)MAX (o.pool_buffers, 0);
 
   Measure m;
-  m.warm_us = (gint64) (o.warmup * 1e6);
-  m.warm_frames = (guint64) MAX (o.warm_frames, 1);
-  m.window_us = (gint64) (o.seconds * 1e6);
+  m.warm_us = (gint64)(o.warmup * 1e6);
+  m.warm_frames = (guint64)MAX (o.warm_frames, 1);
+  m.window_us = (gint64)(o.seconds * 1e6);
   m.src = src;
   collect_counted (pipeline, &m.counted);
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_sink");
-  GstPad *pad = gst_element_get_static_pad (sink, "sink");
-  gst_pad_add_probe (pad, (GstPadProbeType) (GST_PAD_PROBE_TYPE_BUFFER |
-          GST_PAD_PROBE_TYPE_BUFFER_LIST), on_sink_buffer, &m, NULL);
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_sink");
+  GstPad * pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad,
+      (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST),
+      on_sink_buffer, &m, NULL);
 
   double timeout = o.timeout > 0 ? o.timeout : 4 * (o.warmup + o.seconds) + 30;
   std::string err = run (pipeline, m, timeout);
@@ -755,7 +769,7 @@ main (int argc, char **argv)
     rc = 1;
   }
 
-  for (GstElement *e : m.counted)
+  for (GstElement * e : m.counted)
     gst_object_unref (e);
   gst_object_unref (pad);
   gst_object_unref (sink);

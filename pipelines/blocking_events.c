@@ -20,7 +20,7 @@ cudaEventCreateWithFlags (cudaEvent_t * event, unsigned int flags)
 {
   static create_fn real;
   if (!real)
-    real = (create_fn) dlsym (RTLD_NEXT, "cudaEventCreateWithFlags");
+    real = (create_fn)dlsym (RTLD_NEXT, "cudaEventCreateWithFlags");
   if (!real)
     return cudaErrorUnknown;
   return real (event, flags | cudaEventBlockingSync);

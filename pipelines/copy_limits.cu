@@ -33,19 +33,19 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                              \
-  do {                                                                           \
-    cudaError_t err_ = (call);                                                   \
-    if (err_ != cudaSuccess) {                                                   \
-      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,        \
-          cudaGetErrorString (err_));                                            \
-      std::exit (1);                                                             \
-    }                                                                            \
+#define CHECK(call) \
+  do { \
+    cudaError_t err_ = (call); \
+    if (err_ != cudaSuccess) { \
+      std::fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+          cudaGetErrorString (err_)); \
+      std::exit (1); \
+    } \
   } while (0)
 
 namespace {
 
-constexpr size_t kPitchAlign = 256;     /* as GST_CS_DEVICE_PITCH_ALIGN */
+constexpr size_t kPitchAlign = 256; /* as GST_CS_DEVICE_PITCH_ALIGN */
 constexpr size_t kRoundBytes = 200u << 20;
 
 struct Plane {
@@ -59,21 +59,21 @@ struct Frame {
   size_t bytes () const
   {
     size_t b = 0;
-    for (const Plane &p : planes)
+    for (const Plane & p : planes)
       b += p.row * p.rows;
     return b;
   }
 };
 
 Frame
-make_frame (const char *format, size_t w, size_t h)
+make_frame (const char * format, size_t w, size_t h)
 {
   Frame f;
   f.name = std::string (format) + " " + std::to_string (w) + "x" + std::to_string (h);
   if (std::strcmp (format, "NV12") == 0)
-    f.planes = { {w, h}, {w, (h + 1) / 2} };
+    f.planes = { { w, h }, { w, (h + 1) / 2 } };
   else
-    f.planes = { {w * 4, h} };
+    f.planes = { { w * 4, h } };
   return f;
 }
 
@@ -93,7 +93,7 @@ mem_name (Mem m)
 
 /* One direction of a measurement; frame == nullptr means idle. */
 struct Side {
-  const Frame *frame = nullptr;
+  const Frame * frame = nullptr;
   Mem mem = Mem::pinned;
   bool pitched = false;
 };
@@ -110,29 +110,29 @@ struct Buffers {
 };
 
 void
-enqueue (const Side &s, const Buffers &b, bool up, int i, cudaStream_t stream)
+enqueue (const Side & s, const Buffers & b, bool up, int i, cudaStream_t stream)
 {
   int k = i % kHostFrames;
-  char *host = static_cast<char *> (up ?
-      (s.mem == Mem::pinned ? b.pinned_up[k] : b.pageable_up[k]) :
-      (s.mem == Mem::pinned ? b.pinned_down[k] : b.pageable_down[k]));
-  char *dev = static_cast<char *> (up ? b.dev_up : b.dev_down);
+  char * host = static_cast<char *> (
+      up ? (s.mem == Mem::pinned ? b.pinned_up[k] : b.pageable_up[k])
+         : (s.mem == Mem::pinned ? b.pinned_down[k] : b.pageable_down[k]));
+  char * dev = static_cast<char *> (up ? b.dev_up : b.dev_down);
   cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   if (!s.pitched) {
     size_t n = s.frame->bytes ();
-    CHECK (cudaMemcpyAsync (up ? (void *) dev : host, up ? (void *) host : dev, n, kind,
-        stream));
+    CHECK (cudaMemcpyAsync (
+        up ? (void *)dev : host, up ? (void *)host : dev, n, kind, stream));
     return;
   }
   size_t hoff = 0, doff = 0;
-  for (const Plane &p : s.frame->planes) {
+  for (const Plane & p : s.frame->planes) {
     size_t pitch = align_up (p.row, kPitchAlign);
     if (up)
-      CHECK (cudaMemcpy2DAsync (dev + doff, pitch, host + hoff, p.row, p.row, p.rows, kind,
-          stream));
+      CHECK (cudaMemcpy2DAsync (
+          dev + doff, pitch, host + hoff, p.row, p.row, p.rows, kind, stream));
     else
-      CHECK (cudaMemcpy2DAsync (host + hoff, p.row, dev + doff, pitch, p.row, p.rows, kind,
-          stream));
+      CHECK (cudaMemcpy2DAsync (
+          host + hoff, p.row, dev + doff, pitch, p.row, p.rows, kind, stream));
     hoff += p.row * p.rows;
     doff += align_up (pitch * p.rows, kPitchAlign);
   }
@@ -164,11 +164,13 @@ seconds_between (cudaEvent_t a, cudaEvent_t b)
 }
 
 Result
-measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, int reps)
+measure (
+    const Side & up, const Side & down, const Buffers & b, const Streams & s, int reps)
 {
   size_t up_bytes = up.frame ? up.frame->bytes () : 0;
   size_t down_bytes = down.frame ? down.frame->bytes () : 0;
-  int batch = (int) std::clamp<size_t> (kRoundBytes / std::max (up_bytes, down_bytes), 2, 64);
+  int batch =
+      (int)std::clamp<size_t> (kRoundBytes / std::max (up_bytes, down_bytes), 2, 64);
   int sides = (up.frame ? 1 : 0) + (down.frame ? 1 : 0);
   std::vector<double> pair, t_up, t_down;
   for (int r = -1; r < reps; r++) {
@@ -176,8 +178,8 @@ measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, i
      * lets the two directions really run at the same time. Both threads
      * start at a host barrier, each stamps its idle stream just before its
      * first copy, so the round runs from the earlier stamp to the later end. */
-    std::atomic<int> arrived{0};
-    auto side = [&] (const Side &sd, bool is_up) {
+    std::atomic<int> arrived{ 0 };
+    auto side = [&] (const Side & sd, bool is_up) {
       cudaStream_t st = is_up ? s.up : s.down;
       arrived.fetch_add (1);
       while (arrived.load () < sides) {
@@ -207,14 +209,15 @@ measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, i
     }
     if (up.frame && down.frame) {
       /* From the earlier start to the later end. */
-      cudaEvent_t first = seconds_between (s.up_start, s.down_start) >= 0 ? s.up_start
-                                                                          : s.down_start;
-      round = std::max (seconds_between (first, s.up_done), seconds_between (first, s.down_done));
+      cudaEvent_t first =
+          seconds_between (s.up_start, s.down_start) >= 0 ? s.up_start : s.down_start;
+      round = std::max (
+          seconds_between (first, s.up_done), seconds_between (first, s.down_done));
     } else {
       round = sec_up + sec_down;
     }
     if (r < 0)
-      continue;                 /* warm-up: first touch, staging buffers */
+      continue; /* warm-up: first touch, staging buffers */
     pair.push_back (round / batch);
     t_up.push_back (sec_up / batch);
     t_down.push_back (sec_down / batch);
@@ -229,27 +232,28 @@ measure (const Side &up, const Side &down, const Buffers &b, const Streams &s, i
 }
 
 void
-emit (const char *what, const char *mem, const Side &up, const Side &down, const Result &r)
+emit (const char * what, const char * mem, const Side & up, const Side & down,
+    const Result & r)
 {
-  const Side &any = up.frame ? up : down;
-  const char *layout = any.pitched ? "pitched" : "linear";
+  const Side & any = up.frame ? up : down;
+  const char * layout = any.pitched ? "pitched" : "linear";
   std::string fr_up = up.frame ? up.frame->name : "-";
   std::string fr_down = down.frame ? down.frame->name : "-";
   std::printf ("%-7s %-9s %-8s %-16s %-16s %10.0f %9.1f %9.1f\n", what, mem, layout,
       fr_up.c_str (), fr_down.c_str (), r.fps, r.h2d_gbps, r.d2h_gbps);
   std::printf ("LIMIT {\"what\":\"%s\",\"mem\":\"%s\",\"layout\":\"%s\",\"up\":\"%s\","
-      "\"down\":\"%s\",\"up_bytes\":%zu,\"down_bytes\":%zu,\"fps\":%.1f,"
-      "\"h2d_gbps\":%.3f,\"d2h_gbps\":%.3f}\n", what, mem, layout,
-      up.frame ? fr_up.c_str () : "", down.frame ? fr_down.c_str () : "",
-      up.frame ? up.frame->bytes () : 0, down.frame ? down.frame->bytes () : 0, r.fps,
-      r.h2d_gbps, r.d2h_gbps);
+               "\"down\":\"%s\",\"up_bytes\":%zu,\"down_bytes\":%zu,\"fps\":%.1f,"
+               "\"h2d_gbps\":%.3f,\"d2h_gbps\":%.3f}\n",
+      what, mem, layout, up.frame ? fr_up.c_str () : "",
+      down.frame ? fr_down.c_str () : "", up.frame ? up.frame->bytes () : 0,
+      down.frame ? down.frame->bytes () : 0, r.fps, r.h2d_gbps, r.d2h_gbps);
   std::fflush (stdout);
 }
 
 void *
 host_alloc (Mem m, size_t bytes)
 {
-  void *p = nullptr;
+  void * p = nullptr;
   if (m == Mem::pinned) {
     CHECK (cudaHostAlloc (&p, bytes, cudaHostAllocPortable));
   } else {
@@ -267,7 +271,7 @@ host_alloc (Mem m, size_t bytes)
 } // namespace
 
 int
-main (int argc, char **argv)
+main (int argc, char ** argv)
 {
   int reps = 7;
   for (int i = 1; i < argc; i++) {
@@ -291,11 +295,11 @@ main (int argc, char **argv)
     make_frame ("RGBA", 3840, 2160), make_frame ("NV12", 1920, 1080),
     make_frame ("NV12", 3840, 2160) };
   size_t cap = 0;
-  for (const Frame &f : frames) {
+  for (const Frame & f : frames) {
     size_t pitched = 0;
-    for (const Plane &p : f.planes)
+    for (const Plane & p : f.planes)
       pitched += align_up (align_up (p.row, kPitchAlign) * p.rows, kPitchAlign);
-    cap = std::max ({cap, f.bytes (), pitched});
+    cap = std::max ({ cap, f.bytes (), pitched });
   }
   Buffers b;
   CHECK (cudaMalloc (&b.dev_up, cap));
@@ -317,33 +321,33 @@ main (int argc, char **argv)
   std::printf ("%-7s %-9s %-8s %-16s %-16s %10s %9s %9s\n", "what", "host mem", "layout",
       "up frame", "down frame", "frames/s", "H2D GB/s", "D2H GB/s");
   const Side none;
-  for (const Frame &f : frames) {
-    for (Mem m : {Mem::pinned, Mem::pageable}) {
-      Side one{&f, m, false};
+  for (const Frame & f : frames) {
+    for (Mem m : { Mem::pinned, Mem::pageable }) {
+      Side one{ &f, m, false };
       emit ("h2d", mem_name (m), one, none, measure (one, none, b, s, reps));
       emit ("d2h", mem_name (m), none, one, measure (none, one, b, s, reps));
       emit ("duplex", mem_name (m), one, one, measure (one, one, b, s, reps));
     }
-    Side pitched{&f, Mem::pinned, true};
+    Side pitched{ &f, Mem::pinned, true };
     emit ("h2d", "pinned", pitched, none, measure (pitched, none, b, s, reps));
     emit ("d2h", "pinned", none, pitched, measure (none, pitched, b, s, reps));
     emit ("duplex", "pinned", pitched, pitched, measure (pitched, pitched, b, s, reps));
     /* What cudaupload does with pageable input: one 2D copy per plane. */
-    Side pageable_pitched{&f, Mem::pageable, true};
+    Side pageable_pitched{ &f, Mem::pageable, true };
     emit ("h2d", "pageable", pageable_pitched, none,
         measure (pageable_pitched, none, b, s, reps));
     /* Pageable producer, pinned consumer: what cudaupload from malloc'd
      * frames and cudadownload into its pinned pool face together. */
-    Side pageable_up{&f, Mem::pageable, false}, pinned_down{&f, Mem::pinned, false};
+    Side pageable_up{ &f, Mem::pageable, false }, pinned_down{ &f, Mem::pinned, false };
     emit ("duplex", "mixed", pageable_up, pinned_down,
         measure (pageable_up, pinned_down, b, s, reps));
   }
   /* The crop case: a 4K frame up, its 1080p centre down. */
   for (int i = 0; i < 2; i++) {
     const Frame &big = frames[2 * i + 1], &small = frames[2 * i];
-    Side up{&big, Mem::pinned, false}, down{&small, Mem::pinned, false};
+    Side up{ &big, Mem::pinned, false }, down{ &small, Mem::pinned, false };
     emit ("duplex", "pinned", up, down, measure (up, down, b, s, reps));
-    Side up_pg{&big, Mem::pageable, false};
+    Side up_pg{ &big, Mem::pageable, false };
     emit ("duplex", "mixed", up_pg, down, measure (up_pg, down, b, s, reps));
   }
 
