@@ -677,11 +677,13 @@ GST_START_TEST (test_nothing_left_is_an_error)
     gst_object_unref (pipeline);
   }
 
-  /* Set while PLAYING: the next frame cannot be negotiated. */
+  /* Set while PLAYING: the next frame cannot be negotiated. (cudadownload
+   * keeps no frames in flight, so every frame before the change comes out.) */
   GstElement * pipeline = gst_parse_launch (
       "videotestsrc num-buffers=10 ! "
       "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload ! "
-      "cudacrop name=crop left=2 ! cudadownload ! appsink name=out sync=false",
+      "cudacrop name=crop left=2 ! cudadownload max-in-flight=0 ! "
+      "appsink name=out sync=false",
       NULL);
   Changer changer;
   probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, crop_everything, &changer);
