@@ -9,11 +9,11 @@
 namespace gcs {
 namespace {
 
-// Free events per device and kind (spinning, blocking). The pools live for the whole process: destroying
+// Free events per device. The pools live for the whole process: destroying
 // events at exit races with the CUDA runtime's own teardown.
 struct EventPool {
   std::mutex lock;
-  std::map<std::pair<int, bool>, std::vector<cudaEvent_t>> free;
+  std::map<int, std::vector<cudaEvent_t>> free;
 };
 
 EventPool &
@@ -26,25 +26,25 @@ pool ()
 } // namespace
 
 Event *
-Event::acquire (int device, bool blocking, GError **error)
+Event::acquire (int device, GError **error)
 {
   {
     auto &p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
-    auto &list = p.free[{device, blocking}];
+    auto &list = p.free[device];
     if (!list.empty ()) {
       cudaEvent_t e = list.back ();
       list.pop_back ();
-      return new Event (device, blocking, e);
+      return new Event (device, e);
     }
   }
   // The calling thread has made `device` current (every element does so
   // before its CUDA work), so the event belongs to that device.
   cudaEvent_t e = nullptr;
-  unsigned flags = cudaEventDisableTiming | (blocking ? cudaEventBlockingSync : 0);
-  if (!GST_CS_CHECK (cudaEventCreateWithFlags (&e, flags), error))
+  if (!GST_CS_CHECK (cudaEventCreateWithFlags (&e,
+              cudaEventDisableTiming | cudaEventBlockingSync), error))
     return nullptr;
-  return new Event (device, blocking, e);
+  return new Event (device, e);
 }
 
 void
@@ -55,7 +55,7 @@ Event::unref ()
   {
     auto &p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
-    p.free[{device_, blocking_}].push_back (event_);
+    p.free[device_].push_back (event_);
   }
   delete this;
 }

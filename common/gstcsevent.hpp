@@ -1,8 +1,10 @@
 // Pooled, reference-counted CUDA events (internal to the library).
 //
 // Creating an event per frame is avoidable cost, so events come from a
-// per-device pool (cudaEventDisableTiming) and go back to it when the last
-// holder (a sync meta, a memory's pending-access list) lets go.
+// per-device pool and go back to it when the last holder (a sync meta, a
+// memory's pending-access list) lets go. They carry no timing, and a host
+// wait on them sleeps (cudaEventBlockingSync) rather than keeping a core
+// spinning; GPU-side waits are not affected by that flag.
 #pragma once
 
 #include <atomic>
@@ -16,9 +18,8 @@ namespace gcs {
 class Event {
 public:
   // An event of `device` from its pool, with one reference; nullptr and
-  // `error` set when the driver cannot create one. A `blocking` event makes a
-  // host wait on it sleep (cudaEventBlockingSync) instead of spinning a core.
-  static Event *acquire (int device, bool blocking, GError **error);
+  // `error` set when the driver cannot create one.
+  static Event *acquire (int device, GError **error);
 
   void ref () { refs_.fetch_add (1, std::memory_order_relaxed); }
   void unref ();
@@ -33,12 +34,10 @@ public:
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
 private:
-  Event (int device, bool blocking, cudaEvent_t event)
-      : device_ (device), blocking_ (blocking), event_ (event) {}
+  Event (int device, cudaEvent_t event) : device_ (device), event_ (event) {}
 
   std::atomic<int> refs_{1};
   int device_;
-  bool blocking_;
   cudaEvent_t event_;
   cudaStream_t stream_ = nullptr;
 };

@@ -50,6 +50,17 @@ gst_cs_host_wait_event (cudaEvent_t event, GstCsWaitCounter * counter,
 }
 
 gboolean
+gst_cs_host_poll_event (cudaEvent_t event, GstCsWaitCounter * counter,
+    GError ** error)
+{
+  count (counter);
+  cudaError_t state;
+  while ((state = cudaEventQuery (event)) == cudaErrorNotReady) {
+  }
+  return GST_CS_CHECK (state, error);
+}
+
+gboolean
 gst_cs_host_wait_stream (cudaStream_t stream, GstCsWaitCounter * counter,
     GError ** error)
 {

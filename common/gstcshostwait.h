@@ -34,12 +34,29 @@ GST_CS_API void     gst_cs_wait_counter_reset (GstCsWaitCounter * counter);
  * @counter: (nullable): the owner's counter
  * @error: (out) (optional): the CUDA error
  *
- * Blocks the calling thread until @event completes (cudaEventSynchronize).
- * This is the only way the project waits for a single piece of GPU work.
+ * Blocks the calling thread until @event completes: it polls for a few
+ * microseconds (nearly finished work costs no wake-up), then sleeps until the
+ * GPU signals the event (the project's events are blocking-sync, so no core
+ * spins). This is how the project waits for a single piece of GPU work.
  *
  * Since: 0.1
  */
 GST_CS_API gboolean gst_cs_host_wait_event   (cudaEvent_t        event,
+                                              GstCsWaitCounter * counter,
+                                              GError          ** error);
+
+/**
+ * gst_cs_host_poll_event:
+ * @event: a recorded CUDA event
+ * @counter: (nullable): the owner's counter
+ * @error: (out) (optional): the CUDA error
+ *
+ * As gst_cs_host_wait_event(), but polls until @event completes: the lowest
+ * latency, one core busy for the whole wait.
+ *
+ * Since: 0.1
+ */
+GST_CS_API gboolean gst_cs_host_poll_event   (cudaEvent_t        event,
                                               GstCsWaitCounter * counter,
                                               GError          ** error);
 

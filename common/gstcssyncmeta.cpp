@@ -100,12 +100,12 @@ gst_cs_sync_meta_get_info (void)
   return info;
 }
 
-static GstCsSyncMeta *
-record (GstBuffer * buffer, gint device_id, cudaStream_t stream, bool blocking,
-    GError ** error)
+GstCsSyncMeta *
+gst_cs_sync_meta_record (GstBuffer * buffer, gint device_id,
+    cudaStream_t stream, GError ** error)
 {
   g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
-  gcs::EventRef event (gcs::Event::acquire (device_id, blocking, error));
+  gcs::EventRef event (gcs::Event::acquire (device_id, error));
   if (!event || !event->record (stream, error))
     return NULL;
   for_each_sync (buffer, [&] (gcs::MemorySync * s) {
@@ -118,21 +118,6 @@ record (GstBuffer * buffer, gint device_id, cudaStream_t stream, bool blocking,
             GST_CS_SYNC_META_INFO, NULL));
   set_event (meta, event.release ());
   return meta;
-}
-
-GstCsSyncMeta *
-gst_cs_sync_meta_record (GstBuffer * buffer, gint device_id,
-    cudaStream_t stream, GError ** error)
-{
-  /* Consumers wait for it on the GPU: a plain event, cheapest to record. */
-  return record (buffer, device_id, stream, false, error);
-}
-
-GstCsSyncMeta *
-gst_cs_sync_meta_record_for_host (GstBuffer * buffer, gint device_id,
-    cudaStream_t stream, gboolean spin, GError ** error)
-{
-  return record (buffer, device_id, stream, !spin, error);
 }
 
 void

@@ -65,25 +65,6 @@ GST_CS_API GstCsSyncMeta * gst_cs_sync_meta_record      (GstBuffer    * buffer,
                                                          GError      ** error);
 
 /**
- * gst_cs_sync_meta_record_for_host:
- * @buffer, @device_id, @stream, @error: as gst_cs_sync_meta_record()
- * @spin: %FALSE to make a host wait on this event sleep until the GPU
- *   signals it (cudaEventBlockingSync: no busy core, some microseconds of
- *   wake-up), %TRUE to spin (lowest latency, a core busy while waiting)
- *
- * As gst_cs_sync_meta_record(), for work the CPU itself will wait for.
- *
- * Returns: (transfer none) (nullable): the meta
- *
- * Since: 0.1
- */
-GST_CS_API GstCsSyncMeta * gst_cs_sync_meta_record_for_host (GstBuffer    * buffer,
-                                                             gint           device_id,
-                                                             cudaStream_t   stream,
-                                                             gboolean       spin,
-                                                             GError      ** error);
-
-/**
  * gst_cs_sync_meta_add_reader:
  * @meta: the meta just recorded by gst_cs_sync_meta_record()
  * @read: a buffer whose device or pinned memory the same work read
@@ -118,7 +99,8 @@ GST_CS_API gboolean        gst_cs_sync_meta_wait        (GstBuffer    * buffer,
  * @counter: (nullable): the waiter's counter
  * @error: (out) (optional): the CUDA error
  *
- * Waits on the host for the buffer's event only (a counted host wait).
+ * Waits on the host for the buffer's event only (a counted host wait, see
+ * gst_cs_host_wait_event()).
  *
  * Since: 0.1
  */

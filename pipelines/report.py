@@ -23,11 +23,9 @@ TARGET_RATIO = 5.0
 TARGET_PAGEABLE_GBPS = 12.0
 WAIT_TOLERANCE = 0.02       # per frame: "exactly one" within counting noise
 
-CASES = ["updown", "uponly", "crop", "updown-default", "updown-mif0", "updown-spin",
-         "updown-bsync", "updown-bevents", "uponly-bevents"]
+CASES = ["updown", "uponly", "crop", "updown-default", "updown-mif0", "updown-spin"]
 # Variants of a case: same peer and limit, no targets of their own.
-VARIANT_OF = {"updown-default": "updown", "updown-mif0": "updown", "updown-spin": "updown",
-              "updown-bsync": "updown", "updown-bevents": "updown", "uponly-bevents": "uponly"}
+VARIANT_OF = {"updown-default": "updown", "updown-mif0": "updown", "updown-spin": "updown"}
 FORMATS = ["RGBA", "NV12"]
 CASE_LABEL = {
     "updown": "up→down",
@@ -36,9 +34,6 @@ CASE_LABEL = {
     "updown-default": "up→down default mif",
     "updown-mif0": "up→down mif=0",
     "updown-spin": "up→down spin-wait",
-    "updown-bsync": "up→down blocking sync",
-    "updown-bevents": "up→down blocking events",
-    "uponly-bevents": "up only blocking events",
 }
 CROP_OUT = {"3840x2160": "1920x1080"}
 
@@ -289,9 +284,8 @@ def main():
     print(table(rows))
     print()
     print("ours = this project (cudadownload max-in-flight=3, except: default mif = the "
-          "element's default, mif=0, spin-wait = spin-wait=true; blocking events = "
-          "every CUDA event created with cudaEventBlockingSync through an LD_PRELOAD shim, so "
-          "host waits sleep instead of spinning: an experiment); "
+          "element's default, mif=0, spin-wait = spin-wait=true, "
+          "a host wait that polls instead of sleeping); "
           "nvcodec = GStreamer "
           "1.22 nvcodec cudaupload ! cudadownload (up→crop→down: followed by CPU videocrop); "
           "CPU videocrop = videocrop alone on system memory; limit = gcs-copy-limits for the "

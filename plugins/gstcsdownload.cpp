@@ -197,11 +197,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
           gcs::planes_at (map.data, &self->out_info), &self->out_info,
           cudaMemcpyDeviceToHost, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
-  GST_OBJECT_LOCK (self);
-  gboolean spin = self->spin_wait;
-  GST_OBJECT_UNLOCK (self);
-  GstCsSyncMeta *meta = ok ?
-      gst_cs_sync_meta_record_for_host (*outbuf, device, stream, spin, &err) : NULL;
+  GstCsSyncMeta *meta = ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
   if (!meta) {
     gst_clear_buffer (outbuf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
@@ -220,9 +216,14 @@ finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
 {
   GstBuffer *buf = self->pending->front ();
   self->pending->pop_front ();
+  GST_OBJECT_LOCK (self);
+  gboolean spin = self->spin_wait;
+  GST_OBJECT_UNLOCK (self);
+  GstCsWaitCounter *waits = gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self));
+  cudaEvent_t event = gst_buffer_get_cs_sync_meta (buf)->event;
   GError *err = NULL;
-  if (!gst_cs_sync_meta_wait_host (buf,
-          gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self)), &err)) {
+  if (!(spin ? gst_cs_host_poll_event (event, waits, &err) :
+          gst_cs_host_wait_event (event, waits, &err))) {
     gst_buffer_unref (buf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
     return GST_FLOW_ERROR;
