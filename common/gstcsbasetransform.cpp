@@ -10,23 +10,24 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
 enum { PROP_0, PROP_DEVICE_ID, PROP_HOST_WAITS };
 
 typedef struct {
-  gint requested_device;        /* the property: -1 = default */
-  gint device;                  /* resolved in start(), -1 before */
-  GstCsStreamPool *pool;
+  gint requested_device; /* the property: -1 = default */
+  gint device;           /* resolved in start(), -1 before */
+  GstCsStreamPool * pool;
   cudaStream_t stream;
   GstCsWaitCounter waits;
 } GstCsBaseTransformPrivate;
 
-G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCsBaseTransform, gst_cs_base_transform,
-    GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
+    GstCsBaseTransform, gst_cs_base_transform, GST_TYPE_BASE_TRANSFORM);
 
-#define PRIV(self) ((GstCsBaseTransformPrivate *) \
-    gst_cs_base_transform_get_instance_private (GST_CS_BASE_TRANSFORM (self)))
+#define PRIV(self) \
+  ((GstCsBaseTransformPrivate *)gst_cs_base_transform_get_instance_private ( \
+      GST_CS_BASE_TRANSFORM (self)))
 
 static void
 set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (object);
+  GstCsBaseTransformPrivate * priv = PRIV (object);
   switch (id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
@@ -41,7 +42,7 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
 static void
 get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (object);
+  GstCsBaseTransformPrivate * priv = PRIV (object);
   switch (id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
@@ -59,10 +60,11 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 static void
 set_context (GstElement * element, GstContext * context)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (element);
+  GstCsBaseTransformPrivate * priv = PRIV (element);
   GST_OBJECT_LOCK (element);
   gint device = priv->device >= 0 ? priv->device : priv->requested_device;
-  GstCsStreamPool *pool = priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
+  GstCsStreamPool * pool =
+      priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
   GST_OBJECT_UNLOCK (element);
   gst_cs_handle_set_context (element, context, device, &pool);
   GST_OBJECT_LOCK (element);
@@ -75,25 +77,26 @@ set_context (GstElement * element, GstContext * context)
 static gboolean
 query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (trans);
+  GstCsBaseTransformPrivate * priv = PRIV (trans);
   if (GST_QUERY_TYPE (q) == GST_QUERY_CONTEXT) {
     GST_OBJECT_LOCK (trans);
-    GstCsStreamPool *pool = priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
+    GstCsStreamPool * pool =
+        priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
     GST_OBJECT_UNLOCK (trans);
     gboolean ok = gst_cs_handle_context_query (GST_ELEMENT_CAST (trans), q, pool);
     gst_clear_object (&pool);
     if (ok)
       return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)->query (trans,
-      direction, q);
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
+      ->query (trans, direction, q);
 }
 
 static gboolean
 start (GstBaseTransform * trans)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (trans);
-  GError *err = NULL;
+  GstCsBaseTransformPrivate * priv = PRIV (trans);
+  GError * err = NULL;
   GST_OBJECT_LOCK (trans);
   gint requested = priv->requested_device;
   GST_OBJECT_UNLOCK (trans);
@@ -105,7 +108,8 @@ start (GstBaseTransform * trans)
   }
   GST_OBJECT_LOCK (trans);
   priv->device = device;
-  GstCsStreamPool *pool = priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
+  GstCsStreamPool * pool =
+      priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
   GST_OBJECT_UNLOCK (trans);
 
   if (!gst_cs_ensure_stream_pool (GST_ELEMENT_CAST (trans), device, &pool, &err)) {
@@ -125,7 +129,7 @@ start (GstBaseTransform * trans)
 static gboolean
 stop (GstBaseTransform * trans)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (trans);
+  GstCsBaseTransformPrivate * priv = PRIV (trans);
   GST_OBJECT_LOCK (trans);
   if (priv->pool && priv->stream)
     gst_cs_stream_pool_release (priv->pool, priv->stream);
@@ -145,8 +149,8 @@ finalize (GObject * object)
 static void
 gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gobject_class->set_property = set_property;
   gobject_class->get_property = get_property;
@@ -161,24 +165,23 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
           "CUDA device ordinal to run on (-1 = the default device, 0). "
           "Read when the element starts",
           -1, G_MAXINT16, -1,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_READY)));
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_READY)));
   g_object_class_install_property (gobject_class, PROP_HOST_WAITS,
       g_param_spec_uint64 ("host-waits", "Host waits",
           "How many times this element blocked the CPU on the GPU so far "
           "(each wait is on one frame's event, never a whole stream)",
-          0, G_MAXUINT64, 0,
-          (GParamFlags) (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          0, G_MAXUINT64, 0, (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   GST_DEBUG_CATEGORY_INIT (gst_cs_base_transform_debug, "csbasetransform", 0,
       "gst-cudastreams element base class");
-  gst_type_mark_as_plugin_api (GST_TYPE_CS_BASE_TRANSFORM, (GstPluginAPIFlags) 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BASE_TRANSFORM, (GstPluginAPIFlags)0);
 }
 
 static void
 gst_cs_base_transform_init (GstCsBaseTransform * self)
 {
-  GstCsBaseTransformPrivate *priv = PRIV (self);
+  GstCsBaseTransformPrivate * priv = PRIV (self);
   priv->requested_device = -1;
   priv->device = -1;
 }
@@ -204,7 +207,7 @@ gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 gboolean
 gst_cs_base_transform_make_current (GstCsBaseTransform * self)
 {
-  GError *err = NULL;
+  GError * err = NULL;
   if (gst_cs_device_make_current (PRIV (self)->device, &err))
     return TRUE;
   GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");

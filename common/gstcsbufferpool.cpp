@@ -9,9 +9,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_buffer_pool_debug);
 struct _GstCsBufferPool {
   GstBufferPool parent;
   gint device_id;
-  GstAllocator *allocator;
-  GstVideoInfo layout;          /* the device layout of one frame */
-  GError *error;                /* last allocation failure, guarded by the object lock */
+  GstAllocator * allocator;
+  GstVideoInfo layout; /* the device layout of one frame */
+  GError * error;      /* last allocation failure, guarded by the object lock */
 };
 
 G_DEFINE_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST_TYPE_BUFFER_POOL);
@@ -19,15 +19,15 @@ G_DEFINE_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST_TYPE_BUFFER_POOL);
 static const gchar **
 get_options (GstBufferPool *)
 {
-  static const gchar *options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, NULL };
+  static const gchar * options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, NULL };
   return options;
 }
 
 static gboolean
 set_config (GstBufferPool * pool, GstStructure * config)
 {
-  auto *self = GST_CS_BUFFER_POOL (pool);
-  GstCaps *caps = NULL;
+  auto * self = GST_CS_BUFFER_POOL (pool);
+  GstCaps * caps = NULL;
   guint size, min, max;
   if (!gst_buffer_pool_config_get_params (config, &caps, &size, &min, &max) || !caps) {
     GST_WARNING_OBJECT (pool, "no caps in config");
@@ -40,19 +40,19 @@ set_config (GstBufferPool * pool, GstStructure * config)
   }
   gst_cs_video_info_device_layout (&info, &self->layout);
   gst_buffer_pool_config_set_params (config, caps, self->layout.size, min, max);
-  return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->set_config (pool,
-      config);
+  return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+      ->set_config (pool, config);
 }
 
 static void
 set_video_meta (GstBuffer * buffer, const GstVideoInfo * layout)
 {
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+  GstVideoMeta * meta = gst_buffer_get_video_meta (buffer);
   if (!meta) {
     gst_buffer_add_video_meta_full (buffer, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_INFO_FORMAT (layout), GST_VIDEO_INFO_WIDTH (layout),
         GST_VIDEO_INFO_HEIGHT (layout), GST_VIDEO_INFO_N_PLANES (layout),
-        (gsize *) layout->offset, (gint *) layout->stride);
+        (gsize *)layout->offset, (gint *)layout->stride);
     return;
   }
   meta->width = GST_VIDEO_INFO_WIDTH (layout);
@@ -66,9 +66,9 @@ set_video_meta (GstBuffer * buffer, const GstVideoInfo * layout)
 static GstFlowReturn
 alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams *)
 {
-  auto *self = GST_CS_BUFFER_POOL (pool);
-  GError *err = NULL;
-  GstMemory *mem = gst_cs_device_allocator_alloc (
+  auto * self = GST_CS_BUFFER_POOL (pool);
+  GError * err = NULL;
+  GstMemory * mem = gst_cs_device_allocator_alloc (
       GST_CS_DEVICE_ALLOCATOR (self->allocator), self->layout.size, &err);
   if (!mem) {
     GST_ERROR_OBJECT (pool, "%s", err->message);
@@ -81,15 +81,15 @@ alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquirePar
   *buffer = gst_buffer_new ();
   gst_buffer_append_memory (*buffer, mem);
   set_video_meta (*buffer, &self->layout);
-  GstMeta *vmeta = (GstMeta *) gst_buffer_get_video_meta (*buffer);
-  vmeta->flags = (GstMetaFlags) (vmeta->flags | GST_META_FLAG_POOLED);
+  GstMeta * vmeta = (GstMeta *)gst_buffer_get_video_meta (*buffer);
+  vmeta->flags = (GstMetaFlags)(vmeta->flags | GST_META_FLAG_POOLED);
   return GST_FLOW_OK;
 }
 
 static void
 reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
-  auto *self = GST_CS_BUFFER_POOL (pool);
+  auto * self = GST_CS_BUFFER_POOL (pool);
   set_video_meta (buffer, &self->layout);
   GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->reset_buffer (pool, buffer);
 }
@@ -97,7 +97,7 @@ reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 static void
 finalize (GObject * object)
 {
-  auto *self = GST_CS_BUFFER_POOL (object);
+  auto * self = GST_CS_BUFFER_POOL (object);
   gst_clear_object (&self->allocator);
   g_clear_error (&self->error);
   G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->finalize (object);
@@ -106,25 +106,24 @@ finalize (GObject * object)
 static void
 gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
 {
-  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+  GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
   G_OBJECT_CLASS (klass)->finalize = finalize;
   pool_class->get_options = get_options;
   pool_class->set_config = set_config;
   pool_class->alloc_buffer = alloc_buffer;
   pool_class->reset_buffer = reset_buffer;
-  GST_DEBUG_CATEGORY_INIT (gst_cs_buffer_pool_debug, "csbufferpool", 0,
-      "gst-cudastreams device buffer pool");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_buffer_pool_debug, "csbufferpool", 0, "gst-cudastreams device buffer pool");
 }
 
 static void
 gst_cs_buffer_pool_init (GstCsBufferPool *)
-{
-}
+{}
 
 GstBufferPool *
 gst_cs_buffer_pool_new (gint device_id)
 {
-  auto *self = GST_CS_BUFFER_POOL (g_object_new (GST_TYPE_CS_BUFFER_POOL, NULL));
+  auto * self = GST_CS_BUFFER_POOL (g_object_new (GST_TYPE_CS_BUFFER_POOL, NULL));
   gst_object_ref_sink (self);
   self->device_id = device_id;
   self->allocator = gst_cs_device_allocator_new (device_id);
@@ -141,7 +140,7 @@ GError *
 gst_cs_buffer_pool_take_error (GstCsBufferPool * pool)
 {
   GST_OBJECT_LOCK (pool);
-  GError *err = pool->error;
+  GError * err = pool->error;
   pool->error = NULL;
   GST_OBJECT_UNLOCK (pool);
   return err;

@@ -2,7 +2,7 @@
 
 #include <string>
 
-G_DEFINE_QUARK (gst-cs-error-quark, gst_cs_error)
+G_DEFINE_QUARK (gst - cs - error - quark, gst_cs_error)
 
 gboolean
 gst_cs_cuda_check (cudaError_t err, const gchar * call, GError ** error)
@@ -22,20 +22,20 @@ gst_cs_cuda_check (cudaError_t err, const gchar * call, GError ** error)
   if (err == cudaErrorMemoryAllocation)
     code = GST_CS_ERROR_OUT_OF_MEMORY;
   else if (err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
-      err == cudaErrorInvalidDevice)
+           err == cudaErrorInvalidDevice)
     code = GST_CS_ERROR_NO_DEVICE;
 
   g_set_error (error, GST_CS_ERROR, code, "%s failed: %s (%s)", name.c_str (),
       cudaGetErrorName (err), cudaGetErrorString (err));
   /* A non-sticky error stays in the runtime's last-error slot; clear it so a
    * later cudaGetLastError() after a kernel launch reports that launch. */
-  (void) cudaGetLastError ();
+  (void)cudaGetLastError ();
   return FALSE;
 }
 
 void
-gst_cs_element_post_error (GstElement * element, GError * error,
-    const gchar * what, const gchar * file, const gchar * function, gint line)
+gst_cs_element_post_error (GstElement * element, GError * error, const gchar * what,
+    const gchar * file, const gchar * function, gint line)
 {
   g_return_if_fail (error != NULL);
 
@@ -61,8 +61,8 @@ gst_cs_element_post_error (GstElement * element, GError * error,
     code = error->code;
   }
 
-  gchar *text = g_strdup_printf ("%s%s%s", what ? what : "",
-      what ? ": " : "", error->message);
+  gchar * text =
+      g_strdup_printf ("%s%s%s", what ? what : "", what ? ": " : "", error->message);
   gst_element_message_full (element, GST_MESSAGE_ERROR, domain, code, text,
       g_strdup (error->message), file, function, line);
   g_error_free (error);

@@ -19,19 +19,19 @@ struct EventPool {
 EventPool &
 pool ()
 {
-  static EventPool *p = new EventPool;
+  static EventPool * p = new EventPool;
   return *p;
 }
 
 } // namespace
 
 Event *
-Event::acquire (int device, GError **error)
+Event::acquire (int device, GError ** error)
 {
   {
-    auto &p = pool ();
+    auto & p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
-    auto &list = p.free[device];
+    auto & list = p.free[device];
     if (!list.empty ()) {
       cudaEvent_t e = list.back ();
       list.pop_back ();
@@ -41,8 +41,9 @@ Event::acquire (int device, GError **error)
   // The calling thread has made `device` current (every element does so
   // before its CUDA work), so the event belongs to that device.
   cudaEvent_t e = nullptr;
-  if (!GST_CS_CHECK (cudaEventCreateWithFlags (&e,
-              cudaEventDisableTiming | cudaEventBlockingSync), error))
+  if (!GST_CS_CHECK (
+          cudaEventCreateWithFlags (&e, cudaEventDisableTiming | cudaEventBlockingSync),
+          error))
     return nullptr;
   return new Event (device, e);
 }
@@ -53,7 +54,7 @@ Event::unref ()
   if (refs_.fetch_sub (1, std::memory_order_acq_rel) != 1)
     return;
   {
-    auto &p = pool ();
+    auto & p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
     p.free[device_].push_back (event_);
   }
@@ -61,7 +62,7 @@ Event::unref ()
 }
 
 bool
-Event::record (cudaStream_t stream, GError **error)
+Event::record (cudaStream_t stream, GError ** error)
 {
   stream_ = stream;
   return GST_CS_CHECK (cudaEventRecord (event_, stream), error);

@@ -19,7 +19,7 @@ class Event {
 public:
   // An event of `device` from its pool, with one reference; nullptr and
   // `error` set when the driver cannot create one.
-  static Event *acquire (int device, GError **error);
+  static Event * acquire (int device, GError ** error);
 
   void ref () { refs_.fetch_add (1, std::memory_order_relaxed); }
   void unref ();
@@ -29,14 +29,14 @@ public:
   // The stream of the last record(), the producer a consumer compares with.
   cudaStream_t stream () const { return stream_; }
 
-  bool record (cudaStream_t stream, GError **error);
+  bool record (cudaStream_t stream, GError ** error);
   // True when the recorded work has completed (never blocks).
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
 private:
   Event (int device, cudaEvent_t event) : device_ (device), event_ (event) {}
 
-  std::atomic<int> refs_{1};
+  std::atomic<int> refs_{ 1 };
   int device_;
   cudaEvent_t event_;
   cudaStream_t stream_ = nullptr;
@@ -46,19 +46,31 @@ private:
 class EventRef {
 public:
   EventRef () = default;
-  explicit EventRef (Event *adopt) : e_ (adopt) {}
-  EventRef (const EventRef &o) : e_ (o.e_) { if (e_) e_->ref (); }
-  EventRef (EventRef &&o) noexcept : e_ (std::exchange (o.e_, nullptr)) {}
-  EventRef &operator= (EventRef o) noexcept { std::swap (e_, o.e_); return *this; }
-  ~EventRef () { if (e_) e_->unref (); }
+  explicit EventRef (Event * adopt) : e_ (adopt) {}
+  EventRef (const EventRef & o) : e_ (o.e_)
+  {
+    if (e_)
+      e_->ref ();
+  }
+  EventRef (EventRef && o) noexcept : e_ (std::exchange (o.e_, nullptr)) {}
+  EventRef & operator= (EventRef o) noexcept
+  {
+    std::swap (e_, o.e_);
+    return *this;
+  }
+  ~EventRef ()
+  {
+    if (e_)
+      e_->unref ();
+  }
 
-  Event *get () const { return e_; }
-  Event *operator-> () const { return e_; }
+  Event * get () const { return e_; }
+  Event * operator->() const { return e_; }
   explicit operator bool () const { return e_ != nullptr; }
-  Event *release () { return std::exchange (e_, nullptr); }
+  Event * release () { return std::exchange (e_, nullptr); }
 
 private:
-  Event *e_ = nullptr;
+  Event * e_ = nullptr;
 };
 
 } // namespace gcs

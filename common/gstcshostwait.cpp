@@ -6,7 +6,7 @@
 #include "gstcserror.h"
 
 namespace {
-std::atomic<guint64> total_waits{0};
+std::atomic<guint64> total_waits{ 0 };
 
 void
 count (GstCsWaitCounter * counter)
@@ -15,7 +15,7 @@ count (GstCsWaitCounter * counter)
   if (counter)
     __atomic_fetch_add (&counter->waits, 1, __ATOMIC_RELAXED);
 }
-}
+} // namespace
 
 guint64
 gst_cs_wait_counter_get (const GstCsWaitCounter * counter)
@@ -32,17 +32,16 @@ gst_cs_wait_counter_reset (GstCsWaitCounter * counter)
 /* A blocking-sync event puts the waiting thread to sleep, and waking it costs
  * tens of microseconds: a lot for a 1080p frame that moves in 60. Work that
  * is nearly done is cheaper to poll for briefly first. */
-static constexpr std::chrono::microseconds kPollBeforeSleep{30};
+static constexpr std::chrono::microseconds kPollBeforeSleep{ 30 };
 
 gboolean
-gst_cs_host_wait_event (cudaEvent_t event, GstCsWaitCounter * counter,
-    GError ** error)
+gst_cs_host_wait_event (cudaEvent_t event, GstCsWaitCounter * counter, GError ** error)
 {
   count (counter);
   const auto until = std::chrono::steady_clock::now () + kPollBeforeSleep;
   cudaError_t state;
   while ((state = cudaEventQuery (event)) == cudaErrorNotReady &&
-      std::chrono::steady_clock::now () < until) {
+         std::chrono::steady_clock::now () < until) {
   }
   if (state != cudaErrorNotReady)
     return GST_CS_CHECK (state, error);
@@ -50,8 +49,7 @@ gst_cs_host_wait_event (cudaEvent_t event, GstCsWaitCounter * counter,
 }
 
 gboolean
-gst_cs_host_poll_event (cudaEvent_t event, GstCsWaitCounter * counter,
-    GError ** error)
+gst_cs_host_poll_event (cudaEvent_t event, GstCsWaitCounter * counter, GError ** error)
 {
   count (counter);
   cudaError_t state;
@@ -61,8 +59,7 @@ gst_cs_host_poll_event (cudaEvent_t event, GstCsWaitCounter * counter,
 }
 
 gboolean
-gst_cs_host_wait_stream (cudaStream_t stream, GstCsWaitCounter * counter,
-    GError ** error)
+gst_cs_host_wait_stream (cudaStream_t stream, GstCsWaitCounter * counter, GError ** error)
 {
   count (counter);
   return GST_CS_CHECK (cudaStreamSynchronize (stream), error);

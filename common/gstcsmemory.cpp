@@ -18,7 +18,7 @@ GstCsWaitCounter host_map_waits;
 struct DevicePriv {
   gcs::MemorySync sync;
   std::mutex map_lock;
-  std::vector<guint8> staging;  /* host copy for CPU mapping, made on first use */
+  std::vector<guint8> staging; /* host copy for CPU mapping, made on first use */
 };
 
 DevicePriv *
@@ -30,11 +30,11 @@ priv_of (GstCsMemory * m)
 GstCsMemory *
 root_of (GstCsMemory * m)
 {
-  GstMemory *parent = GST_MEMORY_CAST (m)->parent;
+  GstMemory * parent = GST_MEMORY_CAST (m)->parent;
   return parent ? reinterpret_cast<GstCsMemory *> (parent) : m;
 }
 
-}  // namespace
+} // namespace
 
 struct _GstCsDeviceAllocator {
   GstAllocator parent;
@@ -47,9 +47,9 @@ static GstCsMemory *
 wrap (GstAllocator * allocator, gint device_id, guint8 * data, DevicePriv * priv,
     GstMemory * parent, gsize maxsize, gsize offset, gsize size)
 {
-  auto *m = g_new0 (GstCsMemory, 1);
-  gst_memory_init (GST_MEMORY_CAST (m), (GstMemoryFlags) 0, allocator, parent,
-      maxsize, 0, offset, size);
+  auto * m = g_new0 (GstCsMemory, 1);
+  gst_memory_init (GST_MEMORY_CAST (m), (GstMemoryFlags)0, allocator, parent, maxsize, 0,
+      offset, size);
   m->device_id = device_id;
   m->data = data;
   m->priv = priv;
@@ -57,29 +57,30 @@ wrap (GstAllocator * allocator, gint device_id, guint8 * data, DevicePriv * priv
 }
 
 GstMemory *
-gst_cs_device_allocator_alloc (GstCsDeviceAllocator * self, gsize size,
-    GError ** error)
+gst_cs_device_allocator_alloc (GstCsDeviceAllocator * self, gsize size, GError ** error)
 {
   g_return_val_if_fail (GST_IS_CS_DEVICE_ALLOCATOR (self), NULL);
   if (!gst_cs_device_make_current (self->device_id, error))
     return NULL;
-  void *data = NULL;
+  void * data = NULL;
   if (!GST_CS_CHECK (cudaMalloc (&data, MAX (size, 1)), error)) {
-    g_prefix_error (error, "Allocating %" G_GSIZE_FORMAT " bytes on CUDA "
-        "device %d: ", size, self->device_id);
+    g_prefix_error (error,
+        "Allocating %" G_GSIZE_FORMAT " bytes on CUDA "
+        "device %d: ",
+        size, self->device_id);
     return NULL;
   }
   GST_DEBUG_OBJECT (self, "allocated %" G_GSIZE_FORMAT " bytes at %p", size, data);
   return GST_MEMORY_CAST (wrap (GST_ALLOCATOR_CAST (self), self->device_id,
-          static_cast<guint8 *> (data), new DevicePriv, NULL, size, 0, size));
+      static_cast<guint8 *> (data), new DevicePriv, NULL, size, 0, size));
 }
 
 static GstMemory *
 device_alloc (GstAllocator * allocator, gsize size, GstAllocationParams *)
 {
-  GError *err = NULL;
-  GstMemory *mem = gst_cs_device_allocator_alloc (
-      GST_CS_DEVICE_ALLOCATOR (allocator), size, &err);
+  GError * err = NULL;
+  GstMemory * mem =
+      gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (allocator), size, &err);
   if (!mem) {
     GST_ERROR_OBJECT (allocator, "%s", err->message);
     g_error_free (err);
@@ -90,7 +91,7 @@ device_alloc (GstAllocator * allocator, gsize size, GstAllocationParams *)
 static void
 device_free (GstAllocator *, GstMemory * mem)
 {
-  auto *m = reinterpret_cast<GstCsMemory *> (mem);
+  auto * m = reinterpret_cast<GstCsMemory *> (mem);
   if (!mem->parent) {
     /* cudaFree waits for the device itself, so pending GPU work on the
      * memory finishes first. */
@@ -111,10 +112,11 @@ copy_to_host (GstCsMemory * root, DevicePriv * priv, GError ** error)
   priv->staging.resize (size);
   cudaStream_t s = cudaStreamPerThread;
   return gst_cs_device_make_current (root->device_id, error) &&
-      priv->sync.gpu_wait_writer (s, error) &&
-      GST_CS_CHECK (cudaMemcpyAsync (priv->staging.data (), root->data, size,
-          cudaMemcpyDeviceToHost, s), error) &&
-      gst_cs_host_wait_stream (s, &host_map_waits, error);
+         priv->sync.gpu_wait_writer (s, error) &&
+         GST_CS_CHECK (cudaMemcpyAsync (priv->staging.data (), root->data, size,
+                           cudaMemcpyDeviceToHost, s),
+             error) &&
+         gst_cs_host_wait_stream (s, &host_map_waits, error);
 }
 
 static gboolean
@@ -122,22 +124,23 @@ copy_to_device (GstCsMemory * root, DevicePriv * priv, GError ** error)
 {
   cudaStream_t s = cudaStreamPerThread;
   return gst_cs_device_make_current (root->device_id, error) &&
-      priv->sync.gpu_wait_all (s, error) &&
-      GST_CS_CHECK (cudaMemcpyAsync (root->data, priv->staging.data (),
-          priv->staging.size (), cudaMemcpyHostToDevice, s), error) &&
-      gst_cs_host_wait_stream (s, &host_map_waits, error);
+         priv->sync.gpu_wait_all (s, error) &&
+         GST_CS_CHECK (cudaMemcpyAsync (root->data, priv->staging.data (),
+                           priv->staging.size (), cudaMemcpyHostToDevice, s),
+             error) &&
+         gst_cs_host_wait_stream (s, &host_map_waits, error);
 }
 
 static gpointer
 device_map (GstMemory * mem, GstMapInfo * info, gsize)
 {
-  auto *root = root_of (reinterpret_cast<GstCsMemory *> (mem));
+  auto * root = root_of (reinterpret_cast<GstCsMemory *> (mem));
   if (info->flags & GST_MAP_CS_DEVICE)
     return root->data;
 
-  DevicePriv *priv = priv_of (root);
+  DevicePriv * priv = priv_of (root);
   std::lock_guard<std::mutex> guard (priv->map_lock);
-  GError *err = NULL;
+  GError * err = NULL;
   if (!copy_to_host (root, priv, &err)) {
     GST_ERROR ("mapping device memory on the host: %s", err->message);
     g_error_free (err);
@@ -152,10 +155,10 @@ device_unmap (GstMemory * mem, GstMapInfo * info)
 {
   if ((info->flags & GST_MAP_CS_DEVICE) || !(info->flags & GST_MAP_WRITE))
     return;
-  auto *root = root_of (reinterpret_cast<GstCsMemory *> (mem));
-  DevicePriv *priv = priv_of (root);
+  auto * root = root_of (reinterpret_cast<GstCsMemory *> (mem));
+  DevicePriv * priv = priv_of (root);
   std::lock_guard<std::mutex> guard (priv->map_lock);
-  GError *err = NULL;
+  GError * err = NULL;
   if (!copy_to_device (root, priv, &err)) {
     GST_ERROR ("writing back a host mapping: %s", err->message);
     g_error_free (err);
@@ -165,30 +168,30 @@ device_unmap (GstMemory * mem, GstMapInfo * info)
 static GstMemory *
 device_share (GstMemory * mem, gssize offset, gssize size)
 {
-  auto *root = root_of (reinterpret_cast<GstCsMemory *> (mem));
+  auto * root = root_of (reinterpret_cast<GstCsMemory *> (mem));
   if (size == -1)
     size = mem->size - offset;
   return GST_MEMORY_CAST (wrap (mem->allocator, root->device_id, root->data,
-          priv_of (root), GST_MEMORY_CAST (root), mem->maxsize,
-          mem->offset + offset, size));
+      priv_of (root), GST_MEMORY_CAST (root), mem->maxsize, mem->offset + offset, size));
 }
 
 static GstMemory *
 device_copy (GstMemory * mem, gssize offset, gssize size)
 {
-  auto *src = reinterpret_cast<GstCsMemory *> (mem);
-  auto *root = root_of (src);
+  auto * src = reinterpret_cast<GstCsMemory *> (mem);
+  auto * root = root_of (src);
   if (size == -1)
-    size = mem->size > (gsize) offset ? mem->size - offset : 0;
-  GError *err = NULL;
-  GstMemory *copy = gst_cs_device_allocator_alloc (
+    size = mem->size > (gsize)offset ? mem->size - offset : 0;
+  GError * err = NULL;
+  GstMemory * copy = gst_cs_device_allocator_alloc (
       GST_CS_DEVICE_ALLOCATOR (mem->allocator), size, &err);
   cudaStream_t s = cudaStreamPerThread;
-  if (copy && !(priv_of (root)->sync.gpu_wait_writer (s, &err) &&
-          GST_CS_CHECK (cudaMemcpyAsync (
-                  reinterpret_cast<GstCsMemory *> (copy)->data,
-                  root->data + mem->offset + offset, size,
-                  cudaMemcpyDeviceToDevice, s), &err) &&
+  if (copy &&
+      !(priv_of (root)->sync.gpu_wait_writer (s, &err) &&
+          GST_CS_CHECK (
+              cudaMemcpyAsync (reinterpret_cast<GstCsMemory *> (copy)->data,
+                  root->data + mem->offset + offset, size, cudaMemcpyDeviceToDevice, s),
+              &err) &&
           gst_cs_host_wait_stream (s, &host_map_waits, &err))) {
     gst_memory_unref (copy);
     copy = NULL;
@@ -203,17 +206,17 @@ device_copy (GstMemory * mem, gssize offset, gssize size)
 static void
 gst_cs_device_allocator_class_init (GstCsDeviceAllocatorClass * klass)
 {
-  GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
+  GstAllocatorClass * alloc_class = GST_ALLOCATOR_CLASS (klass);
   alloc_class->alloc = device_alloc;
   alloc_class->free = device_free;
-  GST_DEBUG_CATEGORY_INIT (gst_cs_memory_debug, "csmemory", 0,
-      "gst-cudastreams device memory");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_memory_debug, "csmemory", 0, "gst-cudastreams device memory");
 }
 
 static void
 gst_cs_device_allocator_init (GstCsDeviceAllocator * self)
 {
-  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+  GstAllocator * alloc = GST_ALLOCATOR_CAST (self);
   alloc->mem_type = GST_CS_MEMORY_TYPE_DEVICE;
   alloc->mem_map_full = device_map;
   alloc->mem_unmap_full = device_unmap;
@@ -225,8 +228,8 @@ gst_cs_device_allocator_init (GstCsDeviceAllocator * self)
 GstAllocator *
 gst_cs_device_allocator_new (gint device_id)
 {
-  auto *self = GST_CS_DEVICE_ALLOCATOR (g_object_new (
-          GST_TYPE_CS_DEVICE_ALLOCATOR, NULL));
+  auto * self =
+      GST_CS_DEVICE_ALLOCATOR (g_object_new (GST_TYPE_CS_DEVICE_ALLOCATOR, NULL));
   gst_object_ref_sink (self);
   self->device_id = device_id;
   return GST_ALLOCATOR_CAST (self);
@@ -255,7 +258,7 @@ namespace gcs {
 MemorySync *
 device_memory_sync (GstMemory * mem)
 {
-  auto *root = root_of (reinterpret_cast<GstCsMemory *> (mem));
+  auto * root = root_of (reinterpret_cast<GstCsMemory *> (mem));
   return &priv_of (root)->sync;
 }
-}
+} // namespace gcs

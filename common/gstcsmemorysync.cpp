@@ -7,17 +7,17 @@
 namespace gcs {
 
 void
-MemorySync::set_writer (const EventRef &e)
+MemorySync::set_writer (const EventRef & e)
 {
   std::lock_guard<std::mutex> guard (lock_);
   writer_ = e;
 }
 
 void
-MemorySync::add_reader (const EventRef &e)
+MemorySync::add_reader (const EventRef & e)
 {
   std::lock_guard<std::mutex> guard (lock_);
-  for (auto &r : readers_) {
+  for (auto & r : readers_) {
     if (r->stream () == e->stream ()) {
       r = e;
       return;
@@ -34,7 +34,7 @@ MemorySync::writer ()
 }
 
 bool
-MemorySync::gpu_wait_all (cudaStream_t stream, GError **error)
+MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 {
   std::vector<EventRef> pending;
   {
@@ -43,9 +43,9 @@ MemorySync::gpu_wait_all (cudaStream_t stream, GError **error)
     if (writer_)
       pending.push_back (writer_);
   }
-  for (auto &e : pending) {
+  for (auto & e : pending) {
     if (e->stream () == stream)
-      continue;                 /* stream order already covers it */
+      continue; /* stream order already covers it */
     if (!GST_CS_CHECK (cudaStreamWaitEvent (stream, e->handle (), 0), error))
       return false;
   }
@@ -53,7 +53,7 @@ MemorySync::gpu_wait_all (cudaStream_t stream, GError **error)
 }
 
 bool
-MemorySync::gpu_wait_writer (cudaStream_t stream, GError **error)
+MemorySync::gpu_wait_writer (cudaStream_t stream, GError ** error)
 {
   EventRef w = writer ();
   if (!w || w->stream () == stream)
@@ -62,7 +62,7 @@ MemorySync::gpu_wait_writer (cudaStream_t stream, GError **error)
 }
 
 bool
-MemorySync::host_wait_all (GstCsWaitCounter *counter, GError **error)
+MemorySync::host_wait_all (GstCsWaitCounter * counter, GError ** error)
 {
   std::vector<EventRef> pending;
   {
@@ -71,7 +71,7 @@ MemorySync::host_wait_all (GstCsWaitCounter *counter, GError **error)
     if (writer_)
       pending.push_back (writer_);
   }
-  for (auto &e : pending) {
+  for (auto & e : pending) {
     if (!e->done () && !gst_cs_host_wait_event (e->handle (), counter, error))
       return false;
   }
@@ -79,7 +79,7 @@ MemorySync::host_wait_all (GstCsWaitCounter *counter, GError **error)
 }
 
 MemorySync *
-memory_sync (GstMemory *mem)
+memory_sync (GstMemory * mem)
 {
   if (gst_is_cs_memory (mem))
     return device_memory_sync (mem);

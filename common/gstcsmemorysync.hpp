@@ -19,19 +19,19 @@ namespace gcs {
 
 class MemorySync {
 public:
-  void set_writer (const EventRef &e);
+  void set_writer (const EventRef & e);
   // A newer reader on the same stream supersedes an older one, so the list
   // holds at most one event per stream.
-  void add_reader (const EventRef &e);
+  void add_reader (const EventRef & e);
   EventRef writer ();
 
   // Before a stream writes: wait on the GPU for the writer and all readers.
-  bool gpu_wait_all (cudaStream_t stream, GError **error);
+  bool gpu_wait_all (cudaStream_t stream, GError ** error);
   // Before a stream reads: wait on the GPU for the last writer.
-  bool gpu_wait_writer (cudaStream_t stream, GError **error);
+  bool gpu_wait_writer (cudaStream_t stream, GError ** error);
   // Before the CPU touches the memory: host-wait (counted) for any access
   // that is not yet complete; completed work costs only a query.
-  bool host_wait_all (GstCsWaitCounter *counter, GError **error);
+  bool host_wait_all (GstCsWaitCounter * counter, GError ** error);
 
 private:
   std::mutex lock_;
@@ -40,8 +40,8 @@ private:
 };
 
 // The sync state of the project's device or pinned memory, nullptr for others.
-MemorySync *memory_sync (GstMemory *mem);
-MemorySync *device_memory_sync (GstMemory *mem);  // mem must be a GstCsMemory
-MemorySync *pinned_memory_sync (GstMemory *mem);  // mem must be pinned memory
+MemorySync * memory_sync (GstMemory * mem);
+MemorySync * device_memory_sync (GstMemory * mem); // mem must be a GstCsMemory
+MemorySync * pinned_memory_sync (GstMemory * mem); // mem must be pinned memory
 
 } // namespace gcs

@@ -10,8 +10,8 @@ namespace {
 
 struct PinnedMemory {
   GstMemory mem;
-  guint8 *data;
-  gcs::MemorySync *sync;        /* shared with sub-memories */
+  guint8 * data;
+  gcs::MemorySync * sync; /* shared with sub-memories */
 };
 
 PinnedMemory *
@@ -21,18 +21,18 @@ root_of (GstMemory * mem)
 }
 
 PinnedMemory *
-wrap (GstAllocator * allocator, GstMemory * parent, guint8 * data,
-    gcs::MemorySync * sync, gsize maxsize, gsize align, gsize offset, gsize size)
+wrap (GstAllocator * allocator, GstMemory * parent, guint8 * data, gcs::MemorySync * sync,
+    gsize maxsize, gsize align, gsize offset, gsize size)
 {
-  auto *m = g_new0 (PinnedMemory, 1);
-  gst_memory_init (&m->mem, (GstMemoryFlags) 0, allocator, parent, maxsize,
-      align, offset, size);
+  auto * m = g_new0 (PinnedMemory, 1);
+  gst_memory_init (
+      &m->mem, (GstMemoryFlags)0, allocator, parent, maxsize, align, offset, size);
   m->data = data;
   m->sync = sync;
   return m;
 }
 
-}  // namespace
+} // namespace
 
 struct _GstCsPinnedAllocator {
   GstAllocator parent;
@@ -47,25 +47,26 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
   gsize prefix = params ? params->prefix : 0;
   gsize padding = params ? params->padding : 0;
   gsize maxsize = size + prefix + padding;
-  void *data = NULL;
+  void * data = NULL;
   /* Portable: the pages are pinned for every device of the process. Page
    * alignment from cudaHostAlloc satisfies any GStreamer alignment request. */
   cudaError_t err = cudaHostAlloc (&data, MAX (maxsize, 1), cudaHostAllocPortable);
   if (err != cudaSuccess) {
-    GST_ERROR_OBJECT (allocator, "cudaHostAlloc of %" G_GSIZE_FORMAT
-        " bytes failed: %s (%s)", maxsize, cudaGetErrorName (err),
-        cudaGetErrorString (err));
-    (void) cudaGetLastError ();
+    GST_ERROR_OBJECT (allocator,
+        "cudaHostAlloc of %" G_GSIZE_FORMAT " bytes failed: %s (%s)", maxsize,
+        cudaGetErrorName (err), cudaGetErrorString (err));
+    (void)cudaGetLastError ();
     return NULL;
   }
-  return &wrap (allocator, NULL, static_cast<guint8 *> (data),
-      new gcs::MemorySync, maxsize, align, prefix, size)->mem;
+  return &wrap (allocator, NULL, static_cast<guint8 *> (data), new gcs::MemorySync,
+      maxsize, align, prefix, size)
+              ->mem;
 }
 
 static void
 pinned_free (GstAllocator *, GstMemory * mem)
 {
-  auto *m = reinterpret_cast<PinnedMemory *> (mem);
+  auto * m = reinterpret_cast<PinnedMemory *> (mem);
   if (!mem->parent) {
     /* cudaFreeHost synchronises with the device, so no copy still uses it. */
     cudaError_t err = cudaFreeHost (m->data);
@@ -84,33 +85,33 @@ pinned_map (GstMemory * mem, gsize, GstMapFlags)
 
 static void
 pinned_unmap (GstMemory *)
-{
-}
+{}
 
 static GstMemory *
 pinned_share (GstMemory * mem, gssize offset, gssize size)
 {
-  PinnedMemory *root = root_of (mem);
+  PinnedMemory * root = root_of (mem);
   if (size == -1)
     size = mem->size - offset;
-  return &wrap (mem->allocator, &root->mem, root->data, root->sync,
-      mem->maxsize, mem->align, mem->offset + offset, size)->mem;
+  return &wrap (mem->allocator, &root->mem, root->data, root->sync, mem->maxsize,
+      mem->align, mem->offset + offset, size)
+              ->mem;
 }
 
 static void
 gst_cs_pinned_allocator_class_init (GstCsPinnedAllocatorClass * klass)
 {
-  GstAllocatorClass *alloc_class = GST_ALLOCATOR_CLASS (klass);
+  GstAllocatorClass * alloc_class = GST_ALLOCATOR_CLASS (klass);
   alloc_class->alloc = pinned_alloc;
   alloc_class->free = pinned_free;
-  GST_DEBUG_CATEGORY_INIT (gst_cs_pinned_debug, "cspinned", 0,
-      "gst-cudastreams pinned host memory");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_pinned_debug, "cspinned", 0, "gst-cudastreams pinned host memory");
 }
 
 static void
 gst_cs_pinned_allocator_init (GstCsPinnedAllocator * self)
 {
-  GstAllocator *alloc = GST_ALLOCATOR_CAST (self);
+  GstAllocator * alloc = GST_ALLOCATOR_CAST (self);
   alloc->mem_type = GST_CS_MEMORY_TYPE_PINNED;
   alloc->mem_map = pinned_map;
   alloc->mem_unmap = pinned_unmap;
@@ -121,10 +122,10 @@ gst_cs_pinned_allocator_init (GstCsPinnedAllocator * self)
 GstAllocator *
 gst_cs_pinned_allocator_get (void)
 {
-  static GstAllocator *allocator = NULL;
+  static GstAllocator * allocator = NULL;
   if (g_once_init_enter (&allocator)) {
-    GstAllocator *a = GST_ALLOCATOR_CAST (g_object_new (
-            GST_TYPE_CS_PINNED_ALLOCATOR, NULL));
+    GstAllocator * a =
+        GST_ALLOCATOR_CAST (g_object_new (GST_TYPE_CS_PINNED_ALLOCATOR, NULL));
     gst_object_ref_sink (a);
     GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
     g_once_init_leave (&allocator, a);
@@ -144,7 +145,7 @@ pinned_memory_sync (GstMemory * mem)
 {
   return root_of (mem)->sync;
 }
-}
+} // namespace gcs
 
 /* ---- the pool ---- */
 
@@ -153,41 +154,41 @@ struct _GstCsPinnedBufferPool {
   GstCsWaitCounter waits;
 };
 
-G_DEFINE_TYPE (GstCsPinnedBufferPool, gst_cs_pinned_buffer_pool,
-    GST_TYPE_VIDEO_BUFFER_POOL);
+G_DEFINE_TYPE (
+    GstCsPinnedBufferPool, gst_cs_pinned_buffer_pool, GST_TYPE_VIDEO_BUFFER_POOL);
 
 static gboolean
 pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
   /* Whatever allocator a producer asks for, the memory must be pinned. */
   GstAllocationParams params;
-  GstAllocator *requested = NULL;
+  GstAllocator * requested = NULL;
   if (!gst_buffer_pool_config_get_allocator (config, &requested, &params))
     gst_allocation_params_init (&params);
-  GstAllocator *pinned = gst_cs_pinned_allocator_get ();
+  GstAllocator * pinned = gst_cs_pinned_allocator_get ();
   gst_buffer_pool_config_set_allocator (config, pinned, &params);
   gst_object_unref (pinned);
-  return GST_BUFFER_POOL_CLASS (gst_cs_pinned_buffer_pool_parent_class)->set_config (pool,
-      config);
+  return GST_BUFFER_POOL_CLASS (gst_cs_pinned_buffer_pool_parent_class)
+      ->set_config (pool, config);
 }
 
 static GstFlowReturn
-pinned_pool_acquire (GstBufferPool * pool, GstBuffer ** buffer,
-    GstBufferPoolAcquireParams * params)
+pinned_pool_acquire (
+    GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
 {
-  auto *self = GST_CS_PINNED_BUFFER_POOL (pool);
-  GstFlowReturn ret = GST_BUFFER_POOL_CLASS (gst_cs_pinned_buffer_pool_parent_class)->acquire_buffer
-      (pool, buffer, params);
+  auto * self = GST_CS_PINNED_BUFFER_POOL (pool);
+  GstFlowReturn ret = GST_BUFFER_POOL_CLASS (gst_cs_pinned_buffer_pool_parent_class)
+                          ->acquire_buffer (pool, buffer, params);
   if (ret != GST_FLOW_OK)
     return ret;
   for (guint i = 0; i < gst_buffer_n_memory (*buffer); i++) {
-    GstMemory *mem = gst_buffer_peek_memory (*buffer, i);
+    GstMemory * mem = gst_buffer_peek_memory (*buffer, i);
     if (!gst_is_cs_pinned_memory (mem))
       continue;
-    GError *err = NULL;
+    GError * err = NULL;
     if (!gcs::pinned_memory_sync (mem)->host_wait_all (&self->waits, &err)) {
-      GST_ERROR_OBJECT (pool, "waiting for GPU copies of a pinned buffer: %s",
-          err->message);
+      GST_ERROR_OBJECT (
+          pool, "waiting for GPU copies of a pinned buffer: %s", err->message);
       g_error_free (err);
       gst_buffer_unref (*buffer);
       *buffer = NULL;
@@ -200,21 +201,20 @@ pinned_pool_acquire (GstBufferPool * pool, GstBuffer ** buffer,
 static void
 gst_cs_pinned_buffer_pool_class_init (GstCsPinnedBufferPoolClass * klass)
 {
-  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+  GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
   pool_class->set_config = pinned_pool_set_config;
   pool_class->acquire_buffer = pinned_pool_acquire;
 }
 
 static void
 gst_cs_pinned_buffer_pool_init (GstCsPinnedBufferPool *)
-{
-}
+{}
 
 GstBufferPool *
 gst_cs_pinned_buffer_pool_new (void)
 {
-  auto *pool = GST_BUFFER_POOL_CAST (g_object_new (GST_TYPE_CS_PINNED_BUFFER_POOL,
-          NULL));
+  auto * pool =
+      GST_BUFFER_POOL_CAST (g_object_new (GST_TYPE_CS_PINNED_BUFFER_POOL, NULL));
   gst_object_ref_sink (pool);
   return pool;
 }

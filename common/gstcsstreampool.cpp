@@ -15,13 +15,13 @@ struct Slot {
   cudaStream_t stream;
   guint leases;
 };
-}
+} // namespace
 
 struct _GstCsStreamPool {
   GstObject parent;
   gint device_id;
   gboolean owns_streams;
-  std::vector<Slot> *slots;     /* guarded by the object lock */
+  std::vector<Slot> * slots; /* guarded by the object lock */
 };
 
 G_DEFINE_TYPE (GstCsStreamPool, gst_cs_stream_pool, GST_TYPE_OBJECT);
@@ -29,10 +29,10 @@ G_DEFINE_TYPE (GstCsStreamPool, gst_cs_stream_pool, GST_TYPE_OBJECT);
 static void
 finalize (GObject * object)
 {
-  auto *self = GST_CS_STREAM_POOL (object);
+  auto * self = GST_CS_STREAM_POOL (object);
   if (self->owns_streams && gst_cs_device_make_current (self->device_id, NULL)) {
     /* Work still queued on a stream completes before its resources go. */
-    for (auto &s : *self->slots)
+    for (auto & s : *self->slots)
       cudaStreamDestroy (s.stream);
   }
   delete self->slots;
@@ -43,8 +43,8 @@ static void
 gst_cs_stream_pool_class_init (GstCsStreamPoolClass * klass)
 {
   G_OBJECT_CLASS (klass)->finalize = finalize;
-  GST_DEBUG_CATEGORY_INIT (gst_cs_stream_pool_debug, "csstreampool", 0,
-      "gst-cudastreams stream pool");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_stream_pool_debug, "csstreampool", 0, "gst-cudastreams stream pool");
 }
 
 static void
@@ -56,7 +56,7 @@ gst_cs_stream_pool_init (GstCsStreamPool * self)
 static GstCsStreamPool *
 pool_new (gint device_id, gboolean owns)
 {
-  auto *self = GST_CS_STREAM_POOL (g_object_new (GST_TYPE_CS_STREAM_POOL, NULL));
+  auto * self = GST_CS_STREAM_POOL (g_object_new (GST_TYPE_CS_STREAM_POOL, NULL));
   gst_object_ref_sink (self);
   self->device_id = device_id;
   self->owns_streams = owns;
@@ -64,8 +64,7 @@ pool_new (gint device_id, gboolean owns)
 }
 
 GstCsStreamPool *
-gst_cs_stream_pool_new (gint device_id, guint n_streams, gint priority,
-    GError ** error)
+gst_cs_stream_pool_new (gint device_id, guint n_streams, gint priority, GError ** error)
 {
   if (!gst_cs_device_make_current (device_id, error))
     return NULL;
@@ -74,37 +73,37 @@ gst_cs_stream_pool_new (gint device_id, guint n_streams, gint priority,
     return NULL;
   priority = CLAMP (priority, greatest, least);
 
-  GstCsStreamPool *self = pool_new (device_id, TRUE);
+  GstCsStreamPool * self = pool_new (device_id, TRUE);
   for (guint i = 0; i < MAX (n_streams, 1u); i++) {
     cudaStream_t s = nullptr;
-    if (!GST_CS_CHECK (cudaStreamCreateWithPriority (&s, cudaStreamNonBlocking,
-                priority), error)) {
+    if (!GST_CS_CHECK (
+            cudaStreamCreateWithPriority (&s, cudaStreamNonBlocking, priority), error)) {
       gst_object_unref (self);
       return NULL;
     }
-    self->slots->push_back ({s, 0});
+    self->slots->push_back ({ s, 0 });
   }
   GST_DEBUG_OBJECT (self, "%u streams of priority %d on device %d",
-      (guint) self->slots->size (), priority, device_id);
+      (guint)self->slots->size (), priority, device_id);
   return self;
 }
 
 GstCsStreamPool *
-gst_cs_stream_pool_new_wrapped (gint device_id, const cudaStream_t * streams,
-    guint n_streams)
+gst_cs_stream_pool_new_wrapped (
+    gint device_id, const cudaStream_t * streams, guint n_streams)
 {
   g_return_val_if_fail (streams != NULL && n_streams > 0, NULL);
-  GstCsStreamPool *self = pool_new (device_id, FALSE);
+  GstCsStreamPool * self = pool_new (device_id, FALSE);
   for (guint i = 0; i < n_streams; i++)
-    self->slots->push_back ({streams[i], 0});
+    self->slots->push_back ({ streams[i], 0 });
   return self;
 }
 
 static gint
 env_int (const gchar * name, gint fallback)
 {
-  const gchar *v = g_getenv (name);
-  return v && *v ? (gint) g_ascii_strtoll (v, NULL, 10) : fallback;
+  const gchar * v = g_getenv (name);
+  return v && *v ? (gint)g_ascii_strtoll (v, NULL, 10) : fallback;
 }
 
 GstCsStreamPool *
@@ -118,8 +117,8 @@ gst_cs_stream_pool_get_default (gint device_id, GError ** error)
     return GST_CS_STREAM_POOL (gst_object_ref (it->second));
   gint n = env_int ("GST_CS_STREAM_POOL_SIZE", GST_CS_STREAM_POOL_DEFAULT_SIZE);
   gint prio = env_int ("GST_CS_STREAM_PRIORITY", 0);
-  GstCsStreamPool *pool = gst_cs_stream_pool_new (device_id, (guint) MAX (n, 1),
-      prio, error);
+  GstCsStreamPool * pool =
+      gst_cs_stream_pool_new (device_id, (guint)MAX (n, 1), prio, error);
   if (!pool)
     return NULL;
   /* Kept for the life of the process, like the runtime's primary context. */
@@ -137,15 +136,15 @@ gst_cs_stream_pool_get_device_id (GstCsStreamPool * pool)
 guint
 gst_cs_stream_pool_get_size (GstCsStreamPool * pool)
 {
-  return (guint) pool->slots->size ();
+  return (guint)pool->slots->size ();
 }
 
 cudaStream_t
 gst_cs_stream_pool_lease (GstCsStreamPool * pool)
 {
   GST_OBJECT_LOCK (pool);
-  Slot *best = &pool->slots->front ();
-  for (auto &s : *pool->slots)
+  Slot * best = &pool->slots->front ();
+  for (auto & s : *pool->slots)
     if (s.leases < best->leases)
       best = &s;
   best->leases++;
@@ -159,7 +158,7 @@ void
 gst_cs_stream_pool_release (GstCsStreamPool * pool, cudaStream_t stream)
 {
   GST_OBJECT_LOCK (pool);
-  for (auto &s : *pool->slots)
+  for (auto & s : *pool->slots)
     if (s.stream == stream && s.leases > 0) {
       s.leases--;
       break;

@@ -26,7 +26,7 @@ set_event (GstCsSyncMeta * meta, gcs::Event * event /* transfer full */)
 gboolean
 meta_init (GstMeta * meta, gpointer, GstBuffer *)
 {
-  auto *m = reinterpret_cast<GstCsSyncMeta *> (meta);
+  auto * m = reinterpret_cast<GstCsSyncMeta *> (meta);
   m->device_id = -1;
   m->stream = nullptr;
   m->event = nullptr;
@@ -41,19 +41,18 @@ meta_free (GstMeta * meta, GstBuffer *)
 }
 
 gboolean
-meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *, GQuark type,
-    gpointer data)
+meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *, GQuark type, gpointer data)
 {
   /* A copy, or a region of the same memory, shares the pixels and so what
    * they wait for. Other transforms make new memory with its own producer. */
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  (void) data;
-  auto *src = reinterpret_cast<GstCsSyncMeta *> (meta);
+  (void)data;
+  auto * src = reinterpret_cast<GstCsSyncMeta *> (meta);
   if (!src->priv)
     return TRUE;
-  auto *d = reinterpret_cast<GstCsSyncMeta *> (gst_buffer_add_meta (dest,
-          GST_CS_SYNC_META_INFO, nullptr));
+  auto * d = reinterpret_cast<GstCsSyncMeta *> (
+      gst_buffer_add_meta (dest, GST_CS_SYNC_META_INFO, nullptr));
   if (!d)
     return FALSE;
   event_of (src)->ref ();
@@ -73,13 +72,13 @@ for_each_sync (GstBuffer * buffer, F && f)
   return true;
 }
 
-}  // namespace
+} // namespace
 
 GType
 gst_cs_sync_meta_api_get_type (void)
 {
   static GType type = 0;
-  static const gchar *tags[] = { GST_META_TAG_MEMORY_STR, NULL };
+  static const gchar * tags[] = { GST_META_TAG_MEMORY_STR, NULL };
   if (g_once_init_enter (&type)) {
     GType t = gst_meta_api_type_register ("GstCsSyncMetaAPI", tags);
     g_once_init_leave (&type, t);
@@ -90,32 +89,31 @@ gst_cs_sync_meta_api_get_type (void)
 const GstMetaInfo *
 gst_cs_sync_meta_get_info (void)
 {
-  static const GstMetaInfo *info = NULL;
+  static const GstMetaInfo * info = NULL;
   if (g_once_init_enter (&info)) {
-    const GstMetaInfo *i = gst_meta_register (GST_CS_SYNC_META_API_TYPE,
-        "GstCsSyncMeta", sizeof (GstCsSyncMeta), meta_init, meta_free,
-        meta_transform);
+    const GstMetaInfo * i = gst_meta_register (GST_CS_SYNC_META_API_TYPE, "GstCsSyncMeta",
+        sizeof (GstCsSyncMeta), meta_init, meta_free, meta_transform);
     g_once_init_leave (&info, i);
   }
   return info;
 }
 
 GstCsSyncMeta *
-gst_cs_sync_meta_record (GstBuffer * buffer, gint device_id,
-    cudaStream_t stream, GError ** error)
+gst_cs_sync_meta_record (
+    GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
 {
   g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
   gcs::EventRef event (gcs::Event::acquire (device_id, error));
   if (!event || !event->record (stream, error))
     return NULL;
   for_each_sync (buffer, [&] (gcs::MemorySync * s) {
-        s->set_writer (event);
-        return true;
-      });
-  GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (buffer);
+    s->set_writer (event);
+    return true;
+  });
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (!meta)
-    meta = reinterpret_cast<GstCsSyncMeta *> (gst_buffer_add_meta (buffer,
-            GST_CS_SYNC_META_INFO, NULL));
+    meta = reinterpret_cast<GstCsSyncMeta *> (
+        gst_buffer_add_meta (buffer, GST_CS_SYNC_META_INFO, NULL));
   set_event (meta, event.release ());
   return meta;
 }
@@ -127,15 +125,15 @@ gst_cs_sync_meta_add_reader (GstCsSyncMeta * meta, GstBuffer * read)
   event_of (meta)->ref ();
   gcs::EventRef event (event_of (meta));
   for_each_sync (read, [&] (gcs::MemorySync * s) {
-        s->add_reader (event);
-        return true;
-      });
+    s->add_reader (event);
+    return true;
+  });
 }
 
 gboolean
 gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
 {
-  GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (buffer);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (meta && meta->event) {
     if (meta->stream == stream)
       return TRUE;
@@ -143,29 +141,26 @@ gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
   }
   /* No meta (an application's buffer, or one whose meta a transform dropped):
    * fall back to what the memory itself knows about its last writer. */
-  return for_each_sync (buffer, [&] (gcs::MemorySync * s) {
-        return s->gpu_wait_writer (stream, error);
-      });
+  return for_each_sync (
+      buffer, [&] (gcs::MemorySync * s) { return s->gpu_wait_writer (stream, error); });
 }
 
 gboolean
-gst_cs_sync_meta_wait_host (GstBuffer * buffer, GstCsWaitCounter * counter,
-    GError ** error)
+gst_cs_sync_meta_wait_host (
+    GstBuffer * buffer, GstCsWaitCounter * counter, GError ** error)
 {
-  GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (buffer);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (meta && meta->event)
     return gst_cs_host_wait_event (meta->event, counter, error);
   return for_each_sync (buffer, [&] (gcs::MemorySync * s) {
-        gcs::EventRef w = s->writer ();
-        return !w || gst_cs_host_wait_event (w->handle (), counter, error);
-      });
+    gcs::EventRef w = s->writer ();
+    return !w || gst_cs_host_wait_event (w->handle (), counter, error);
+  });
 }
 
 gboolean
-gst_cs_buffer_wait_writable (GstBuffer * buffer, cudaStream_t stream,
-    GError ** error)
+gst_cs_buffer_wait_writable (GstBuffer * buffer, cudaStream_t stream, GError ** error)
 {
-  return for_each_sync (buffer, [&] (gcs::MemorySync * s) {
-        return s->gpu_wait_all (stream, error);
-      });
+  return for_each_sync (
+      buffer, [&] (gcs::MemorySync * s) { return s->gpu_wait_all (stream, error); });
 }

@@ -36,7 +36,7 @@ gst_cs_video_info_device_layout (const GstVideoInfo * info, GstVideoInfo * layou
   *layout = *info;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
     gsize stride = GST_ROUND_UP_N (gst_cs_video_plane_row_bytes (info, p), align);
-    layout->stride[p] = (gint) stride;
+    layout->stride[p] = (gint)stride;
     layout->offset[p] = offset;
     offset += GST_ROUND_UP_N (stride * gst_cs_video_plane_rows (info, p), align);
   }
@@ -48,20 +48,20 @@ gst_cs_video_caps_are_device (const GstCaps * caps)
 {
   if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
     return FALSE;
-  GstCapsFeatures *f = gst_caps_get_features (caps, 0);
+  GstCapsFeatures * f = gst_caps_get_features (caps, 0);
   return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CS_DEVICE);
 }
 
 GstCaps *
 gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
 {
-  GstCaps *out = gst_caps_copy (caps);
+  GstCaps * out = gst_caps_copy (caps);
   for (guint i = 0; i < gst_caps_get_size (out); i++)
-    gst_caps_set_features (out, i, device ?
-        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS_DEVICE, NULL) :
-        gst_caps_features_new_empty ());
+    gst_caps_set_features (out, i,
+        device ? gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS_DEVICE, NULL)
+               : gst_caps_features_new_empty ());
   if (filter) {
-    GstCaps *tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (out);
     out = tmp;
   }
@@ -71,18 +71,18 @@ gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
 GstCaps *
 gst_cs_caps_any_memory (GstCaps * caps, GstCaps * filter)
 {
-  GstCaps *both = gst_caps_merge (gst_cs_caps_with_memory (caps, TRUE, NULL),
+  GstCaps * both = gst_caps_merge (gst_cs_caps_with_memory (caps, TRUE, NULL),
       gst_cs_caps_with_memory (caps, FALSE, NULL));
   if (!filter)
     return both;
-  GstCaps *out = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
+  GstCaps * out = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (both);
   return out;
 }
 
 void
-gst_cs_query_set_pool (GstQuery * query, GstBufferPool * pool, guint size,
-    guint min, guint max)
+gst_cs_query_set_pool (
+    GstQuery * query, GstBufferPool * pool, guint size, guint min, guint max)
 {
   if (gst_query_get_n_allocation_pools (query) > 0)
     gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);

@@ -32,8 +32,8 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cs_download_debug);
 #define GST_CAT_DEFAULT gst_cs_download_debug
 
-#define DEFAULT_MAX_IN_FLIGHT -1  /* auto */
-#define AUTO_IN_FLIGHT 2          /* overlaps uploads and downloads fully */
+#define DEFAULT_MAX_IN_FLIGHT -1 /* auto */
+#define AUTO_IN_FLIGHT 2         /* overlaps uploads and downloads fully */
 #define MAX_IN_FLIGHT_LIMIT 16
 
 #define DEFAULT_SPIN_WAIT FALSE
@@ -44,30 +44,29 @@ struct _GstCsDownload {
   GstCsBaseTransform parent;
   GstVideoInfo in_info;
   GstVideoInfo out_info;
-  gint max_in_flight;           /* property, object lock; -1 = auto */
-  gboolean live;                /* upstream is live (auto keeps no frames) */
-  gboolean spin_wait;           /* property, object lock */
-  GstBufferPool *pool;          /* pinned output frames */
-  std::deque<GstBuffer *> *pending;     /* copies enqueued, not yet pushed */
+  gint max_in_flight;                /* property, object lock; -1 = auto */
+  gboolean live;                     /* upstream is live (auto keeps no frames) */
+  gboolean spin_wait;                /* property, object lock */
+  GstBufferPool * pool;              /* pinned output frames */
+  std::deque<GstBuffer *> * pending; /* copies enqueued, not yet pushed */
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (cudadownload, "cudadownload", GST_RANK_NONE,
-    GST_TYPE_CS_DOWNLOAD);
+GST_ELEMENT_REGISTER_DEFINE (
+    cudadownload, "cudadownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS "; " GST_CS_VIDEO_SYSTEM_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS "; " GST_CS_VIDEO_SYSTEM_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
 
 static GstCaps *
-transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
-    GstCaps * filter)
+transform_caps (
+    GstBaseTransform *, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  if (direction == GST_PAD_SINK)  /* device (or system: passthrough) in: system out */
+  if (direction == GST_PAD_SINK) /* device (or system: passthrough) in: system out */
     return gst_cs_caps_with_memory (caps, FALSE, filter);
   return gst_cs_caps_any_memory (caps, filter);
 }
@@ -75,7 +74,7 @@ transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
 static gboolean
 set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
+  auto * self = GST_CS_DOWNLOAD (trans);
   if (!gst_video_info_from_caps (&self->in_info, incaps) ||
       !gst_video_info_from_caps (&self->out_info, outcaps)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
@@ -89,8 +88,8 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 static gboolean
 propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->propose_allocation (trans,
-          decide_query, query))
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+           ->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* Device frames always carry a video meta; we read any layout. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
@@ -105,7 +104,7 @@ in_flight_for (GstCsDownload * self, gboolean live)
   gint n = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
   if (n >= 0)
-    return (guint) n;
+    return (guint)n;
   /* Holding a frame until the next one arrives costs a frame interval in a
    * live pipeline, nothing in a file-to-file one. */
   return live ? 0 : AUTO_IN_FLIGHT;
@@ -123,14 +122,14 @@ in_flight (GstCsDownload * self)
 static gboolean
 decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
-  GstCaps *caps = NULL;
+  auto * self = GST_CS_DOWNLOAD (trans);
+  GstCaps * caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  GstQuery *latency = gst_query_new_latency ();
+  GstQuery * latency = gst_query_new_latency ();
   gboolean live = FALSE;
   if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), latency))
     gst_query_parse_latency (latency, &live, NULL, NULL);
@@ -146,20 +145,22 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   }
   /* Our own pinned pool, whatever downstream offers: the copy engine writes
    * it directly, and it knows to wait for copies still in flight. */
-  GstBufferPool *pool = gst_cs_pinned_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBufferPool * pool = gst_cs_pinned_buffer_pool_new ();
+  GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
   if (gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
     gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Cannot allocate %u pinned host frames of %" G_GSIZE_FORMAT " bytes",
-            min, info.size), ("caps %" GST_PTR_FORMAT, caps));
+        ("Cannot allocate %u pinned host frames of %" G_GSIZE_FORMAT " bytes", min,
+            info.size),
+        ("caps %" GST_PTR_FORMAT, caps));
     gst_object_unref (pool);
     return FALSE;
   }
   gst_cs_query_set_pool (query, pool, info.size, min, 0);
-  gst_object_replace ((GstObject **) & self->pool, GST_OBJECT_CAST (pool));
+  gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
   return TRUE;
 }
@@ -168,36 +169,39 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
 static GstFlowReturn
 enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
-  auto *base = GST_CS_BASE_TRANSFORM (self);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
   if (!gst_cs_base_transform_make_current (base))
     return GST_FLOW_ERROR;
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
 
-  GstMemory *mem = gst_buffer_n_memory (inbuf) == 1 ?
-      gst_buffer_peek_memory (inbuf, 0) : NULL;
+  GstMemory * mem =
+      gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) : NULL;
   if (!gst_is_cs_memory (mem)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input with caps memory:CUDAStreamsMemory must be one block of "
-            "gst-cudastreams device memory (as made by cudaupload)"), (NULL));
+         "gst-cudastreams device memory (as made by cudaupload)"),
+        (NULL));
     return GST_FLOW_ERROR;
   }
   GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
   if (ret != GST_FLOW_OK)
     return ret;
 
-  GError *err = NULL;
+  GError * err = NULL;
   GstVideoInfo src_layout;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
   gboolean ok = gcs::buffer_layout (inbuf, &self->in_info, &src_layout,
-      gst_buffer_get_size (inbuf), &err) &&
-      gst_cs_sync_meta_wait (inbuf, stream, &err) &&
-      gcs::copy_planes (gcs::planes_at (gst_cs_memory_get_device_pointer (mem), &src_layout),
-          gcs::planes_at (map.data, &self->out_info), &self->out_info,
-          cudaMemcpyDeviceToHost, stream, &err);
+                    gst_buffer_get_size (inbuf), &err) &&
+                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+                gcs::copy_planes (
+                    gcs::planes_at (gst_cs_memory_get_device_pointer (mem), &src_layout),
+                    gcs::planes_at (map.data, &self->out_info), &self->out_info,
+                    cudaMemcpyDeviceToHost, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
-  GstCsSyncMeta *meta = ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
+  GstCsSyncMeta * meta =
+      ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
   if (!meta) {
     gst_clear_buffer (outbuf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
@@ -205,8 +209,8 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   }
   /* Upstream's pool makes its next writer of this memory wait for us. */
   gst_cs_sync_meta_add_reader (meta, inbuf);
-  gst_buffer_copy_into (*outbuf, inbuf, (GstBufferCopyFlags) (GST_BUFFER_COPY_FLAGS |
-          GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+  gst_buffer_copy_into (*outbuf, inbuf,
+      (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   return GST_FLOW_OK;
 }
 
@@ -214,16 +218,17 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 static GstFlowReturn
 finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
 {
-  GstBuffer *buf = self->pending->front ();
+  GstBuffer * buf = self->pending->front ();
   self->pending->pop_front ();
   GST_OBJECT_LOCK (self);
   gboolean spin = self->spin_wait;
   GST_OBJECT_UNLOCK (self);
-  GstCsWaitCounter *waits = gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self));
+  GstCsWaitCounter * waits =
+      gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self));
   cudaEvent_t event = gst_buffer_get_cs_sync_meta (buf)->event;
-  GError *err = NULL;
-  if (!(spin ? gst_cs_host_poll_event (event, waits, &err) :
-          gst_cs_host_wait_event (event, waits, &err))) {
+  GError * err = NULL;
+  if (!(spin ? gst_cs_host_poll_event (event, waits, &err)
+             : gst_cs_host_wait_event (event, waits, &err))) {
     gst_buffer_unref (buf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
     return GST_FLOW_ERROR;
@@ -235,18 +240,20 @@ finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
 static GstFlowReturn
 submit_input_buffer (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
+  auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->submit_input_buffer
-        (trans, is_discont, input);
+    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+        ->submit_input_buffer (trans, is_discont, input);
   /* Renegotiate when asked to (and get our pool), as basetransform does. */
   if (!gst_base_transform_reconfigure (trans) || !self->pool) {
     gst_buffer_unref (input);
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("No output buffer pool: "
-            "caps were not negotiated"), (NULL));
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("No output buffer pool: "
+         "caps were not negotiated"),
+        (NULL));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  GstBuffer *out = NULL;
+  GstBuffer * out = NULL;
   GstFlowReturn ret = enqueue_copy (self, input, &out);
   gst_buffer_unref (input);
   if (ret == GST_FLOW_OK)
@@ -257,10 +264,10 @@ submit_input_buffer (GstBaseTransform * trans, gboolean is_discont, GstBuffer * 
 static GstFlowReturn
 generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
+  auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->generate_output (trans,
-        outbuf);
+    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+        ->generate_output (trans, outbuf);
   *outbuf = NULL;
   if (self->pending->size () <= in_flight (self))
     return GST_FLOW_OK;
@@ -280,7 +287,7 @@ drain (GstCsDownload * self)
 {
   GstFlowReturn ret = GST_FLOW_OK;
   while (ret == GST_FLOW_OK && !self->pending->empty ()) {
-    GstBuffer *buf = NULL;
+    GstBuffer * buf = NULL;
     ret = finish_oldest (self, &buf);
     if (ret == GST_FLOW_OK)
       ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
@@ -292,7 +299,7 @@ static void
 discard (GstCsDownload * self)
 {
   /* The pinned pool waits for any copy still writing these. */
-  for (GstBuffer *b : *self->pending)
+  for (GstBuffer * b : *self->pending)
     gst_buffer_unref (b);
   self->pending->clear ();
 }
@@ -300,30 +307,33 @@ discard (GstCsDownload * self)
 static gboolean
 sink_event (GstBaseTransform * trans, GstEvent * event)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
+  auto * self = GST_CS_DOWNLOAD (trans);
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     discard (self);
   else if (GST_EVENT_IS_SERIALIZED (event))
-    drain (self);               /* frames before the event stay before it */
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->sink_event (trans, event);
+    drain (self); /* frames before the event stay before it */
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+      ->sink_event (trans, event);
 }
 
 static gboolean
 query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
-  gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->query (trans,
-      direction, q);
+  auto * self = GST_CS_DOWNLOAD (trans);
+  gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+                    ->query (trans, direction, q);
   if (ok && GST_QUERY_TYPE (q) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
     gboolean live;
     GstClockTime min, max;
     gst_query_parse_latency (q, &live, &min, &max);
     guint keep = in_flight_for (self, live);
-    GstClockTime frame = self->in_info.fps_n > 0 ?
-        gst_util_uint64_scale_int (GST_SECOND, self->in_info.fps_d, self->in_info.fps_n) : 0;
+    GstClockTime frame = self->in_info.fps_n > 0
+                             ? gst_util_uint64_scale_int (
+                                   GST_SECOND, self->in_info.fps_d, self->in_info.fps_n)
+                             : 0;
     GstClockTime extra = frame * keep;
-    gst_query_set_latency (q, live, min + extra,
-        GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
+    gst_query_set_latency (
+        q, live, min + extra, GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
   }
   return ok;
 }
@@ -331,7 +341,7 @@ query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 static gboolean
 stop (GstBaseTransform * trans)
 {
-  auto *self = GST_CS_DOWNLOAD (trans);
+  auto * self = GST_CS_DOWNLOAD (trans);
   discard (self);
   gst_clear_object (&self->pool);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->stop (trans);
@@ -340,7 +350,7 @@ stop (GstBaseTransform * trans)
 static void
 set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
-  auto *self = GST_CS_DOWNLOAD (object);
+  auto * self = GST_CS_DOWNLOAD (object);
   switch (id) {
     case PROP_MAX_IN_FLIGHT:
       GST_OBJECT_LOCK (self);
@@ -360,7 +370,7 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
 static void
 get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
-  auto *self = GST_CS_DOWNLOAD (object);
+  auto * self = GST_CS_DOWNLOAD (object);
   switch (id) {
     case PROP_MAX_IN_FLIGHT:
       GST_OBJECT_LOCK (self);
@@ -380,7 +390,7 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 static void
 finalize (GObject * object)
 {
-  auto *self = GST_CS_DOWNLOAD (object);
+  auto * self = GST_CS_DOWNLOAD (object);
   discard (self);
   delete self->pending;
   G_OBJECT_CLASS (gst_cs_download_parent_class)->finalize (object);
@@ -389,16 +399,17 @@ finalize (GObject * object)
 static void
 gst_cs_download_class_init (GstCsDownloadClass * klass)
 {
-  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class,
-      "CUDA stream download", "Filter/Video/Hardware",
+  gst_element_class_set_static_metadata (element_class, "CUDA stream download",
+      "Filter/Video/Hardware",
       "Copies raw video from CUDA device memory to system memory, waiting "
-      "only for its own copy of each frame", "gst-cudastreams developers");
+      "only for its own copy of each frame",
+      "gst-cudastreams developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps = transform_caps;
@@ -423,8 +434,8 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
           "cost of that many frames of latency. -1 = automatic: 0 when "
           "upstream is live, 2 otherwise",
           -1, MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_PLAYING)));
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_PLAYING)));
 
   g_object_class_install_property (gobject_class, PROP_SPIN_WAIT,
       g_param_spec_boolean ("spin-wait", "Spin wait",
@@ -432,11 +443,11 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
           "the GPU signals it: a few microseconds less latency per frame, one "
           "CPU core kept busy while waiting",
           DEFAULT_SPIN_WAIT,
-          (GParamFlags) (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-              GST_PARAM_MUTABLE_PLAYING)));
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_PLAYING)));
 
-  GST_DEBUG_CATEGORY_INIT (gst_cs_download_debug, "cudadownload", 0,
-      "gst-cudastreams download");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_download_debug, "cudadownload", 0, "gst-cudastreams download");
 }
 
 static void

@@ -42,19 +42,18 @@ struct _GstCsUpload {
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudaupload, "cudaupload", GST_RANK_NONE, GST_TYPE_CS_UPLOAD);
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS "; " GST_CS_VIDEO_DEVICE_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS "; " GST_CS_VIDEO_DEVICE_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
 
 static GstCaps *
-transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
-    GstCaps * filter)
+transform_caps (
+    GstBaseTransform *, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  if (direction == GST_PAD_SINK)  /* system or device memory in: device out */
+  if (direction == GST_PAD_SINK) /* system or device memory in: device out */
     return gst_cs_caps_with_memory (caps, TRUE, filter);
   /* device out: device in (passthrough, preferred) or system memory in */
   return gst_cs_caps_any_memory (caps, filter);
@@ -63,10 +62,10 @@ transform_caps (GstBaseTransform *, GstPadDirection direction, GstCaps * caps,
 static gboolean
 set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
-  auto *self = GST_CS_UPLOAD (trans);
+  auto * self = GST_CS_UPLOAD (trans);
   if (!gst_video_info_from_caps (&self->in_info, incaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("Cannot parse caps %" GST_PTR_FORMAT, incaps));
+    GST_ELEMENT_ERROR (
+        self, CORE, NEGOTIATION, (NULL), ("Cannot parse caps %" GST_PTR_FORMAT, incaps));
     return FALSE;
   }
   gst_base_transform_set_passthrough (trans, gst_cs_video_caps_are_device (incaps));
@@ -77,13 +76,13 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 static gboolean
 propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)->propose_allocation (trans,
-          decide_query, query))
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)
+           ->propose_allocation (trans, decide_query, query))
     return FALSE;
   if (gst_base_transform_is_passthrough (trans))
     return TRUE;
 
-  GstCaps *caps = NULL;
+  GstCaps * caps = NULL;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation (query, &caps, &need_pool);
   GstVideoInfo info;
@@ -92,13 +91,13 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   /* Pinned memory lets the copy engine read the producer's pixels directly. */
-  GstAllocator *pinned = gst_cs_pinned_allocator_get ();
+  GstAllocator * pinned = gst_cs_pinned_allocator_get ();
   gst_query_add_allocation_param (query, pinned, NULL);
   if (need_pool) {
-    GstBufferPool *pool = gst_cs_pinned_buffer_pool_new ();
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, info.size,
-        PINNED_POOL_MIN_BUFFERS, 0);
+    GstBufferPool * pool = gst_cs_pinned_buffer_pool_new ();
+    GstStructure * config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (
+        config, caps, info.size, PINNED_POOL_MIN_BUFFERS, 0);
     gst_buffer_pool_config_set_allocator (config, pinned, NULL);
     gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
     if (gst_buffer_pool_set_config (pool, config))
@@ -112,8 +111,8 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
 static gboolean
 decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
-  auto *self = GST_CS_UPLOAD (trans);
-  GstCaps *caps = NULL;
+  auto * self = GST_CS_UPLOAD (trans);
+  GstCaps * caps = NULL;
   gst_query_parse_allocation (query, &caps, NULL);
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps (&info, caps))
@@ -126,12 +125,13 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
     min = MAX (min, dmin);
   }
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBufferPool *pool = gst_cs_buffer_pool_new (device);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstBufferPool * pool = gst_cs_buffer_pool_new (device);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config) || !gst_buffer_pool_set_active (pool, TRUE)) {
-    GError *err = gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (pool));
+  if (!gst_buffer_pool_set_config (pool, config) ||
+      !gst_buffer_pool_set_active (pool, TRUE)) {
+    GError * err = gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (pool));
     if (!err)
       err = g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA,
           "Cannot configure a device buffer pool for %" GST_PTR_FORMAT, caps);
@@ -154,7 +154,7 @@ is_foreign_pinned (GstBuffer * inbuf, const guint8 * data)
     return FALSE;
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes (&attr, data) != cudaSuccess) {
-    (void) cudaGetLastError ();
+    (void)cudaGetLastError ();
     return FALSE;
   }
   return attr.type == cudaMemoryTypeHost;
@@ -163,8 +163,8 @@ is_foreign_pinned (GstBuffer * inbuf, const guint8 * data)
 static GstFlowReturn
 transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
-  auto *self = GST_CS_UPLOAD (trans);
-  auto *base = GST_CS_BASE_TRANSFORM (self);
+  auto * self = GST_CS_UPLOAD (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
   if (!gst_cs_base_transform_make_current (base))
     return GST_FLOW_ERROR;
   const gint device = gst_cs_base_transform_get_device (base);
@@ -175,24 +175,25 @@ transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  GError *err = NULL;
+  GError * err = NULL;
   GstVideoInfo src_layout, dst_layout;
-  GstMemory *dmem = gst_buffer_peek_memory (outbuf, 0);
+  GstMemory * dmem = gst_buffer_peek_memory (outbuf, 0);
   gboolean ok = gcs::buffer_layout (inbuf, &self->in_info, &src_layout, map.size, &err) &&
-      gcs::buffer_layout (outbuf, &self->in_info, &dst_layout,
-          gst_buffer_get_size (outbuf), &err) &&
-      gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-      gcs::copy_planes (gcs::planes_at (map.data, &src_layout),
-          gcs::planes_at (gst_cs_memory_get_device_pointer (dmem), &dst_layout),
-          &self->in_info, cudaMemcpyHostToDevice, stream, &err);
-  GstCsSyncMeta *meta = ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
+                gcs::buffer_layout (outbuf, &self->in_info, &dst_layout,
+                    gst_buffer_get_size (outbuf), &err) &&
+                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
+                gcs::copy_planes (gcs::planes_at (map.data, &src_layout),
+                    gcs::planes_at (gst_cs_memory_get_device_pointer (dmem), &dst_layout),
+                    &self->in_info, cudaMemcpyHostToDevice, stream, &err);
+  GstCsSyncMeta * meta =
+      ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (meta) {
     /* Our pinned pool waits for this event before the producer reuses it. */
     gst_cs_sync_meta_add_reader (meta, inbuf);
     if (is_foreign_pinned (inbuf, map.data)) {
       GST_LOG_OBJECT (self, "input is pinned memory we do not own: waiting");
-      ok = gst_cs_host_wait_event (meta->event,
-          gst_cs_base_transform_get_waits (base), &err);
+      ok = gst_cs_host_wait_event (
+          meta->event, gst_cs_base_transform_get_waits (base), &err);
     }
   }
   gst_buffer_unmap (inbuf, &map);
@@ -206,15 +207,16 @@ transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 static void
 gst_cs_upload_class_init (GstCsUploadClass * klass)
 {
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
-  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
-  gst_element_class_set_static_metadata (element_class,
-      "CUDA stream upload", "Filter/Video/Hardware",
+  gst_element_class_set_static_metadata (element_class, "CUDA stream upload",
+      "Filter/Video/Hardware",
       "Copies raw video into CUDA device memory on a pooled CUDA stream, "
-      "without blocking the CPU", "gst-cudastreams developers");
+      "without blocking the CPU",
+      "gst-cudastreams developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps = transform_caps;
@@ -223,11 +225,10 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   trans_class->decide_allocation = decide_allocation;
   trans_class->transform = transform;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cs_upload_debug, "cudaupload", 0,
-      "gst-cudastreams upload");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_upload_debug, "cudaupload", 0, "gst-cudastreams upload");
 }
 
 static void
 gst_cs_upload_init (GstCsUpload *)
-{
-}
+{}

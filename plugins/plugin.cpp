@@ -19,5 +19,5 @@ plugin_init (GstPlugin * plugin)
 
 #define PACKAGE "gst-cudastreams"
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudastreams,
-    "CUDA elements that order their GPU work with events across streams",
-    plugin_init, "0.1.0", "LGPL", PACKAGE, "https://example.invalid/gst-cudastreams")
+    "CUDA elements that order their GPU work with events across streams", plugin_init,
+    "0.1.0", "LGPL", PACKAGE, "https://example.invalid/gst-cudastreams")

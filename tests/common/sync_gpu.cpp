@@ -7,8 +7,8 @@
 
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
 {
-  GError *err = NULL;
-  GstCsStreamPool *pool = gst_cs_stream_pool_new (0, 2, 0, &err);
+  GError * err = NULL;
+  GstCsStreamPool * pool = gst_cs_stream_pool_new (0, 2, 0, &err);
   fail_unless (pool != NULL, "%s", err ? err->message : "");
   fail_unless_equals_int (gst_cs_stream_pool_get_size (pool), 2);
   cudaStream_t a = gst_cs_stream_pool_lease (pool);
@@ -29,8 +29,8 @@ GST_END_TEST;
 
 GST_START_TEST (test_default_pool_is_per_process)
 {
-  GstCsStreamPool *a = gst_cs_stream_pool_get_default (0, NULL);
-  GstCsStreamPool *b = gst_cs_stream_pool_get_default (0, NULL);
+  GstCsStreamPool * a = gst_cs_stream_pool_get_default (0, NULL);
+  GstCsStreamPool * b = gst_cs_stream_pool_get_default (0, NULL);
   fail_unless (a != NULL && a == b);
   gst_object_unref (a);
   gst_object_unref (b);
@@ -42,21 +42,23 @@ GST_END_TEST;
 GST_START_TEST (test_application_stream_through_context)
 {
   cudaStream_t mine = nullptr;
-  fail_unless_equals_int (cudaStreamCreateWithFlags (&mine, cudaStreamNonBlocking), cudaSuccess);
-  GstCsStreamPool *pool = gst_cs_stream_pool_new_wrapped (0, &mine, 1);
-  GstContext *ctx = gst_cs_context_new_stream_pool (pool);
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
-      "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload ! appsink name=out sync=false",
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&mine, cudaStreamNonBlocking), cudaSuccess);
+  GstCsStreamPool * pool = gst_cs_stream_pool_new_wrapped (0, &mine, 1);
+  GstContext * ctx = gst_cs_context_new_stream_pool (pool);
+  GstElement * pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+                                            "video/x-raw,format=RGBA,width=64,height=48 "
+                                            "! cudaupload ! appsink name=out sync=false",
       NULL);
   gst_element_set_context (pipeline, ctx);
   testutil::Captured out;
-  GstElement *sink = testutil::by_name (pipeline, "out");
+  GstElement * sink = testutil::by_name (pipeline, "out");
   testutil::capture_appsink (sink, &out);
   std::string err = testutil::run_to_eos (pipeline);
   fail_unless (err.empty (), "%s", err.c_str ());
   fail_unless_equals_int (out.buffers.size (), 3);
-  for (GstBuffer *b : out.buffers) {
-    GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (b);
+  for (GstBuffer * b : out.buffers) {
+    GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (b);
     fail_unless (meta != NULL);
     fail_unless (meta->stream == mine);
   }
@@ -70,15 +72,16 @@ GST_END_TEST;
 /* Elements of one pipeline announce and share one pool. */
 GST_START_TEST (test_pool_announced_by_have_context)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! cudaupload ! "
-      "cudadownload ! fakesink", NULL);
+  GstElement * pipeline = gst_parse_launch ("videotestsrc num-buffers=2 ! cudaupload ! "
+                                            "cudadownload ! fakesink",
+      NULL);
   std::string err = testutil::run_to_eos (pipeline);
   fail_unless (err.empty (), "%s", err.c_str ());
-  GstContext *ctx = gst_element_get_context (pipeline, GST_CS_STREAM_POOL_CONTEXT_TYPE);
+  GstContext * ctx = gst_element_get_context (pipeline, GST_CS_STREAM_POOL_CONTEXT_TYPE);
   fail_unless (ctx != NULL, "no stream-pool context was posted");
-  GstCsStreamPool *pool = NULL;
+  GstCsStreamPool * pool = NULL;
   fail_unless (gst_cs_context_get_stream_pool (ctx, &pool));
-  GstCsStreamPool *def = gst_cs_stream_pool_get_default (0, NULL);
+  GstCsStreamPool * def = gst_cs_stream_pool_get_default (0, NULL);
   fail_unless (pool == def);
   gst_object_unref (def);
   gst_object_unref (pool);
@@ -89,26 +92,28 @@ GST_END_TEST;
 
 GST_START_TEST (test_sync_meta_record_copy_wait)
 {
-  GstCsStreamPool *spool = gst_cs_stream_pool_new (0, 2, 0, NULL);
+  GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 2, 0, NULL);
   cudaStream_t s1 = gst_cs_stream_pool_lease (spool);
   cudaStream_t s2 = gst_cs_stream_pool_lease (spool);
-  GstAllocator *alloc = gst_cs_device_allocator_new (0);
-  GstBuffer *buf = gst_buffer_new ();
-  gst_buffer_append_memory (buf, gst_cs_device_allocator_alloc (
-          GST_CS_DEVICE_ALLOCATOR (alloc), 4096, NULL));
+  GstAllocator * alloc = gst_cs_device_allocator_new (0);
+  GstBuffer * buf = gst_buffer_new ();
+  gst_buffer_append_memory (
+      buf, gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 4096, NULL));
 
   /* produce: fill on s1, record */
-  fail_unless_equals_int (cudaMemsetAsync (gst_cs_memory_get_device_pointer (
-              gst_buffer_peek_memory (buf, 0)), 0x5a, 4096, s1), cudaSuccess);
-  GError *err = NULL;
-  GstCsSyncMeta *meta = gst_cs_sync_meta_record (buf, 0, s1, &err);
+  fail_unless_equals_int (
+      cudaMemsetAsync (gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0)),
+          0x5a, 4096, s1),
+      cudaSuccess);
+  GError * err = NULL;
+  GstCsSyncMeta * meta = gst_cs_sync_meta_record (buf, 0, s1, &err);
   fail_unless (meta != NULL, "%s", err ? err->message : "");
   fail_unless (meta->stream == s1 && meta->event != NULL && meta->device_id == 0);
   cudaEvent_t ev0 = meta->event;
 
   /* a copy of the buffer shares the memory and so the event */
-  GstBuffer *copy = gst_buffer_copy (buf);
-  GstCsSyncMeta *cm = gst_buffer_get_cs_sync_meta (copy);
+  GstBuffer * copy = gst_buffer_copy (buf);
+  GstCsSyncMeta * cm = gst_buffer_get_cs_sync_meta (copy);
   fail_unless (cm != NULL && cm->event == ev0 && cm->stream == s1);
 
   /* consume on s2 (GPU-side wait), then on the host: exactly one wait */
@@ -142,15 +147,17 @@ GST_END_TEST;
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
-  GstAllocator *alloc = gst_cs_device_allocator_new (0);
-  GstMemory *mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1000, NULL);
+  GstAllocator * alloc = gst_cs_device_allocator_new (0);
+  GstMemory * mem =
+      gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1000, NULL);
   GstMapInfo map;
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
   memset (map.data, 0xc3, map.size);
   gst_memory_unmap (mem, &map);
   guint8 host[1000] = {};
   fail_unless_equals_int (cudaMemcpy (host, gst_cs_memory_get_device_pointer (mem), 1000,
-          cudaMemcpyDeviceToHost), cudaSuccess);
+                              cudaMemcpyDeviceToHost),
+      cudaSuccess);
   for (guint8 v : host)
     fail_unless_equals_int (v, 0xc3);
   gst_memory_unref (mem);
@@ -161,16 +168,17 @@ GST_END_TEST;
 /* Out of device memory is a clear error naming the size and the device. */
 GST_START_TEST (test_out_of_memory_error)
 {
-  GstAllocator *alloc = gst_cs_device_allocator_new (0);
-  GError *err = NULL;
-  GstMemory *mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc),
-      (gsize) 1 << 50, &err);
+  GstAllocator * alloc = gst_cs_device_allocator_new (0);
+  GError * err = NULL;
+  GstMemory * mem = gst_cs_device_allocator_alloc (
+      GST_CS_DEVICE_ALLOCATOR (alloc), (gsize)1 << 50, &err);
   fail_unless (mem == NULL);
-  fail_unless (g_error_matches (err, GST_CS_ERROR, GST_CS_ERROR_OUT_OF_MEMORY),
-      "%s", err ? err->message : "no error");
+  fail_unless (g_error_matches (err, GST_CS_ERROR, GST_CS_ERROR_OUT_OF_MEMORY), "%s",
+      err ? err->message : "no error");
   fail_unless (strstr (err->message, "on CUDA device 0") != NULL, "%s", err->message);
-  fail_unless (strstr (err->message, "cudaMalloc failed: cudaErrorMemoryAllocation") != NULL,
-      "%s", err->message);
+  fail_unless (
+      strstr (err->message, "cudaMalloc failed: cudaErrorMemoryAllocation") != NULL, "%s",
+      err->message);
   g_clear_error (&err);
   /* the runtime is usable afterwards */
   mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1024, &err);
@@ -183,8 +191,8 @@ GST_END_TEST;
 static Suite *
 sync_suite (void)
 {
-  Suite *s = suite_create ("sync_gpu");
-  TCase *tc = tcase_create ("gpu");
+  Suite * s = suite_create ("sync_gpu");
+  TCase * tc = tcase_create ("gpu");
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_stream_pool_shares_when_exhausted);
@@ -198,7 +206,7 @@ sync_suite (void)
 }
 
 int
-main (int argc, char **argv)
+main (int argc, char ** argv)
 {
   gst_check_init (&argc, &argv);
   testutil::require_gpu_or_skip ("sync_gpu");

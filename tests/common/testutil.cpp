@@ -14,21 +14,22 @@
 namespace testutil {
 
 bool
-gpu_available (std::string *why)
+gpu_available (std::string * why)
 {
   int n = 0;
   cudaError_t err = cudaGetDeviceCount (&n);
   if (err != cudaSuccess || n == 0) {
     if (why)
-      *why = err != cudaSuccess ? std::string (cudaGetErrorName (err)) + ": " +
-          cudaGetErrorString (err) : "the driver reports no device";
+      *why = err != cudaSuccess
+                 ? std::string (cudaGetErrorName (err)) + ": " + cudaGetErrorString (err)
+                 : "the driver reports no device";
     return false;
   }
   return true;
 }
 
 void
-require_gpu_or_skip (const char *binary)
+require_gpu_or_skip (const char * binary)
 {
   std::string why;
   if (!gpu_available (&why)) {
@@ -41,7 +42,7 @@ require_gpu_or_skip (const char *binary)
 }
 
 GstElement *
-by_name (GstElement *pipeline, const char *name)
+by_name (GstElement * pipeline, const char * name)
 {
   return gst_bin_get_by_name (GST_BIN (pipeline), name);
 }
@@ -54,15 +55,15 @@ Captured::Captured ()
 
 Captured::~Captured ()
 {
-  for (GstBuffer *b : buffers)
+  for (GstBuffer * b : buffers)
     gst_buffer_unref (b);
   g_mutex_clear (&lock);
 }
 
 static void
-store (Captured *c, GstPad *pad, GstBuffer *buf)
+store (Captured * c, GstPad * pad, GstBuffer * buf)
 {
-  GstCaps *caps = gst_pad_get_current_caps (pad);
+  GstCaps * caps = gst_pad_get_current_caps (pad);
   g_mutex_lock (&c->lock);
   if (caps)
     gst_video_info_from_caps (&c->info, caps);
@@ -78,23 +79,23 @@ store (Captured *c, GstPad *pad, GstBuffer *buf)
 }
 
 static GstPadProbeReturn
-probe_cb (GstPad *pad, GstPadProbeInfo *info, gpointer user)
+probe_cb (GstPad * pad, GstPadProbeInfo * info, gpointer user)
 {
   store (static_cast<Captured *> (user), pad, GST_PAD_PROBE_INFO_BUFFER (info));
   return GST_PAD_PROBE_OK;
 }
 
 void
-capture_pad (GstPad *pad, Captured *into)
+capture_pad (GstPad * pad, Captured * into)
 {
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, into, NULL);
 }
 
 static GstFlowReturn
-new_sample (GstAppSink *sink, gpointer user)
+new_sample (GstAppSink * sink, gpointer user)
 {
-  GstSample *s = gst_app_sink_pull_sample (sink);
-  auto *c = static_cast<Captured *> (user);
+  GstSample * s = gst_app_sink_pull_sample (sink);
+  auto * c = static_cast<Captured *> (user);
   g_mutex_lock (&c->lock);
   gst_video_info_from_caps (&c->info, gst_sample_get_caps (s));
   c->infos.push_back (c->info);
@@ -105,7 +106,7 @@ new_sample (GstAppSink *sink, gpointer user)
 }
 
 void
-capture_appsink (GstElement *appsink, Captured *into)
+capture_appsink (GstElement * appsink, Captured * into)
 {
   GstAppSinkCallbacks cb = {};
   cb.new_sample = new_sample;
@@ -113,22 +114,22 @@ capture_appsink (GstElement *appsink, Captured *into)
 }
 
 std::string
-run_to_eos (GstElement *pipeline, GstClockTime timeout)
+run_to_eos (GstElement * pipeline, GstClockTime timeout)
 {
   std::string result;
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
     result = "state change to PLAYING failed";
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, timeout,
-      (GstMessageType) (GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  GstBus * bus = gst_element_get_bus (pipeline);
+  GstMessage * msg = gst_bus_timed_pop_filtered (
+      bus, timeout, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
   if (!msg) {
     result = "timed out waiting for EOS";
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *err = NULL;
-    gchar *dbg = NULL;
+    GError * err = NULL;
+    gchar * dbg = NULL;
     gst_message_parse_error (msg, &err, &dbg);
     result = std::string ("error from ") + GST_OBJECT_NAME (msg->src) + ": " +
-        err->message + " (" + (dbg ? dbg : "") + ")";
+             err->message + " (" + (dbg ? dbg : "") + ")";
     g_error_free (err);
     g_free (dbg);
   }
@@ -140,15 +141,15 @@ run_to_eos (GstElement *pipeline, GstClockTime timeout)
 }
 
 static std::string
-compare_planes (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib, bool videocrop_rows)
+compare_planes (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, bool videocrop_rows)
 {
   if (GST_VIDEO_INFO_FORMAT (ia) != GST_VIDEO_INFO_FORMAT (ib) ||
       ia->width != ib->width || ia->height != ib->height)
     return std::string ("frame descriptions differ: ") + GST_VIDEO_INFO_NAME (ia) + " " +
-        std::to_string (ia->width) + "x" + std::to_string (ia->height) + " vs " +
-        GST_VIDEO_INFO_NAME (ib) + " " + std::to_string (ib->width) + "x" +
-        std::to_string (ib->height);
+           std::to_string (ia->width) + "x" + std::to_string (ia->height) + " vs " +
+           GST_VIDEO_INFO_NAME (ib) + " " + std::to_string (ib->width) + "x" +
+           std::to_string (ib->height);
   GstVideoFrame fa, fb;
   if (!gst_video_frame_map (&fa, const_cast<GstVideoInfo *> (ia), a, GST_MAP_READ))
     return "cannot map the first frame";
@@ -161,13 +162,13 @@ compare_planes (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
     gsize row = gst_cs_video_plane_row_bytes (ia, p);
     if (videocrop_rows && GST_VIDEO_FORMAT_INFO_IS_YUV (ia->finfo) &&
         GST_VIDEO_INFO_N_PLANES (ia) == 1 && GST_VIDEO_INFO_COMP_PSTRIDE (ia, 0) == 2)
-      row = 2 * (gsize) ia->width;      /* packed 4:2:2 */
+      row = 2 * (gsize)ia->width; /* packed 4:2:2 */
     guint rows = gst_cs_video_plane_rows (ia, p);
     for (guint y = 0; y < rows; y++) {
-      const guint8 *ra = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
-      const guint8 *rb = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-          (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      const guint8 * ra = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 * rb = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
       if (std::memcmp (ra, rb, row) != 0) {
         gsize x = 0;
         while (ra[x] == rb[x])
@@ -186,30 +187,30 @@ compare_planes (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
 }
 
 std::string
-compare_frames (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib)
+compare_frames (
+    GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoInfo * ib)
 {
   return compare_planes (a, ia, b, ib, false);
 }
 
 std::string
-compare_cropped (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib)
+compare_cropped (
+    GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoInfo * ib)
 {
   return compare_planes (a, ia, b, ib, true);
 }
 
 std::string
-compare_all_cropped (Captured &expected, Captured &got)
+compare_all_cropped (Captured & expected, Captured & got)
 {
   if (expected.buffers.empty ())
     return "no reference frames were captured";
   if (expected.buffers.size () != got.buffers.size ())
     return "frame count differs: " + std::to_string (expected.buffers.size ()) +
-        " expected, " + std::to_string (got.buffers.size ()) + " got";
+           " expected, " + std::to_string (got.buffers.size ()) + " got";
   for (size_t i = 0; i < expected.buffers.size (); i++) {
-    std::string d = compare_cropped (expected.buffers[i], &expected.infos[i],
-        got.buffers[i], &got.infos[i]);
+    std::string d = compare_cropped (
+        expected.buffers[i], &expected.infos[i], got.buffers[i], &got.infos[i]);
     if (!d.empty ())
       return "frame " + std::to_string (i) + ": " + d;
   }
@@ -217,16 +218,16 @@ compare_all_cropped (Captured &expected, Captured &got)
 }
 
 std::string
-compare_all (Captured &expected, Captured &got)
+compare_all (Captured & expected, Captured & got)
 {
   if (expected.buffers.empty ())
     return "no reference frames were captured";
   if (expected.buffers.size () != got.buffers.size ())
-    return "frame count differs: " + std::to_string (expected.buffers.size ()) +
-        " in, " + std::to_string (got.buffers.size ()) + " out";
+    return "frame count differs: " + std::to_string (expected.buffers.size ()) + " in, " +
+           std::to_string (got.buffers.size ()) + " out";
   for (size_t i = 0; i < expected.buffers.size (); i++) {
-    std::string d = compare_frames (expected.buffers[i], &expected.info,
-        got.buffers[i], &got.info);
+    std::string d =
+        compare_frames (expected.buffers[i], &expected.info, got.buffers[i], &got.info);
     if (!d.empty ())
       return "frame " + std::to_string (i) + ": " + d;
   }
@@ -234,7 +235,7 @@ compare_all (Captured &expected, Captured &got)
 }
 
 void
-fill_random (guint8 *data, gsize size, guint32 seed)
+fill_random (guint8 * data, gsize size, guint32 seed)
 {
   std::mt19937 rng (seed);
   gsize i = 0;
@@ -243,7 +244,7 @@ fill_random (guint8 *data, gsize size, guint32 seed)
     std::memcpy (data + i, &v, 4);
   }
   for (; i < size; i++)
-    data[i] = (guint8) rng ();
+    data[i] = (guint8)rng ();
 }
 
 } // namespace testutil

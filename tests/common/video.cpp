@@ -17,11 +17,12 @@ GST_START_TEST (test_plane_geometry)
   GstVideoInfo i = info_of (GST_VIDEO_FORMAT_NV12, 63, 47);
   fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 0), 63);
   fail_unless_equals_int (gst_cs_video_plane_rows (&i, 0), 47);
-  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 1), 64);    /* 32 UV pairs */
+  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 1), 64); /* 32 UV pairs */
   fail_unless_equals_int (gst_cs_video_plane_rows (&i, 1), 24);
 
   i = info_of (GST_VIDEO_FORMAT_YUY2, 63, 5);
-  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 0), 128);   /* 32 macro-pixels */
+  fail_unless_equals_int (
+      gst_cs_video_plane_row_bytes (&i, 0), 128); /* 32 macro-pixels */
 
   i = info_of (GST_VIDEO_FORMAT_I420, 5, 3);
   fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 1), 3);
@@ -44,9 +45,9 @@ GST_START_TEST (test_device_layout)
   for (guint p = 0; p < 3; p++) {
     fail_unless (l.stride[p] % GST_CS_DEVICE_PITCH_ALIGN == 0);
     fail_unless (l.offset[p] % GST_CS_DEVICE_PITCH_ALIGN == 0);
-    fail_unless ((gsize) l.stride[p] >= gst_cs_video_plane_row_bytes (&i, p));
+    fail_unless ((gsize)l.stride[p] >= gst_cs_video_plane_row_bytes (&i, p));
     fail_unless (l.offset[p] >= end, "planes overlap");
-    end = l.offset[p] + (gsize) l.stride[p] * gst_cs_video_plane_rows (&i, p);
+    end = l.offset[p] + (gsize)l.stride[p] * gst_cs_video_plane_rows (&i, p);
   }
   fail_unless (l.size >= end);
 }
@@ -54,12 +55,13 @@ GST_END_TEST;
 
 GST_START_TEST (test_cuda_error_message)
 {
-  GError *err = NULL;
+  GError * err = NULL;
   fail_unless (gst_cs_cuda_check (cudaSuccess, "cudaFree (p)", &err));
   fail_unless (err == NULL);
   fail_if (gst_cs_cuda_check (cudaErrorMemoryAllocation, "cudaMalloc (&p, n)", &err));
   fail_unless (g_error_matches (err, GST_CS_ERROR, GST_CS_ERROR_OUT_OF_MEMORY));
-  fail_unless (g_str_has_prefix (err->message, "cudaMalloc failed: cudaErrorMemoryAllocation"),
+  fail_unless (
+      g_str_has_prefix (err->message, "cudaMalloc failed: cudaErrorMemoryAllocation"),
       "%s", err->message);
   g_clear_error (&err);
   fail_if (gst_cs_cuda_check (cudaErrorNoDevice, "cudaSetDevice (0)", &err));
@@ -71,8 +73,8 @@ GST_END_TEST;
 static Suite *
 video_suite (void)
 {
-  Suite *s = suite_create ("video");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("video");
+  TCase * tc = tcase_create ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_plane_geometry);
   tcase_add_test (tc, test_device_layout);

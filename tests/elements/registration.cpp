@@ -7,12 +7,12 @@
 #include "testutil.h"
 
 static GstElement *
-make (const char *factory)
+make (const char * factory)
 {
-  GstElement *e = gst_element_factory_make (factory, NULL);
+  GstElement * e = gst_element_factory_make (factory, NULL);
   fail_unless (e != NULL, "cannot create %s", factory);
-  GstPlugin *plugin = gst_plugin_feature_get_plugin (
-      GST_PLUGIN_FEATURE (gst_element_get_factory (e)));
+  GstPlugin * plugin =
+      gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (gst_element_get_factory (e)));
   /* nvcodec registers the same names: make sure we test ours. */
   fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
   gst_object_unref (plugin);
@@ -21,28 +21,32 @@ make (const char *factory)
 
 GST_START_TEST (test_metadata_and_properties)
 {
-  for (const char *name : {"cudaupload", "cudadownload"}) {
-    GstElement *e = make (name);
-    GstElementFactory *f = gst_element_get_factory (e);
-    fail_unless (strstr (gst_element_factory_get_metadata (f,
-                GST_ELEMENT_METADATA_KLASS), "Video") != NULL);
-    GParamSpec *dev = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device-id");
+  for (const char * name : { "cudaupload", "cudadownload" }) {
+    GstElement * e = make (name);
+    GstElementFactory * f = gst_element_get_factory (e);
+    fail_unless (strstr (gst_element_factory_get_metadata (f, GST_ELEMENT_METADATA_KLASS),
+                     "Video") != NULL);
+    GParamSpec * dev = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "device-id");
     fail_unless (dev != NULL);
     fail_unless_equals_int (G_PARAM_SPEC_INT (dev)->default_value, -1);
-    fail_unless (g_param_spec_get_blurb (dev) && strlen (g_param_spec_get_blurb (dev)) > 20);
-    GParamSpec *waits = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
+    fail_unless (
+        g_param_spec_get_blurb (dev) && strlen (g_param_spec_get_blurb (dev)) > 20);
+    GParamSpec * waits =
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
     fail_unless (waits != NULL && !(waits->flags & G_PARAM_WRITABLE));
     guint64 n = 1;
     g_object_get (e, "host-waits", &n, NULL);
     fail_unless_equals_uint64 (n, 0);
     gst_object_unref (e);
   }
-  GstElement *down = make ("cudadownload");
-  GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (down), "max-in-flight");
+  GstElement * down = make ("cudadownload");
+  GParamSpec * p =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (down), "max-in-flight");
   fail_unless (p != NULL);
-  fail_unless_equals_int (G_PARAM_SPEC_INT (p)->default_value, -1);   /* auto */
+  fail_unless_equals_int (G_PARAM_SPEC_INT (p)->default_value, -1); /* auto */
   fail_unless_equals_int (G_PARAM_SPEC_INT (p)->minimum, -1);
-  GParamSpec *spin = g_object_class_find_property (G_OBJECT_GET_CLASS (down), "spin-wait");
+  GParamSpec * spin =
+      g_object_class_find_property (G_OBJECT_GET_CLASS (down), "spin-wait");
   fail_unless (spin != NULL && !G_PARAM_SPEC_BOOLEAN (spin)->default_value);
   fail_unless (p->flags & GST_PARAM_MUTABLE_PLAYING);
   gst_object_unref (down);
@@ -50,14 +54,15 @@ GST_START_TEST (test_metadata_and_properties)
 GST_END_TEST;
 
 static bool
-template_has_feature (GstElement *e, const char *pad, bool want)
+template_has_feature (GstElement * e, const char * pad, bool want)
 {
-  GstPadTemplate *t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
-  GstCaps *caps = gst_pad_template_get_caps (t);
+  GstPadTemplate * t =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
+  GstCaps * caps = gst_pad_template_get_caps (t);
   bool found = false;
   for (guint i = 0; i < gst_caps_get_size (caps); i++)
     found |= gst_caps_features_contains (gst_caps_get_features (caps, i),
-        GST_CAPS_FEATURE_MEMORY_CS_DEVICE) == want;
+                 GST_CAPS_FEATURE_MEMORY_CS_DEVICE) == want;
   gst_caps_unref (caps);
   return found;
 }
@@ -65,22 +70,22 @@ template_has_feature (GstElement *e, const char *pad, bool want)
 GST_START_TEST (test_pad_templates)
 {
   GstElement *up = make ("cudaupload"), *down = make ("cudadownload");
-  fail_unless (template_has_feature (up, "sink", false));       /* system memory in */
+  fail_unless (template_has_feature (up, "sink", false)); /* system memory in */
   fail_unless (template_has_feature (up, "src", true));
-  fail_unless (!template_has_feature (up, "src", false));       /* device only out */
+  fail_unless (!template_has_feature (up, "src", false)); /* device only out */
   fail_unless (template_has_feature (down, "sink", true));
-  fail_unless (!template_has_feature (down, "src", true));      /* system only out */
+  fail_unless (!template_has_feature (down, "src", true)); /* system only out */
   gst_object_unref (up);
   gst_object_unref (down);
 }
 GST_END_TEST;
 
 static GstCaps *
-query_src_caps_for (const char *factory, const char *sink_caps)
+query_src_caps_for (const char * factory, const char * sink_caps)
 {
-  GstElement *e = make (factory);
-  GstCaps *in = gst_caps_from_string (sink_caps);
-  GstCaps *caps = GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps (
+  GstElement * e = make (factory);
+  GstCaps * in = gst_caps_from_string (sink_caps);
+  GstCaps * caps = GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps (
       GST_BASE_TRANSFORM (e), GST_PAD_SINK, in, NULL);
   gst_caps_unref (in);
   gst_object_unref (e);
@@ -89,17 +94,18 @@ query_src_caps_for (const char *factory, const char *sink_caps)
 
 GST_START_TEST (test_caps_transform)
 {
-  GstCaps *c = query_src_caps_for ("cudaupload",
-      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
+  GstCaps * c = query_src_caps_for (
+      "cudaupload", "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
   fail_unless (gst_cs_video_caps_are_device (c));
-  GstStructure *s = gst_caps_get_structure (c, 0);
+  GstStructure * s = gst_caps_get_structure (c, 0);
   fail_unless_equals_string (gst_structure_get_string (s, "format"), "NV12");
   gint w = 0;
   fail_unless (gst_structure_get_int (s, "width", &w) && w == 64);
   gst_caps_unref (c);
 
   c = query_src_caps_for ("cudadownload",
-      "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/1");
+      "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/"
+      "1");
   fail_unless (!gst_cs_video_caps_are_device (c));
   fail_unless (gst_caps_get_size (c) >= 1);
   gst_caps_unref (c);
@@ -107,11 +113,11 @@ GST_START_TEST (test_caps_transform)
 GST_END_TEST;
 
 static gboolean
-accepts (const char *factory, const char *caps_str)
+accepts (const char * factory, const char * caps_str)
 {
-  GstElement *e = make (factory);
-  GstPad *sink = gst_element_get_static_pad (e, "sink");
-  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstElement * e = make (factory);
+  GstPad * sink = gst_element_get_static_pad (e, "sink");
+  GstCaps * caps = gst_caps_from_string (caps_str);
   gboolean ok = gst_pad_query_accept_caps (sink, caps);
   gst_caps_unref (caps);
   gst_object_unref (sink);
@@ -121,12 +127,17 @@ accepts (const char *factory, const char *caps_str)
 
 GST_START_TEST (test_absurd_caps_refused)
 {
-  fail_unless (accepts ("cudaupload", "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"));
-  fail_if (accepts ("cudaupload", "video/x-raw,format=NV12,width=0,height=48,framerate=30/1"));
-  fail_if (accepts ("cudaupload", "video/x-raw,format=RGBA,width=100000,height=48,framerate=30/1"));
-  fail_if (accepts ("cudaupload", "video/x-raw,format=NV16,width=64,height=48,framerate=30/1"));
+  fail_unless (accepts (
+      "cudaupload", "video/x-raw,format=NV12,width=64,height=48,framerate=30/1"));
+  fail_if (
+      accepts ("cudaupload", "video/x-raw,format=NV12,width=0,height=48,framerate=30/1"));
+  fail_if (accepts (
+      "cudaupload", "video/x-raw,format=RGBA,width=100000,height=48,framerate=30/1"));
+  fail_if (accepts (
+      "cudaupload", "video/x-raw,format=NV16,width=64,height=48,framerate=30/1"));
   fail_if (accepts ("cudadownload",
-          "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=0,framerate=30/1"));
+      "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=0,framerate=30/"
+      "1"));
 }
 GST_END_TEST;
 
@@ -135,14 +146,16 @@ GST_END_TEST;
 GST_START_TEST (test_start_fails_clearly)
 {
   bool gpu = testutil::gpu_available (NULL);
-  GstElement *pipeline = gst_parse_launch (gpu ?
-      "videotestsrc num-buffers=1 ! cudaupload device-id=999 ! fakesink" :
-      "videotestsrc num-buffers=1 ! cudaupload ! cudadownload ! fakesink", NULL);
+  GstElement * pipeline = gst_parse_launch (
+      gpu ? "videotestsrc num-buffers=1 ! cudaupload device-id=999 ! fakesink"
+          : "videotestsrc num-buffers=1 ! cudaupload ! cudadownload ! fakesink",
+      NULL);
   fail_unless (pipeline != NULL);
   std::string err = testutil::run_to_eos (pipeline, 10 * GST_SECOND);
   GST_INFO ("error: %s", err.c_str ());
-  fail_unless (err.find (gpu ? "CUDA device 999 does not exist" : "No CUDA device available")
-      != std::string::npos, "unexpected: %s", err.c_str ());
+  fail_unless (err.find (gpu ? "CUDA device 999 does not exist"
+                             : "No CUDA device available") != std::string::npos,
+      "unexpected: %s", err.c_str ());
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
@@ -150,8 +163,8 @@ GST_END_TEST;
 static Suite *
 registration_suite (void)
 {
-  Suite *s = suite_create ("registration");
-  TCase *tc = tcase_create ("general");
+  Suite * s = suite_create ("registration");
+  TCase * tc = tcase_create ("general");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_metadata_and_properties);
   tcase_add_test (tc, test_pad_templates);

@@ -10,9 +10,9 @@
 
 using testutil::Captured;
 
-static const char *formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR",
-  "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
-  "Y444", "P010_10LE", "P016_LE", "YUY2", "UYVY" };
+static const char * formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "RGB",
+  "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B", "Y444",
+  "P010_10LE", "P016_LE", "YUY2", "UYVY" };
 
 struct Size {
   int w, h, frames;
@@ -21,19 +21,20 @@ struct Size {
 /* Random content (snow), captured as it enters cudaupload, compared with
  * what leaves cudadownload. */
 static std::string
-roundtrip (const char *format, Size s, const char *down_props, guint * pinned)
+roundtrip (const char * format, Size s, const char * down_props, guint * pinned)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc pattern=snow num-buffers=%d ! "
+  gchar * desc = g_strdup_printf (
+      "videotestsrc pattern=snow num-buffers=%d ! "
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! "
       "cudaupload name=up ! cudadownload name=down %s ! appsink name=out sync=false",
       s.frames, format, s.w, s.h, down_props);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   fail_unless (pipeline != NULL);
   Captured in, out;
-  GstElement *up = testutil::by_name (pipeline, "up");
-  GstElement *sink = testutil::by_name (pipeline, "out");
-  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstElement * sink = testutil::by_name (pipeline, "out");
+  GstPad * pad = gst_element_get_static_pad (up, "sink");
   testutil::capture_pad (pad, &in);
   testutil::capture_appsink (sink, &out);
   std::string err = testutil::run_to_eos (pipeline);
@@ -50,8 +51,9 @@ roundtrip (const char *format, Size s, const char *down_props, guint * pinned)
 
 GST_START_TEST (test_roundtrip_all_formats)
 {
-  const Size sizes[] = { {64, 48, 4}, {63, 47, 4}, {1920, 1080, 3}, {3840, 2160, 2} };
-  for (const char *f : formats) {
+  const Size sizes[] = { { 64, 48, 4 }, { 63, 47, 4 }, { 1920, 1080, 3 },
+    { 3840, 2160, 2 } };
+  for (const char * f : formats) {
     for (const Size & s : sizes) {
       guint pinned = 0;
       std::string err = roundtrip (f, s, "", &pinned);
@@ -65,10 +67,10 @@ GST_END_TEST;
 
 GST_START_TEST (test_roundtrip_in_flight)
 {
-  for (const char *f : { "NV12", "RGBA", "I420" }) {
-    std::string err = roundtrip (f, {1920, 1080, 12}, "max-in-flight=3", NULL);
+  for (const char * f : { "NV12", "RGBA", "I420" }) {
+    std::string err = roundtrip (f, { 1920, 1080, 12 }, "max-in-flight=3", NULL);
     fail_unless (err.empty (), "%s: %s", f, err.c_str ());
-    err = roundtrip (f, {33, 17, 7}, "max-in-flight=16", NULL);
+    err = roundtrip (f, { 33, 17, 7 }, "max-in-flight=16", NULL);
     fail_unless (err.empty (), "%s: %s", f, err.c_str ());
   }
 }
@@ -78,36 +80,38 @@ GST_END_TEST;
  * from pageable memory through appsrc. */
 GST_START_TEST (test_strided_input)
 {
-  for (const char *f : { "NV12", "I420", "RGB", "YUY2", "P010_10LE", "Y444" }) {
+  for (const char * f : { "NV12", "I420", "RGB", "YUY2", "P010_10LE", "Y444" }) {
     GstVideoInfo info;
     gst_video_info_set_format (&info, gst_video_format_from_string (f), 101, 37);
-    gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
-        "format=%s,width=101,height=37,framerate=30/1 ! cudaupload ! "
-        "cudadownload ! appsink name=out sync=false", f);
-    GstElement *pipeline = gst_parse_launch (desc, NULL);
+    gchar * desc =
+        g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
+                         "format=%s,width=101,height=37,framerate=30/1 ! cudaupload ! "
+                         "cudadownload ! appsink name=out sync=false",
+            f);
+    GstElement * pipeline = gst_parse_launch (desc, NULL);
     g_free (desc);
-    GstElement *src = testutil::by_name (pipeline, "src");
-    GstElement *sink = testutil::by_name (pipeline, "out");
+    GstElement * src = testutil::by_name (pipeline, "src");
+    GstElement * sink = testutil::by_name (pipeline, "out");
     Captured in, out;
     testutil::capture_appsink (sink, &out);
     in.info = info;
     for (int i = 0; i < 5; i++) {
       gsize offset[GST_VIDEO_MAX_PLANES] = {};
       gint stride[GST_VIDEO_MAX_PLANES] = {};
-      gsize size = 123;         /* a gap before the first plane, too */
+      gsize size = 123; /* a gap before the first plane, too */
       for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-        stride[p] = (gint) gst_cs_video_plane_row_bytes (&info, p) + 37 + 8 * p;
+        stride[p] = (gint)gst_cs_video_plane_row_bytes (&info, p) + 37 + 8 * p;
         offset[p] = size;
-        size += (gsize) stride[p] * gst_cs_video_plane_rows (&info, p) + 51;
+        size += (gsize)stride[p] * gst_cs_video_plane_rows (&info, p) + 51;
       }
-      GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+      GstBuffer * buf = gst_buffer_new_allocate (NULL, size, NULL);
       GstMapInfo map;
       gst_buffer_map (buf, &map, GST_MAP_WRITE);
       testutil::fill_random (map.data, map.size, 1000 + i);
       gst_buffer_unmap (buf, &map);
       gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-          GST_VIDEO_INFO_FORMAT (&info), 101, 37, GST_VIDEO_INFO_N_PLANES (&info),
-          offset, stride);
+          GST_VIDEO_INFO_FORMAT (&info), 101, 37, GST_VIDEO_INFO_N_PLANES (&info), offset,
+          stride);
       GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
       in.buffers.push_back (gst_buffer_ref (buf));
       gst_app_src_push_buffer (GST_APP_SRC (src), buf);
@@ -125,18 +129,20 @@ GST_START_TEST (test_strided_input)
 GST_END_TEST;
 
 static void
-host_waits_case (const char *down_props)
+host_waits_case (const char * down_props)
 {
   const int frames = 120;
-  gchar *desc = g_strdup_printf ("videotestsrc num-buffers=%d ! "
-      "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! "
-      "cudaupload name=up ! cudadownload name=down %s ! fakesink", frames, down_props);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  gchar * desc =
+      g_strdup_printf ("videotestsrc num-buffers=%d ! "
+                       "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! "
+                       "cudaupload name=up ! cudadownload name=down %s ! fakesink",
+          frames, down_props);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   std::string err = testutil::run_to_eos (pipeline);
   fail_unless (err.empty (), "%s", err.c_str ());
-  GstElement *up = testutil::by_name (pipeline, "up");
-  GstElement *down = testutil::by_name (pipeline, "down");
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstElement * down = testutil::by_name (pipeline, "down");
   guint64 up_waits = 99, down_waits = 0;
   g_object_get (up, "host-waits", &up_waits, NULL);
   g_object_get (down, "host-waits", &down_waits, NULL);
@@ -156,21 +162,26 @@ GST_START_TEST (test_host_waits)
    * (the pinned pool's reuse waits, if any, are counted in the total too). */
   guint64 total = gst_cs_host_waits_total () - before;
   GST_INFO ("host waits in the process: %" G_GUINT64_FORMAT, total);
-  fail_unless (total >= 240 && total <= 240 + 10, "total waits %" G_GUINT64_FORMAT, total);
+  fail_unless (
+      total >= 240 && total <= 240 + 10, "total waits %" G_GUINT64_FORMAT, total);
 }
 GST_END_TEST;
 
 GST_START_TEST (test_tee_of_device_buffers)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=30 ! "
-      "video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! cudaupload name=up ! "
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc pattern=snow num-buffers=30 ! "
+      "video/x-raw,format=I420,width=640,height=360,framerate=30/1 ! cudaupload name=up "
+      "! "
       "tee name=t t. ! queue ! cudadownload ! appsink name=a sync=false "
-      "t. ! queue ! cudadownload max-in-flight=2 ! appsink name=b sync=false", NULL);
+      "t. ! queue ! cudadownload max-in-flight=2 ! appsink name=b sync=false",
+      NULL);
   Captured in, a, b;
-  GstElement *up = testutil::by_name (pipeline, "up");
-  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstPad * pad = gst_element_get_static_pad (up, "sink");
   testutil::capture_pad (pad, &in);
-  GstElement *sa = testutil::by_name (pipeline, "a"), *sb = testutil::by_name (pipeline, "b");
+  GstElement *sa = testutil::by_name (pipeline, "a"),
+             *sb = testutil::by_name (pipeline, "b");
   testutil::capture_appsink (sa, &a);
   testutil::capture_appsink (sb, &b);
   std::string err = testutil::run_to_eos (pipeline);
@@ -190,21 +201,23 @@ GST_END_TEST;
 /* Any element can still read device frames: a CPU map yields a host copy. */
 GST_START_TEST (test_cpu_map_of_device_memory)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=3 ! "
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc pattern=snow num-buffers=3 ! "
       "video/x-raw,format=NV12,width=64,height=48,framerate=30/1 ! cudaupload name=up ! "
-      "appsink name=out sync=false", NULL);
+      "appsink name=out sync=false",
+      NULL);
   Captured in, out;
-  GstElement *up = testutil::by_name (pipeline, "up");
-  GstPad *pad = gst_element_get_static_pad (up, "sink");
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstPad * pad = gst_element_get_static_pad (up, "sink");
   testutil::capture_pad (pad, &in);
-  GstElement *sink = testutil::by_name (pipeline, "out");
+  GstElement * sink = testutil::by_name (pipeline, "out");
   testutil::capture_appsink (sink, &out);
   std::string err = testutil::run_to_eos (pipeline);
   fail_unless (err.empty (), "%s", err.c_str ());
   fail_unless_equals_int (out.buffers.size (), 3);
-  GstBuffer *first = out.buffers[0];
+  GstBuffer * first = out.buffers[0];
   fail_unless (gst_is_cs_memory (gst_buffer_peek_memory (first, 0)));
-  GstCsSyncMeta *meta = gst_buffer_get_cs_sync_meta (first);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (first);
   fail_unless (meta != NULL && meta->event != NULL && meta->stream != NULL);
   guint64 before = gst_cs_memory_host_map_waits ();
   err = testutil::compare_all (in, out);
@@ -218,14 +231,15 @@ GST_START_TEST (test_cpu_map_of_device_memory)
 GST_END_TEST;
 
 static std::string
-push_one (const char *caps, gsize size)
+push_one (const char * caps, gsize size)
 {
-  gchar *desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! "
-      "cudaupload ! cudadownload ! fakesink", caps);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+  gchar * desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! "
+                                  "cudaupload ! cudadownload ! fakesink",
+      caps);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
-  GstElement *src = testutil::by_name (pipeline, "src");
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, size, NULL);
+  GstElement * src = testutil::by_name (pipeline, "src");
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, size, NULL);
   gst_buffer_memset (buf, 0, 7, size);
   gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
@@ -237,10 +251,13 @@ push_one (const char *caps, gsize size)
 
 GST_START_TEST (test_short_buffer_is_an_error)
 {
-  std::string err = push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 100);
-  fail_unless (err.find ("smaller than its caps say") != std::string::npos, "%s", err.c_str ());
+  std::string err =
+      push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 100);
+  fail_unless (
+      err.find ("smaller than its caps say") != std::string::npos, "%s", err.c_str ());
   /* exactly the right size is fine */
-  err = push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 64 * 48 * 3 / 2);
+  err = push_one (
+      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 64 * 48 * 3 / 2);
   fail_unless (err.empty (), "%s", err.c_str ());
 }
 GST_END_TEST;
@@ -248,14 +265,17 @@ GST_END_TEST;
 /* Device input to cudaupload passes through untouched. */
 GST_START_TEST (test_upload_passthrough_of_device_buffers)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc pattern=snow num-buffers=5 ! "
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc pattern=snow num-buffers=5 ! "
       "video/x-raw,format=NV12,width=320,height=240 ! cudaupload name=a ! "
-      "cudaupload name=b ! cudadownload ! appsink name=out sync=false", NULL);
+      "cudaupload name=b ! cudadownload ! appsink name=out sync=false",
+      NULL);
   Captured in, out;
-  GstElement *a = testutil::by_name (pipeline, "a"), *b = testutil::by_name (pipeline, "b");
-  GstPad *pad = gst_element_get_static_pad (a, "sink");
+  GstElement *a = testutil::by_name (pipeline, "a"),
+             *b = testutil::by_name (pipeline, "b");
+  GstPad * pad = gst_element_get_static_pad (a, "sink");
   testutil::capture_pad (pad, &in);
-  GstElement *sink = testutil::by_name (pipeline, "out");
+  GstElement * sink = testutil::by_name (pipeline, "out");
   testutil::capture_appsink (sink, &out);
   std::string err = testutil::run_to_eos (pipeline);
   fail_unless (err.empty (), "%s", err.c_str ());
@@ -273,18 +293,21 @@ GST_END_TEST;
 /* Flushing seeks and repeated start/stop: frames keep flowing, no hang. */
 GST_START_TEST (test_flush_and_state_changes)
 {
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=200 ! "
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=200 ! "
       "video/x-raw,format=RGBA,width=640,height=360,framerate=30/1 ! cudaupload ! "
-      "cudadownload max-in-flight=3 name=down ! fakesink sync=false", NULL);
+      "cudadownload max-in-flight=3 name=down ! fakesink sync=false",
+      NULL);
   for (int round = 0; round < 3; round++) {
-    fail_unless (gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
+    fail_unless (
+        gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
     fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
-        GST_STATE_CHANGE_SUCCESS);
+                 GST_STATE_CHANGE_SUCCESS);
     fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
-            (GstSeekFlags) (GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SECOND));
+        (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SECOND));
     fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
-        GST_STATE_CHANGE_SUCCESS);
-    std::string err = testutil::run_to_eos (pipeline);  /* ends in NULL */
+                 GST_STATE_CHANGE_SUCCESS);
+    std::string err = testutil::run_to_eos (pipeline); /* ends in NULL */
     fail_unless (err.empty (), "round %d: %s", round, err.c_str ());
   }
   gst_object_unref (pipeline);
@@ -293,19 +316,21 @@ GST_END_TEST;
 
 /* Frames kept in flight show in the latency; auto keeps none when live. */
 static GstClockTime
-live_latency (const char *down_props)
+live_latency (const char * down_props)
 {
-  gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=6 ! "
+  gchar * desc = g_strdup_printf (
+      "videotestsrc is-live=true num-buffers=6 ! "
       "video/x-raw,format=NV12,width=320,height=240,framerate=30/1 ! cudaupload ! "
-      "cudadownload name=down %s ! fakesink", down_props);
-  GstElement *pipeline = gst_parse_launch (desc, NULL);
+      "cudadownload name=down %s ! fakesink",
+      down_props);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
-      GST_STATE_CHANGE_SUCCESS);
-  GstElement *down = testutil::by_name (pipeline, "down");
-  GstPad *src = gst_element_get_static_pad (down, "src");
-  GstQuery *q = gst_query_new_latency ();
+               GST_STATE_CHANGE_SUCCESS);
+  GstElement * down = testutil::by_name (pipeline, "down");
+  GstPad * src = gst_element_get_static_pad (down, "src");
+  GstQuery * q = gst_query_new_latency ();
   fail_unless (gst_pad_query (src, q));
   gboolean live = FALSE;
   GstClockTime min = 0;
@@ -328,15 +353,15 @@ GST_START_TEST (test_in_flight_latency)
   GST_INFO ("latency auto %" GST_TIME_FORMAT ", 3 in flight %" GST_TIME_FORMAT,
       GST_TIME_ARGS (automatic), GST_TIME_ARGS (three));
   fail_unless (three >= automatic + 3 * frame - GST_MSECOND &&
-      three <= automatic + 3 * frame + GST_MSECOND);
+               three <= automatic + 3 * frame + GST_MSECOND);
 }
 GST_END_TEST;
 
 static Suite *
 updown_suite (void)
 {
-  Suite *s = suite_create ("updown_gpu");
-  TCase *tc = tcase_create ("gpu");
+  Suite * s = suite_create ("updown_gpu");
+  TCase * tc = tcase_create ("gpu");
   tcase_set_timeout (tc, 600);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_roundtrip_all_formats);
@@ -353,7 +378,7 @@ updown_suite (void)
 }
 
 int
-main (int argc, char **argv)
+main (int argc, char ** argv)
 {
   gst_check_init (&argc, &argv);
   testutil::require_gpu_or_skip ("updown_gpu");
