@@ -7,15 +7,17 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 
 # A GPU machine without GStreamer uses the bundle made by ../shared/gpu/bundle.
+bundle=
 if ! pkg-config --exists gstreamer-1.0 2>/dev/null && [ -f "$ROOT/.gpu/env.sh" ]; then
   # shellcheck disable=SC1091
   source "$ROOT/.gpu/env.sh"
+  bundle=1
 fi
 
-need=(meson ninja-build pkg-config g++ libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good)
-if command -v dpkg >/dev/null && ! pkg-config --exists gstreamer-check-1.0 2>/dev/null ||
-   ! command -v meson >/dev/null; then
+need=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
+  libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good)
+if [ -z "$bundle" ] && command -v dpkg >/dev/null; then
   missing=()
   for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if ((${#missing[@]})); then
