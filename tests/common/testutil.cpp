@@ -234,6 +234,17 @@ compare_all (Captured & expected, Captured & got)
   return "";
 }
 
+bool
+sink_accepts (GstElement * element, const char * caps_str)
+{
+  GstPad * sink = gst_element_get_static_pad (element, "sink");
+  GstCaps * caps = gst_caps_from_string (caps_str);
+  bool ok = gst_pad_query_accept_caps (sink, caps);
+  gst_caps_unref (caps);
+  gst_object_unref (sink);
+  return ok;
+}
+
 void
 fill_random (guint8 * data, gsize size, guint32 seed)
 {

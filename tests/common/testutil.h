@@ -55,6 +55,9 @@ std::string compare_cropped (GstBuffer *a, const GstVideoInfo *ia,
 // change mid-stream).
 std::string compare_all_cropped (Captured &expected, Captured &got);
 
+// Whether `element`'s sink pad accepts `caps` (an ACCEPT_CAPS query).
+bool sink_accepts (GstElement * element, const char * caps);
+
 // Fills a buffer with random bytes (deterministic per seed).
 void fill_random (guint8 *data, gsize size, guint32 seed);
 

@@ -116,11 +116,7 @@ static gboolean
 accepts (const char * factory, const char * caps_str)
 {
   GstElement * e = make (factory);
-  GstPad * sink = gst_element_get_static_pad (e, "sink");
-  GstCaps * caps = gst_caps_from_string (caps_str);
-  gboolean ok = gst_pad_query_accept_caps (sink, caps);
-  gst_caps_unref (caps);
-  gst_object_unref (sink);
+  gboolean ok = testutil::sink_accepts (e, caps_str);
   gst_object_unref (e);
   return ok;
 }
