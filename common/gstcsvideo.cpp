@@ -89,3 +89,18 @@ gst_cs_query_set_pool (
   else
     gst_query_add_allocation_pool (query, pool, size, min, max);
 }
+
+void
+gst_cs_query_propose_held (GstQuery * query, guint held)
+{
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    gst_query_add_allocation_pool (query, NULL, 0, held, 0);
+    return;
+  }
+  GstBufferPool * pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  gst_query_set_nth_allocation_pool (query, 0, pool, size, MAX (min, held), max);
+  if (pool)
+    gst_object_unref (pool);
+}

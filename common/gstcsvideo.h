@@ -153,4 +153,18 @@ GST_CS_API void     gst_cs_query_set_pool   (GstQuery      * query,
                                              guint           min,
                                              guint           max);
 
+/**
+ * gst_cs_query_propose_held:
+ * @query: an ALLOCATION query an element answers for upstream
+ * @held: how many of upstream's buffers the element may hold at once
+ *
+ * Tells upstream, through the pool entry's minimum, how many buffers it should
+ * allocate for us: an element that keeps frames in flight holds that many
+ * (a device pool too small for them makes the producer wait for the consumer).
+ *
+ * Since: 0.1
+ */
+GST_CS_API void     gst_cs_query_propose_held (GstQuery * query,
+                                               guint      held);
+
 G_END_DECLS

@@ -323,6 +323,12 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
    * any plane layout and crop within an upstream crop. */
   add_meta_once (query, GST_VIDEO_META_API_TYPE);
   add_meta_once (query, GST_VIDEO_CROP_META_API_TYPE);
+  /* Zero-copy frames are upstream's: downstream holds as many of them as it
+   * asked us for, and we hold one more. */
+  guint held = 0;
+  if (decide_query && gst_query_get_n_allocation_pools (decide_query) > 0)
+    gst_query_parse_nth_allocation_pool (decide_query, 0, NULL, NULL, &held, NULL);
+  gst_cs_query_propose_held (query, held + 1);
   return TRUE;
 }
 

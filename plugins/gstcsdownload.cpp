@@ -85,17 +85,6 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
   return TRUE;
 }
 
-static gboolean
-propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
-{
-  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
-           ->propose_allocation (trans, decide_query, query))
-    return FALSE;
-  /* Device frames always carry a video meta; we read any layout. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  return TRUE;
-}
-
 /* Frames to keep in flight, for an upstream that is (not) live. */
 static guint
 in_flight_for (GstCsDownload * self, gboolean live)
@@ -117,6 +106,19 @@ in_flight (GstCsDownload * self)
   gboolean live = self->live;
   GST_OBJECT_UNLOCK (self);
   return in_flight_for (self, live);
+}
+
+static gboolean
+propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+           ->propose_allocation (trans, decide_query, query))
+    return FALSE;
+  /* Device frames always carry a video meta; we read any layout. */
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* The frames whose copies are in flight, and the one being copied. */
+  gst_cs_query_propose_held (query, in_flight (GST_CS_DOWNLOAD (trans)) + 1);
+  return TRUE;
 }
 
 static gboolean

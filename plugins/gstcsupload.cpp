@@ -122,7 +122,7 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (gst_query_get_n_allocation_pools (query) > 0) {
     guint dmin = 0;
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
-    min = MAX (min, dmin);
+    min = MAX (min, dmin + 2); /* downstream's, one being written, one spare */
   }
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
   GstBufferPool * pool = gst_cs_buffer_pool_new (device);

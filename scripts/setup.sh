@@ -7,26 +7,28 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 
 # A GPU machine without GStreamer uses the bundle made by ../shared/gpu/bundle.
-bundle=
 if ! pkg-config --exists gstreamer-1.0 2>/dev/null && [ -f "$ROOT/.gpu/env.sh" ]; then
   # shellcheck disable=SC1091
   source "$ROOT/.gpu/env.sh"
-  bundle=1
 fi
 
-need=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
-  libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-  gstreamer1.0-plugins-good)
-if [ -z "$bundle" ] && command -v dpkg >/dev/null; then
-  missing=()
-  for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-  if ((${#missing[@]})); then
-    echo "setup: installing ${missing[*]}" >&2
-    sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-    $sudo apt-get update -qq >/dev/null
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      "${missing[@]}" >/dev/null
-  fi
+# Everything the build, the tests and the main job use, checked by use rather
+# than by package record (the bundle has no records).
+have_all() {
+  command -v meson && command -v ninja && command -v python3 && command -v g++ &&
+    pkg-config --exists gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 \
+      gstreamer-check-1.0 gstreamer-app-1.0 &&
+    gst-inspect-1.0 videotestsrc && gst-inspect-1.0 videocrop && gst-inspect-1.0 pngenc
+} > /dev/null 2>&1
+if ! have_all; then
+  pkgs=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
+    libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+    gstreamer1.0-plugins-good)
+  echo "setup: installing ${pkgs[*]} (what is missing of them)" >&2
+  sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo apt-get update -qq > /dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${pkgs[@]}" > /dev/null
 fi
 
 if ! command -v nvcc >/dev/null; then
