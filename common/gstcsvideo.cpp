@@ -95,14 +95,16 @@ gst_cs_query_propose_held (GstQuery * query, guint held)
 {
   if (gst_query_get_n_allocation_pools (query) == 0) {
     /* An entry without a pool still needs the frame size: elements using
-     * basetransform's default allocation configure a pool of that size. */
+     * basetransform's default allocation configure a pool with it. */
     GstCaps * caps = NULL;
     GstVideoInfo info, layout;
     gst_query_parse_allocation (query, &caps, NULL);
     if (!caps || !gst_video_info_from_caps (&info, caps))
       return;
     gst_cs_video_info_device_layout (&info, &layout);
-    gst_query_add_allocation_pool (query, NULL, layout.size, held, 0);
+    /* The caps' default layout can be the larger one (NV12 rounds odd
+     * heights up), and a video pool refuses a size below it. */
+    gst_query_add_allocation_pool (query, NULL, MAX (layout.size, info.size), held, 0);
     return;
   }
   GstBufferPool * pool = NULL;
