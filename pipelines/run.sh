@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: builds, then runs a real pipeline on the built-in test source
 # through the GPU — upload, crop, download — prints the frame rate and writes
-# the last frame to a PNG (default: cudastreams.png, or $1).
+# one frame of the same pipeline to a PNG (default: cudastreams.png, or $1).
 set -euo pipefail
 source "$(dirname "$0")/../scripts/setup.sh"
 export GST_PLUGIN_PATH="$BUILD_DIR/plugins${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
