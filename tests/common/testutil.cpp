@@ -6,6 +6,7 @@
 #include <random>
 
 #include <gst/app/gstappsink.h>
+#include <gst/check/gstcheck.h>
 #include <cuda_runtime_api.h>
 
 #include "gstcspinnedmemory.h"
@@ -39,6 +40,18 @@ require_gpu_or_skip (const char * binary)
   /* check forks a child per test, and CUDA cannot be used in a child forked
    * after the parent initialised it (the probe above did). */
   g_setenv ("CK_FORK", "no", TRUE);
+}
+
+GstElement *
+make_ours (const char * factory)
+{
+  GstElement * e = gst_element_factory_make (factory, NULL);
+  fail_unless (e != NULL, "cannot create %s", factory);
+  GstPlugin * plugin =
+      gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (gst_element_get_factory (e)));
+  fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
+  gst_object_unref (plugin);
+  return e;
 }
 
 GstElement *

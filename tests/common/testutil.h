@@ -17,6 +17,10 @@ bool gpu_available (std::string *why);
 // when there is no usable GPU.
 void require_gpu_or_skip (const char *binary);
 
+// A new element of `factory`, failing the test unless it comes from our
+// plugin "cudastreams" (nvcodec registers the same element names).
+GstElement * make_ours (const char * factory);
+
 // The element of `pipeline` named `name` (a new reference).
 GstElement *by_name (GstElement *pipeline, const char *name);
 

@@ -9,14 +9,7 @@
 static GstElement *
 make (const char * factory)
 {
-  GstElement * e = gst_element_factory_make (factory, NULL);
-  fail_unless (e != NULL, "cannot create %s", factory);
-  GstPlugin * plugin =
-      gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (gst_element_get_factory (e)));
-  /* nvcodec registers the same names: make sure we test ours. */
-  fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
-  gst_object_unref (plugin);
-  return e;
+  return testutil::make_ours (factory);
 }
 
 GST_START_TEST (test_metadata_and_properties)
