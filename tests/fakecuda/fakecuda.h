@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fakecuda: a stand-in for the CUDA runtime, for testing the sync protocol on
+ * machines without a GPU (CI).
+ *
+ * libfakecudart implements the CUDA runtime calls the project makes, with host
+ * memory standing in for device memory, and runs stream work *lazily*: an
+ * operation enqueued on a stream runs only when something forces it,
+ *   - a host wait on it (cudaEventSynchronize, cudaStreamSynchronize,
+ *     cudaDeviceSynchronize, a synchronous copy or memset),
+ *   - device-wide synchronisation (cudaFree, cudaFreeHost, cudaHostUnregister),
+ *   - a pageable host<->device copy on its stream (CUDA synchronises the
+ *     stream first), or
+ *   - an operation of another stream that waits on an event recorded after it
+ *     (cudaStreamWaitEvent is a real dependency).
+ * So work that is not ordered by an event is observed running late every
+ * time, as a real GPU may do now and then. cudaEventQuery and cudaStreamQuery
+ * report cudaErrorNotReady for pending work and never run it (except that a
+ * caller that keeps polling one event is let through after
+ * FAKECUDA_POLLS_BEFORE_PROGRESS consecutive not-ready answers, default
+ * 100000, so a spin-wait terminates; that forced progress is counted as a
+ * host block).
+ *
+ * Environment:
+ *   FAKECUDA_DEVICES               number of devices (default 1)
+ *   FAKECUDA_POLLS_BEFORE_PROGRESS see above
+ *   FAKECUDA_TRACE=1               names every host block on stderr (which
+ *                                  call, how many so far), to find the
+ *                                  ones a count does not explain
+ *
+ * Kernels cannot run here: the project's plane-copy kernel has a CPU twin
+ * (tests/fakecuda/plane_copy_twin.cpp) that enqueues the same copy as host
+ * work through fakecuda_launch(). A kernel that touches memory that is not
+ * device memory of the launching device (or of a peer whose access was
+ * enabled) fails as on a GPU: the launch succeeds, and when the work runs the
+ * process gets the sticky error cudaErrorIllegalAddress, which every later
+ * runtime call returns.
+ *
+ * Everything below is for tests; the project's code never calls it. Tests
+ * find out whether they run on the stand-in with fakecuda_present(). */
+#pragma once
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+/* Weak references, so that a test binary built against the real runtime
+ * links too; call these only when fakecuda_present(). */
+#ifdef FAKECUDA_BUILDING
+#define FAKECUDA_API __attribute__ ((visibility ("default")))
+#else
+#define FAKECUDA_API __attribute__ ((weak))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Host-blocking runtime calls (synchronize, cudaFree*, synchronous and
+ * pageable copies, cudaHostUnregister, forced progress of a polled event)
+ * made by the calling thread so far. */
+FAKECUDA_API unsigned long long fakecuda_host_blocks_thread (void);
+
+/* The same, summed over every thread of the process. */
+FAKECUDA_API unsigned long long fakecuda_host_blocks_total (void);
+
+/* Operations enqueued on any stream that have not run yet. */
+FAKECUDA_API unsigned long long fakecuda_pending_ops (void);
+
+/* Runs every pending operation of every device, without counting a host
+ * block (for a test's own checks at the end). */
+FAKECUDA_API void fakecuda_run_all (void);
+
+/* For the CPU twin of a kernel: enqueues fn (data) on @stream as one piece of
+ * lazy work, after checking that @stream belongs to the current device
+ * (cudaErrorInvalidResourceHandle otherwise). free_data (data), if set, runs
+ * once after fn, or when the work is dropped. */
+FAKECUDA_API cudaError_t fakecuda_launch (cudaStream_t stream, void (*fn) (void *data), void *data,
+    void (*free_data) (void *data));
+
+/* For the twin, inside fn: whether [ptr, ptr + bytes) lies in device memory
+ * the launching device may touch (its own, or a peer's whose access it
+ * enabled). When it does not, the twin calls fakecuda_fault() and returns. */
+FAKECUDA_API int fakecuda_kernel_may_access (const void *ptr, size_t bytes);
+
+/* For the twin, inside fn: the kernel touched memory it may not: sets the
+ * process' sticky cudaErrorIllegalAddress. */
+FAKECUDA_API void fakecuda_fault (void);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* Whether the process runs on the stand-in: false with the real CUDA runtime,
+ * which has no such symbol. */
+static inline int
+fakecuda_present (void)
+{
+#ifdef FAKECUDA_BUILDING
+  return 1; /* the stand-in itself, where the symbol cannot be missing */
+#else
+  return fakecuda_host_blocks_total != NULL;
+#endif
+}

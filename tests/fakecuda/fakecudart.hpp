@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Internal state of libfakecudart, shared by its source files (see
+ * fakecuda.h for what the stand-in models and why).
+ *
+ * One recursive mutex guards everything: this is a test tool, and running
+ * stream work under the lock keeps the model simple (a kernel twin calls
+ * back into the runtime from inside its work, hence recursive). */
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+/* The library is built with hidden visibility: what leaves it are the
+ * runtime's entry points, as the CUDA header declares them (so this header
+ * must come before anything else that includes it), and the test API. */
+#pragma GCC visibility push(default)
+#include <cuda_runtime_api.h>
+#pragma GCC visibility pop
+
+namespace fakecuda {
+
+/* One operation queued on a stream. A record is only a position in the
+ * stream (an event's record is complete once its stream has run past it);
+ * a wait names the position of another stream that must be reached first. */
+struct Stream;
+struct Op {
+  enum class Kind { kWork, kRecord, kWait };
+  Kind kind = Kind::kWork;
+  std::function<void ()> work; /* kWork */
+  Stream * waited = nullptr;   /* kWait: run this stream ... */
+  std::uint64_t until = 0;     /* ... up to here first */
+};
+
+struct Stream {
+  int device = 0;
+  unsigned flags = 0;
+  int priority = 0;
+  std::deque<Op> queue;  /* not yet run, oldest first */
+  std::uint64_t ran = 0; /* operations run so far: positions below are done */
+
+  /* The position just after the last operation enqueued. */
+  std::uint64_t end () const { return ran + queue.size (); }
+};
+
+/* An event remembers its latest record only: where it lies in which stream. */
+struct Event {
+  int device = 0;
+  unsigned flags = 0;
+  Stream * stream = nullptr; /* nullptr: never recorded */
+  std::uint64_t at = 0;      /* complete once stream->ran >= at */
+  std::uint64_t polls = 0;   /* consecutive not-ready answers for that record */
+};
+
+enum class MemKind { kPageable, kDevice, kPinned };
+
+struct Alloc {
+  std::uintptr_t start = 0;
+  std::size_t size = 0;
+  MemKind kind = MemKind::kPageable;
+  int device = 0;          /* device memory: its device; pinned: current at allocation */
+  unsigned flags = 0;      /* cudaHostAlloc / cudaHostRegister flags */
+  bool registered = false; /* cudaHostRegister'ed, not ours to free */
+};
+
+/* What a pointer range is: pageable host memory when it lies in no
+ * allocation; `overflow` when it starts in one and runs past its end. */
+struct Where {
+  MemKind kind = MemKind::kPageable;
+  int device = -1;
+  const Alloc * alloc = nullptr;
+  bool overflow = false;
+};
+
+struct State {
+  std::recursive_mutex mutex;
+  int n_devices = 1;
+  std::uint64_t polls_before_progress = 100000;
+  bool trace = false;
+
+  /* Every stream ever made, destroyed ones included: their queued work
+   * still runs when something forces it, and waits may point at them. */
+  std::vector<std::unique_ptr<Stream>> streams;
+  std::vector<Stream *> legacy; /* per device */
+  std::unordered_set<const void *> live_streams, live_events;
+  /* Events are never freed either, so a stale handle stays invalid instead
+   * of naming a new event at the same address. */
+  std::vector<std::unique_ptr<Event>> events;
+
+  std::map<std::uintptr_t, Alloc> allocs;
+  std::vector<std::size_t> device_bytes; /* per device, for the capacity */
+  std::size_t pinned_bytes = 0;
+  std::vector<std::vector<bool>> peer; /* peer[d][p]: d's kernels may touch p's memory */
+
+  cudaError_t sticky = cudaSuccess;
+  int launch_device = -1; /* the device of the kernel twin running now */
+};
+
+/* The process' state, made on first use from the environment. */
+State & state ();
+
+/* Fake device memory per device, and pinned memory in all: a request above
+ * it fails with cudaErrorMemoryAllocation (as on a GPU) rather than asking
+ * the host (or AddressSanitizer) for absurd sizes. */
+constexpr std::size_t kDeviceMemoryBytes = std::size_t{ 8 } << 30;
+constexpr std::size_t kPinnedMemoryBytes = std::size_t{ 8 } << 30;
+/* Fresh allocations are filled with it, so reads of unwritten memory show. */
+constexpr unsigned char kJunk = 0xCD;
+
+/* ---- calls ---- */
+
+/* Runs an entry point under the lock: the sticky error, if any, is
+ * returned instead (a process is unusable after a kernel fault), and a
+ * failing result becomes the thread's last error, as CUDA does. */
+cudaError_t call (const std::function<cudaError_t ()> & body);
+/* Records `err` as the calling thread's last error (not cudaErrorNotReady,
+ * which CUDA does not treat as an error) and returns it. */
+cudaError_t record_error (cudaError_t err);
+int current_device ();
+void set_current_device (int device);
+bool valid_device (int device);
+
+/* The calling thread blocks on the device in `call`: counted per thread and
+ * in all (and named on stderr with FAKECUDA_TRACE=1). */
+void count_host_block (const char * call);
+
+/* ---- streams ---- */
+
+/* The stream a handle names (nullptr and cudaStreamLegacy: the current
+ * device's legacy stream; cudaStreamPerThread: this thread's stream on the
+ * current device); nullptr for an invalid handle. */
+Stream * resolve (cudaStream_t handle);
+Stream * new_stream (int device, unsigned flags, int priority);
+Event * resolve (cudaEvent_t handle);
+
+void enqueue_work (Stream & s, std::function<void ()> work);
+/* Runs `s` up to `position`; each wait met on the way first runs the stream
+ * it waits on up to the awaited record. Stops at a kernel fault. */
+void run_until (Stream & s, std::uint64_t position);
+void run_all (Stream & s);
+void run_device (int device);
+bool record_done (const Event & e);
+/* Runs what the event's latest record needs. */
+void run_record (const Event & e);
+
+/* ---- memory ---- */
+
+Where classify (const void * ptr, std::size_t bytes);
+
+} // namespace fakecuda

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libfakecudart: devices (FAKECUDA_DEVICES of them, default 1), the
+ * calling thread's current device, peer access, properties and versions. */
+#include "fakecudart.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace fakecuda {
+namespace {
+
+/* What the fake devices say they are: Hopper-like figures, so code that
+ * sizes things from them gets plausible numbers; the memory is the
+ * stand-in's capacity. */
+struct Figure {
+  cudaDeviceAttr attr;
+  int value;
+};
+
+constexpr Figure kFigures[] = {
+  { cudaDevAttrMaxThreadsPerBlock, 1024 },
+  { cudaDevAttrMaxBlockDimX, 1024 },
+  { cudaDevAttrMaxBlockDimY, 1024 },
+  { cudaDevAttrMaxBlockDimZ, 64 },
+  { cudaDevAttrMaxGridDimX, 2147483647 },
+  { cudaDevAttrMaxGridDimY, 65535 },
+  { cudaDevAttrMaxGridDimZ, 65535 },
+  { cudaDevAttrWarpSize, 32 },
+  { cudaDevAttrMaxPitch, 2147483647 },
+  { cudaDevAttrMultiProcessorCount, 132 },
+  { cudaDevAttrIntegrated, 0 },
+  { cudaDevAttrCanMapHostMemory, 1 },
+  { cudaDevAttrConcurrentKernels, 1 },
+  { cudaDevAttrAsyncEngineCount, 2 },
+  { cudaDevAttrUnifiedAddressing, 1 },
+  { cudaDevAttrTexturePitchAlignment, 32 },
+  { cudaDevAttrComputeCapabilityMajor, 9 },
+  { cudaDevAttrComputeCapabilityMinor, 0 },
+  { cudaDevAttrGlobalMemoryBusWidth, 5120 },
+  { cudaDevAttrL2CacheSize, 50 << 20 },
+};
+
+int
+figure (cudaDeviceAttr attr)
+{
+  for (const Figure & f : kFigures)
+    if (f.attr == attr)
+      return f.value;
+  return 0; /* anything the stand-in does not model */
+}
+
+void
+fill_properties (cudaDeviceProp * p, int device)
+{
+  std::memset (p, 0, sizeof *p);
+  std::snprintf (p->name, sizeof p->name, "fakecuda device %d", device);
+  p->uuid.bytes[0] = (char)device;
+  p->totalGlobalMem = kDeviceMemoryBytes;
+  p->warpSize = figure (cudaDevAttrWarpSize);
+  p->maxThreadsPerBlock = figure (cudaDevAttrMaxThreadsPerBlock);
+  p->maxThreadsDim[0] = figure (cudaDevAttrMaxBlockDimX);
+  p->maxThreadsDim[1] = figure (cudaDevAttrMaxBlockDimY);
+  p->maxThreadsDim[2] = figure (cudaDevAttrMaxBlockDimZ);
+  p->maxGridSize[0] = figure (cudaDevAttrMaxGridDimX);
+  p->maxGridSize[1] = figure (cudaDevAttrMaxGridDimY);
+  p->maxGridSize[2] = figure (cudaDevAttrMaxGridDimZ);
+  p->memPitch = (size_t)figure (cudaDevAttrMaxPitch);
+  p->major = figure (cudaDevAttrComputeCapabilityMajor);
+  p->minor = figure (cudaDevAttrComputeCapabilityMinor);
+  p->texturePitchAlignment = (size_t)figure (cudaDevAttrTexturePitchAlignment);
+  p->multiProcessorCount = figure (cudaDevAttrMultiProcessorCount);
+  p->canMapHostMemory = figure (cudaDevAttrCanMapHostMemory);
+  p->concurrentKernels = figure (cudaDevAttrConcurrentKernels);
+  p->pciBusID = device + 1;
+  p->asyncEngineCount = figure (cudaDevAttrAsyncEngineCount);
+  p->unifiedAddressing = figure (cudaDevAttrUnifiedAddressing);
+  p->memoryBusWidth = figure (cudaDevAttrGlobalMemoryBusWidth);
+  p->l2CacheSize = figure (cudaDevAttrL2CacheSize);
+  p->streamPrioritiesSupported = 1;
+  p->hostRegisterSupported = 1;
+}
+
+} // namespace
+} // namespace fakecuda
+
+using namespace fakecuda;
+
+/* A count needs no device context, so it keeps working after a kernel
+ * fault, as on a GPU; so do the version queries. */
+cudaError_t
+cudaGetDeviceCount (int * count)
+{
+  std::lock_guard<std::recursive_mutex> guard (state ().mutex);
+  if (!count)
+    return record_error (cudaErrorInvalidValue);
+  *count = state ().n_devices;
+  return *count > 0 ? cudaSuccess : record_error (cudaErrorNoDevice);
+}
+
+cudaError_t
+cudaRuntimeGetVersion (int * runtimeVersion)
+{
+  if (!runtimeVersion)
+    return record_error (cudaErrorInvalidValue);
+  *runtimeVersion = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaDriverGetVersion (int * driverVersion)
+{
+  if (!driverVersion)
+    return record_error (cudaErrorInvalidValue);
+  *driverVersion = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t
+cudaSetDevice (int device)
+{
+  return call ([&] {
+    if (!valid_device (device))
+      return cudaErrorInvalidDevice;
+    set_current_device (device);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaGetDevice (int * device)
+{
+  return call ([&] {
+    if (!device)
+      return cudaErrorInvalidValue;
+    *device = current_device ();
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaDeviceCanAccessPeer (int * canAccessPeer, int device, int peerDevice)
+{
+  return call ([&] {
+    if (!canAccessPeer)
+      return cudaErrorInvalidValue;
+    if (!valid_device (device) || !valid_device (peerDevice))
+      return cudaErrorInvalidDevice;
+    *canAccessPeer = device != peerDevice; /* CUDA says 0 for itself */
+    return cudaSuccess;
+  });
+}
+
+/* Lets kernels of the current device touch `peerDevice`'s memory (copies
+ * between devices need no such thing). */
+cudaError_t
+cudaDeviceEnablePeerAccess (int peerDevice, unsigned int flags)
+{
+  return call ([&] {
+    const int device = current_device ();
+    if (!valid_device (device) || !valid_device (peerDevice) || peerDevice == device)
+      return cudaErrorInvalidDevice;
+    if (flags != 0)
+      return cudaErrorInvalidValue;
+    auto && enabled = state ().peer[device][peerDevice];
+    if (enabled)
+      return cudaErrorPeerAccessAlreadyEnabled;
+    enabled = true;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaDeviceDisablePeerAccess (int peerDevice)
+{
+  return call ([&] {
+    const int device = current_device ();
+    if (!valid_device (device) || !valid_device (peerDevice) || peerDevice == device)
+      return cudaErrorInvalidDevice;
+    auto && enabled = state ().peer[device][peerDevice];
+    if (!enabled)
+      return cudaErrorPeerAccessNotEnabled;
+    enabled = false;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaDeviceGetAttribute (int * value, enum cudaDeviceAttr attr, int device)
+{
+  return call ([&] {
+    if (!value)
+      return cudaErrorInvalidValue;
+    if (!valid_device (device))
+      return cudaErrorInvalidDevice;
+    *value = attr == cudaDevAttrPciBusId ? device + 1 : figure (attr);
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
+{
+  return call ([&] {
+    if (!prop)
+      return cudaErrorInvalidValue;
+    if (!valid_device (device))
+      return cudaErrorInvalidDevice;
+    fill_properties (prop, device);
+    return cudaSuccess;
+  });
+}

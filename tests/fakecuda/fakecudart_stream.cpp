@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* libfakecudart: streams and events.
+ *
+ * Streams and events belong to the device current when they are made. The
+ * legacy stream does not synchronise implicitly with the other streams of
+ * its device here, unlike CUDA's: the project uses non-blocking streams
+ * only, and an ordering that relied on the legacy stream would be a bug to
+ * show rather than to hide. */
+#include "fakecudart.hpp"
+
+namespace fakecuda {
+namespace {
+
+/* cudaDeviceGetStreamPriorityRange: lower numbers are higher priorities. */
+constexpr int kLeastPriority = 0;
+constexpr int kGreatestPriority = -5;
+
+cudaError_t
+create_stream (cudaStream_t * out, unsigned flags, int priority)
+{
+  if (!out || (flags & ~cudaStreamNonBlocking))
+    return cudaErrorInvalidValue;
+  if (!valid_device (current_device ()))
+    return cudaErrorInvalidDevice;
+  /* CUDA clamps a priority outside the range to it. */
+  priority = std::min (std::max (priority, kGreatestPriority), kLeastPriority);
+  Stream * s = new_stream (current_device (), flags, priority);
+  state ().live_streams.insert (s);
+  *out = reinterpret_cast<cudaStream_t> (s);
+  return cudaSuccess;
+}
+
+cudaError_t
+create_event (cudaEvent_t * out, unsigned flags)
+{
+  const unsigned known =
+      cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess;
+  if (!out || (flags & ~known) ||
+      ((flags & cudaEventInterprocess) && !(flags & cudaEventDisableTiming)))
+    return cudaErrorInvalidValue;
+  if (!valid_device (current_device ()))
+    return cudaErrorInvalidDevice;
+  State & st = state ();
+  st.events.push_back (std::make_unique<Event> ());
+  Event * e = st.events.back ().get ();
+  e->device = current_device ();
+  e->flags = flags; /* kept, nothing else: every wait here is the same */
+  st.live_events.insert (e);
+  *out = reinterpret_cast<cudaEvent_t> (e);
+  return cudaSuccess;
+}
+
+/* A caller that keeps polling one record is let through in the end, so a
+ * spin-wait terminates; that forced progress blocks the host. */
+cudaError_t
+query_event (Event & e)
+{
+  if (record_done (e))
+    return cudaSuccess;
+  if (e.polls < state ().polls_before_progress) {
+    e.polls++;
+    return cudaErrorNotReady;
+  }
+  count_host_block ("cudaEventQuery (forced progress)");
+  run_record (e);
+  return cudaSuccess;
+}
+
+} // namespace
+} // namespace fakecuda
+
+using namespace fakecuda;
+
+/* ---- streams ---- */
+
+cudaError_t
+cudaStreamCreate (cudaStream_t * pStream)
+{
+  return call ([&] { return create_stream (pStream, cudaStreamDefault, 0); });
+}
+
+cudaError_t
+cudaStreamCreateWithFlags (cudaStream_t * pStream, unsigned int flags)
+{
+  return call ([&] { return create_stream (pStream, flags, 0); });
+}
+
+cudaError_t
+cudaStreamCreateWithPriority (cudaStream_t * pStream, unsigned int flags, int priority)
+{
+  return call ([&] { return create_stream (pStream, flags, priority); });
+}
+
+cudaError_t
+cudaDeviceGetStreamPriorityRange (int * leastPriority, int * greatestPriority)
+{
+  return call ([&] {
+    if (leastPriority)
+      *leastPriority = kLeastPriority;
+    if (greatestPriority)
+      *greatestPriority = kGreatestPriority;
+    return cudaSuccess;
+  });
+}
+
+/* The handle becomes invalid at once; work already queued still runs when
+ * something forces it, as CUDA completes it before releasing the stream. */
+cudaError_t
+cudaStreamDestroy (cudaStream_t stream)
+{
+  return call ([&] {
+    if (!state ().live_streams.erase (stream))
+      return cudaErrorInvalidResourceHandle;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaStreamGetFlags (cudaStream_t hStream, unsigned int * flags)
+{
+  return call ([&] {
+    Stream * s = resolve (hStream);
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    if (!flags)
+      return cudaErrorInvalidValue;
+    *flags = s->flags;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaStreamGetPriority (cudaStream_t hStream, int * priority)
+{
+  return call ([&] {
+    Stream * s = resolve (hStream);
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    if (!priority)
+      return cudaErrorInvalidValue;
+    *priority = s->priority;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaStreamGetDevice (cudaStream_t hStream, int * device)
+{
+  return call ([&] {
+    Stream * s = resolve (hStream);
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    if (!device)
+      return cudaErrorInvalidValue;
+    *device = s->device;
+    return cudaSuccess;
+  });
+}
+
+/* Never runs anything: pending work stays pending. */
+cudaError_t
+cudaStreamQuery (cudaStream_t stream)
+{
+  return call ([&] {
+    Stream * s = resolve (stream);
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    return s->queue.empty () ? cudaSuccess : cudaErrorNotReady;
+  });
+}
+
+cudaError_t
+cudaStreamSynchronize (cudaStream_t stream)
+{
+  return call ([&] {
+    Stream * s = resolve (stream);
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    count_host_block ("cudaStreamSynchronize");
+    run_all (*s);
+    return cudaSuccess;
+  });
+}
+
+/* The wait is on the event's latest record at the time of the call; an
+ * event never recorded makes it a no-op, as in CUDA. */
+cudaError_t
+cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+  return call ([&] {
+    Stream * s = resolve (stream);
+    Event * e = resolve (event);
+    if (!s || !e)
+      return cudaErrorInvalidResourceHandle;
+    if (flags & ~cudaEventWaitExternal)
+      return cudaErrorInvalidValue;
+    if (record_done (*e) || e->stream == s)
+      return cudaSuccess; /* nothing to wait for, or stream order covers it */
+    Op op;
+    op.kind = Op::Kind::kWait;
+    op.waited = e->stream;
+    op.until = e->at;
+    s->queue.push_back (std::move (op));
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaDeviceSynchronize (void)
+{
+  return call ([&] {
+    if (!valid_device (current_device ()))
+      return cudaErrorInvalidDevice;
+    count_host_block ("cudaDeviceSynchronize");
+    run_device (current_device ());
+    return cudaSuccess;
+  });
+}
+
+/* ---- events ---- */
+
+cudaError_t
+cudaEventCreate (cudaEvent_t * event)
+{
+  return call ([&] { return create_event (event, cudaEventDefault); });
+}
+
+cudaError_t
+cudaEventCreateWithFlags (cudaEvent_t * event, unsigned int flags)
+{
+  return call ([&] { return create_event (event, flags); });
+}
+
+cudaError_t
+cudaEventDestroy (cudaEvent_t event)
+{
+  return call ([&] {
+    if (!state ().live_events.erase (event))
+      return cudaErrorInvalidResourceHandle;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
+{
+  return call ([&] {
+    Stream * s = resolve (stream);
+    Event * e = resolve (event);
+    if (!s || !e || e->device != s->device)
+      return cudaErrorInvalidResourceHandle;
+    Op op;
+    op.kind = Op::Kind::kRecord;
+    s->queue.push_back (std::move (op));
+    e->stream = s;
+    e->at = s->end ();
+    e->polls = 0;
+    return cudaSuccess;
+  });
+}
+
+cudaError_t
+cudaEventQuery (cudaEvent_t event)
+{
+  return call ([&] {
+    Event * e = resolve (event);
+    if (!e)
+      return cudaErrorInvalidResourceHandle;
+    return query_event (*e);
+  });
+}
+
+cudaError_t
+cudaEventSynchronize (cudaEvent_t event)
+{
+  return call ([&] {
+    Event * e = resolve (event);
+    if (!e)
+      return cudaErrorInvalidResourceHandle;
+    count_host_block ("cudaEventSynchronize");
+    run_record (*e);
+    return cudaSuccess;
+  });
+}

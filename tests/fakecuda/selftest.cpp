@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The fakecuda stand-in's own semantics (fakecuda.h): lazy stream work,
+ * event dependencies across streams and devices, the pageable and pinned
+ * copy rules with their host blocks, per-thread counts, and a kernel twin
+ * that faults on memory its device may not touch. */
+#include <gst/check/gstcheck.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fakecuda.h"
+#include "plane_copy.h"
+
+#define CUDA_OK(call) fail_unless_equals_int ((call), cudaSuccess)
+
+/* How many answers cudaEventQuery gives before it forces progress (set in
+ * main, before the runtime reads it). */
+static const int kPolls = 5;
+
+static guint8 *
+device_alloc (gsize size)
+{
+  void * p = NULL;
+  CUDA_OK (cudaMalloc (&p, size));
+  return (guint8 *)p;
+}
+
+static guint8 *
+pinned_alloc (gsize size, int value)
+{
+  void * p = NULL;
+  CUDA_OK (cudaHostAlloc (&p, size, cudaHostAllocPortable));
+  memset (p, value, size);
+  return (guint8 *)p;
+}
+
+static cudaStream_t
+new_stream (void)
+{
+  cudaStream_t s = NULL;
+  CUDA_OK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  return s;
+}
+
+static cudaEvent_t
+new_event (void)
+{
+  cudaEvent_t e = NULL;
+  CUDA_OK (cudaEventCreateWithFlags (&e, cudaEventDisableTiming));
+  return e;
+}
+
+/* Whether all `size` bytes of host-readable `p` are `value`. */
+static bool
+all_equal (const guint8 * p, gsize size, int value)
+{
+  for (gsize i = 0; i < size; i++)
+    if (p[i] != (guint8)value)
+      return false;
+  return true;
+}
+
+/* Reads device memory without running anything: the stand-in's device
+ * memory is host memory. */
+#define DEVICE_IS(d, size, value) fail_unless (all_equal ((d), (size), (value)))
+
+GST_START_TEST (test_lazy_until_waited_for)
+{
+  const gsize n = 4096;
+  guint8 * d = device_alloc (n);
+  guint8 * h = pinned_alloc (n, 0x11);
+  cudaStream_t s1 = new_stream (), s2 = new_stream ();
+  cudaEvent_t e2 = new_event ();
+
+  DEVICE_IS (d, n, 0xCD); /* fresh device memory is junk */
+  fakecuda_run_all ();    /* whatever earlier tests left */
+  CUDA_OK (cudaMemcpyAsync (d, h, n, cudaMemcpyHostToDevice, s1));
+  fail_unless_equals_uint64 (fakecuda_pending_ops (), 1);
+  fail_unless_equals_int (cudaStreamQuery (s1), cudaErrorNotReady);
+  DEVICE_IS (d, n, 0xCD);
+
+  /* a host wait on another stream, not ordered after the copy */
+  CUDA_OK (cudaEventRecord (e2, s2));
+  CUDA_OK (cudaEventSynchronize (e2));
+  CUDA_OK (cudaStreamSynchronize (s2));
+  DEVICE_IS (d, n, 0xCD);
+
+  CUDA_OK (cudaStreamSynchronize (s1));
+  DEVICE_IS (d, n, 0x11);
+  CUDA_OK (cudaStreamQuery (s1));
+  fail_unless_equals_uint64 (fakecuda_pending_ops (), 0);
+
+  CUDA_OK (cudaEventDestroy (e2));
+  CUDA_OK (cudaStreamDestroy (s1));
+  CUDA_OK (cudaStreamDestroy (s2));
+  CUDA_OK (cudaFreeHost (h));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* s2 waits for the record of e1 current at the call: s1's work before it
+ * runs, s1's work after it (and after a later record) does not. */
+GST_START_TEST (test_wait_event_across_streams)
+{
+  const gsize n = 1000;
+  guint8 * d = device_alloc (n);
+  guint8 * d2 = device_alloc (n);
+  guint8 * h = pinned_alloc (n, 0x22);
+  guint8 * out = pinned_alloc (n, 0);
+  cudaStream_t s1 = new_stream (), s2 = new_stream ();
+  cudaEvent_t e1 = new_event (), unrecorded = new_event ();
+
+  CUDA_OK (cudaMemcpyAsync (d, h, n, cudaMemcpyHostToDevice, s1));
+  CUDA_OK (cudaEventRecord (e1, s1));
+  CUDA_OK (cudaStreamWaitEvent (s2, e1, 0));
+  CUDA_OK (cudaMemsetAsync (d2, 0x5a, n, s1));       /* after the record */
+  CUDA_OK (cudaEventRecord (e1, s1));                /* too late for s2's wait */
+  CUDA_OK (cudaStreamWaitEvent (s2, unrecorded, 0)); /* a no-op */
+  CUDA_OK (cudaMemcpyAsync (out, d, n, cudaMemcpyDeviceToHost, s2));
+  fail_unless (all_equal (out, n, 0));
+  CUDA_OK (cudaStreamSynchronize (s2));
+  fail_unless (all_equal (out, n, 0x22));
+  DEVICE_IS (d2, n, 0xCD);
+  fail_unless_equals_int (cudaEventQuery (e1), cudaErrorNotReady);
+  CUDA_OK (cudaEventQuery (unrecorded)); /* never recorded: complete */
+  CUDA_OK (cudaEventSynchronize (e1));
+  DEVICE_IS (d2, n, 0x5a);
+
+  CUDA_OK (cudaStreamDestroy (s1));
+  CUDA_OK (cudaStreamDestroy (s2));
+  CUDA_OK (cudaFreeHost (h));
+  CUDA_OK (cudaFreeHost (out));
+  CUDA_OK (cudaFree (d));
+  CUDA_OK (cudaFree (d2));
+}
+GST_END_TEST;
+
+/* A stream of device 1 waits for an event of device 0 and copies device 0
+ * memory into device 1 memory (UVA). */
+GST_START_TEST (test_wait_event_across_devices)
+{
+  int n_devices = 0;
+  CUDA_OK (cudaGetDeviceCount (&n_devices));
+  fail_unless (n_devices >= 2, "run with FAKECUDA_DEVICES=2");
+  const gsize n = 512;
+  CUDA_OK (cudaSetDevice (0));
+  guint8 * d0 = device_alloc (n);
+  guint8 * h = pinned_alloc (n, 0x33);
+  cudaStream_t s0 = new_stream ();
+  cudaEvent_t e0 = new_event ();
+  CUDA_OK (cudaMemcpyAsync (d0, h, n, cudaMemcpyHostToDevice, s0));
+  CUDA_OK (cudaEventRecord (e0, s0));
+
+  CUDA_OK (cudaSetDevice (1));
+  guint8 * d1 = device_alloc (n);
+  cudaStream_t s1 = new_stream ();
+  int device = -1;
+  CUDA_OK (cudaStreamGetDevice (s1, &device));
+  fail_unless_equals_int (device, 1);
+  CUDA_OK (cudaStreamWaitEvent (s1, e0, 0));
+  CUDA_OK (cudaMemcpyAsync (d1, d0, n, cudaMemcpyDeviceToDevice, s1));
+  DEVICE_IS (d1, n, 0xCD);
+  CUDA_OK (cudaStreamSynchronize (s1));
+  DEVICE_IS (d1, n, 0x33);
+
+  cudaPointerAttributes attr;
+  CUDA_OK (cudaPointerGetAttributes (&attr, d1 + 10));
+  fail_unless (attr.type == cudaMemoryTypeDevice && attr.device == 1);
+  CUDA_OK (cudaPointerGetAttributes (&attr, h));
+  fail_unless (attr.type == cudaMemoryTypeHost && attr.device == 0);
+  CUDA_OK (cudaPointerGetAttributes (&attr, &attr));
+  fail_unless (attr.type == cudaMemoryTypeUnregistered);
+
+  CUDA_OK (cudaStreamDestroy (s1));
+  CUDA_OK (cudaFree (d1));
+  CUDA_OK (cudaSetDevice (0));
+  CUDA_OK (cudaStreamDestroy (s0));
+  CUDA_OK (cudaFree (d0));
+  CUDA_OK (cudaFreeHost (h));
+  fail_unless_equals_int (cudaSetDevice (2), cudaErrorInvalidDevice);
+  fail_unless_equals_int (cudaGetLastError (), cudaErrorInvalidDevice);
+  CUDA_OK (cudaGetLastError ());
+}
+GST_END_TEST;
+
+GST_START_TEST (test_event_of_other_device_rejected)
+{
+  CUDA_OK (cudaSetDevice (1));
+  cudaEvent_t e1 = new_event ();
+  CUDA_OK (cudaSetDevice (0));
+  cudaStream_t s0 = new_stream ();
+  fail_unless_equals_int (cudaEventRecord (e1, s0), cudaErrorInvalidResourceHandle);
+  fail_unless_equals_int (cudaPeekAtLastError (), cudaErrorInvalidResourceHandle);
+  fail_unless_equals_int (cudaGetLastError (), cudaErrorInvalidResourceHandle);
+  CUDA_OK (cudaGetLastError ());
+  /* the legacy stream is the current device's */
+  fail_unless_equals_int (cudaEventRecord (e1, NULL), cudaErrorInvalidResourceHandle);
+  CUDA_OK (cudaSetDevice (1));
+  CUDA_OK (cudaEventRecord (e1, NULL));
+  CUDA_OK (cudaSetDevice (0));
+  (void)cudaGetLastError ();
+  CUDA_OK (cudaStreamDestroy (s0));
+  fail_unless_equals_int (cudaStreamDestroy (s0), cudaErrorInvalidResourceHandle);
+  (void)cudaGetLastError ();
+}
+GST_END_TEST;
+
+/* Pageable host memory: host to device stages the source at the call (a
+ * host block, running the stream's queued work first); device to host is
+ * done when the call returns. Pinned memory: lazy both ways, read and
+ * written when the copy runs. */
+GST_START_TEST (test_pageable_and_pinned_copies)
+{
+  const gsize n = 2048;
+  guint8 * d = device_alloc (n);
+  guint8 * d2 = device_alloc (n);
+  std::vector<guint8> pageable (n, 0x44);
+  guint8 * pinned = pinned_alloc (n, 0x55);
+  cudaStream_t s = new_stream ();
+
+  unsigned long long b = fakecuda_host_blocks_thread ();
+  CUDA_OK (cudaMemsetAsync (d2, 0x66, n, s));
+  CUDA_OK (cudaMemcpyAsync (d, pageable.data (), n, cudaMemcpyHostToDevice, s));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 1);
+  DEVICE_IS (d2, n, 0x66); /* the queued memset ran first */
+  DEVICE_IS (d, n, 0xCD);  /* the device write itself is lazy */
+  memset (pageable.data (), 0x45, n);
+  CUDA_OK (cudaStreamSynchronize (s));
+  DEVICE_IS (d, n, 0x44); /* from the copy staged at the call */
+  b = fakecuda_host_blocks_thread ();
+
+  CUDA_OK (cudaMemcpyAsync (d, pinned, n, cudaMemcpyHostToDevice, s));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b);
+  memset (pinned, 0x56, n); /* rewritten too early: the copy sees it */
+  CUDA_OK (cudaStreamSynchronize (s));
+  DEVICE_IS (d, n, 0x56);
+  b = fakecuda_host_blocks_thread ();
+
+  CUDA_OK (cudaMemcpyAsync (pinned, d2, n, cudaMemcpyDeviceToHost, s));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b);
+  fail_unless (all_equal (pinned, n, 0x56));
+  CUDA_OK (cudaMemcpyAsync (pageable.data (), d2, n, cudaMemcpyDefault, s));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 1);
+  fail_unless (all_equal (pageable.data (), n, 0x66)); /* done on return */
+  fail_unless (all_equal (pinned, n, 0x66));           /* the stream ran first */
+
+  /* synchronous calls: one host block each */
+  b = fakecuda_host_blocks_thread ();
+  CUDA_OK (cudaMemset (d, 0x77, n));
+  CUDA_OK (cudaMemcpy (pageable.data (), d, n, cudaMemcpyDeviceToHost));
+  fail_unless (all_equal (pageable.data (), n, 0x77));
+  CUDA_OK (cudaMemcpy2D (d2, 64, pageable.data (), 32, 32, 4, cudaMemcpyHostToDevice));
+  DEVICE_IS (d2, 32, 0x77);
+  DEVICE_IS (d2 + 32, 32, 0x66);
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 3);
+
+  /* the kind must match the pointers */
+  fail_unless_equals_int (
+      cudaMemcpyAsync (d, pinned, n, cudaMemcpyDeviceToHost, s), cudaErrorInvalidValue);
+  fail_unless_equals_int (
+      cudaMemcpyAsync (d, d2, n + 1, cudaMemcpyDeviceToDevice, s), cudaErrorInvalidValue);
+  fail_unless_equals_int (
+      cudaMemsetAsync (pageable.data (), 0, n, s), cudaErrorInvalidValue);
+  (void)cudaGetLastError ();
+
+  /* cudaFree waits for the device: a host block that runs pending work */
+  CUDA_OK (cudaMemcpyAsync (pinned, d, n, cudaMemcpyDeviceToHost, s));
+  b = fakecuda_host_blocks_thread ();
+  CUDA_OK (cudaFree (d));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 1);
+  fail_unless (all_equal (pinned, n, 0x77));
+  fail_unless_equals_int (cudaFree (d), cudaErrorInvalidValue);
+  (void)cudaGetLastError ();
+
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFree (d2));
+  CUDA_OK (cudaFreeHost (pinned));
+}
+GST_END_TEST;
+
+/* Registered host memory is pinned: lazy copies, and unregistering it
+ * waits for the device. */
+GST_START_TEST (test_host_register)
+{
+  const gsize n = 8192;
+  std::vector<guint8> mem (n, 0x12);
+  guint8 * d = device_alloc (n);
+  cudaStream_t s = new_stream ();
+  CUDA_OK (cudaHostRegister (mem.data (), n, cudaHostRegisterDefault));
+  fail_unless_equals_int (
+      cudaHostRegister (mem.data () + 10, 10, 0), cudaErrorHostMemoryAlreadyRegistered);
+  (void)cudaGetLastError ();
+  unsigned flags = 99;
+  CUDA_OK (cudaHostGetFlags (&flags, mem.data () + 5));
+  fail_unless_equals_int (flags, cudaHostRegisterDefault);
+  unsigned long long b = fakecuda_host_blocks_thread ();
+  CUDA_OK (cudaMemcpyAsync (d, mem.data (), n, cudaMemcpyHostToDevice, s));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b);
+  CUDA_OK (cudaHostUnregister (mem.data ()));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 1);
+  DEVICE_IS (d, n, 0x12);
+  fail_unless_equals_int (
+      cudaHostUnregister (mem.data ()), cudaErrorHostMemoryNotRegistered);
+  (void)cudaGetLastError ();
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* A destroyed stream's handle is invalid at once; its queued work still
+ * runs when something needs it. */
+GST_START_TEST (test_destroyed_stream_work_runs)
+{
+  const gsize n = 64;
+  guint8 * d = device_alloc (n);
+  cudaStream_t s = new_stream ();
+  cudaEvent_t e = new_event ();
+  CUDA_OK (cudaMemsetAsync (d, 0x3c, n, s));
+  CUDA_OK (cudaEventRecord (e, s));
+  CUDA_OK (cudaStreamDestroy (s));
+  fail_unless_equals_int (cudaStreamQuery (s), cudaErrorInvalidResourceHandle);
+  (void)cudaGetLastError ();
+  DEVICE_IS (d, n, 0xCD);
+  CUDA_OK (cudaEventSynchronize (e));
+  DEVICE_IS (d, n, 0x3c);
+  CUDA_OK (cudaEventDestroy (e));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* A caller polling one record is let through after kPolls answers; that
+ * counts as a host block. */
+GST_START_TEST (test_polling_terminates)
+{
+  guint8 * d = device_alloc (16);
+  cudaStream_t s = new_stream ();
+  cudaEvent_t e = new_event ();
+  CUDA_OK (cudaMemsetAsync (d, 1, 16, s));
+  CUDA_OK (cudaEventRecord (e, s));
+  unsigned long long b = fakecuda_host_blocks_thread ();
+  for (int i = 0; i < kPolls; i++)
+    fail_unless_equals_int (cudaEventQuery (e), cudaErrorNotReady);
+  CUDA_OK (cudaGetLastError ()); /* not ready is no error */
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b);
+  CUDA_OK (cudaEventQuery (e));
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), b + 1);
+  DEVICE_IS (d, 16, 1);
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* Host blocks are counted for the thread that blocks, and in all. */
+GST_START_TEST (test_per_thread_counts)
+{
+  unsigned long long mine = fakecuda_host_blocks_thread ();
+  unsigned long long total = fakecuda_host_blocks_total ();
+  unsigned long long theirs = 99;
+  std::thread t ([&theirs] {
+    CUDA_OK (cudaStreamSynchronize (cudaStreamPerThread));
+    CUDA_OK (cudaDeviceSynchronize ());
+    CUDA_OK (cudaStreamSynchronize (NULL));
+    theirs = fakecuda_host_blocks_thread ();
+  });
+  t.join ();
+  fail_unless_equals_uint64 (theirs, 3);
+  fail_unless_equals_uint64 (fakecuda_host_blocks_thread (), mine);
+  fail_unless_equals_uint64 (fakecuda_host_blocks_total (), total + 3);
+}
+GST_END_TEST;
+
+/* The twin of the plane-copy kernel writes what the kernel writes,
+ * including the 4:2:2 luma shift. */
+GST_START_TEST (test_twin_copies_like_the_kernel)
+{
+  const guint8 row[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+  guint8 * src = device_alloc (2 * 16);
+  guint8 * dst = device_alloc (2 * 16);
+  cudaStream_t s = new_stream ();
+  CUDA_OK (cudaMemcpy (src, row, 12, cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemcpy (src + 16, row, 12, cudaMemcpyHostToDevice));
+  gcs::gpu::PlaneCopy p[2];
+  p[0].src = src;
+  p[0].src_pitch = 16;
+  p[0].dst = dst;
+  p[0].dst_pitch = 16;
+  p[0].row_bytes = 8;
+  p[0].rows = 1;
+  p[0].shift_first = 1;
+  p[0].shift_end = 6; /* bytes 1, 3, 5 take 3, 5, 7 */
+  p[1] = p[0];
+  p[1].src = src + 16;
+  p[1].dst = dst + 16;
+  p[1].shift_end = 0; /* plain */
+  fail_unless_equals_int (gcs::gpu::copy_planes (p, 0, s), cudaErrorInvalidValue);
+  fail_unless_equals_int (gcs::gpu::copy_planes (p, 5, s), cudaErrorInvalidValue);
+  CUDA_OK (gcs::gpu::copy_planes (p, 2, s));
+  DEVICE_IS (dst, 8, 0xCD);
+  CUDA_OK (cudaStreamSynchronize (s));
+  const guint8 shifted[8] = { 0, 3, 2, 5, 4, 7, 6, 7 };
+  fail_unless (memcmp (dst, shifted, 8) == 0);
+  fail_unless (memcmp (dst + 16, row, 8) == 0);
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFree (src));
+  CUDA_OK (cudaFree (dst));
+}
+GST_END_TEST;
+
+/* In a child process: a kernel of device 0 may read device 1's memory only
+ * with peer access; without it the process gets the sticky
+ * cudaErrorIllegalAddress, which every later call returns. The child
+ * reports by its exit status (check's assertions belong to the parent). */
+#define CHILD_EXPECT(call, want) \
+  do { \
+    cudaError_t got_ = (call); \
+    if (got_ != (want)) { \
+      g_printerr ("%s: %s, expected %s\n", #call, cudaGetErrorName (got_), \
+          cudaGetErrorName (want)); \
+      return __LINE__; \
+    } \
+  } while (0)
+
+static int
+twin_fault_child (void)
+{
+  const gsize n = 256;
+  void *other = NULL, *dst = NULL, *more = NULL;
+  cudaStream_t s = NULL;
+  CHILD_EXPECT (cudaSetDevice (1), cudaSuccess);
+  CHILD_EXPECT (cudaMalloc (&other, n), cudaSuccess);
+  CHILD_EXPECT (cudaSetDevice (0), cudaSuccess);
+  CHILD_EXPECT (cudaMalloc (&dst, n), cudaSuccess);
+  CHILD_EXPECT (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), cudaSuccess);
+  gcs::gpu::PlaneCopy p;
+  p.src = (const guint8 *)other;
+  p.src_pitch = n;
+  p.dst = (guint8 *)dst;
+  p.dst_pitch = n;
+  p.row_bytes = n;
+  p.rows = 1;
+
+  CHILD_EXPECT (cudaDeviceEnablePeerAccess (1, 0), cudaSuccess);
+  CHILD_EXPECT (gcs::gpu::copy_planes (&p, 1, s), cudaSuccess);
+  CHILD_EXPECT (cudaStreamSynchronize (s), cudaSuccess);
+  CHILD_EXPECT (cudaDeviceDisablePeerAccess (1), cudaSuccess);
+
+  CHILD_EXPECT (gcs::gpu::copy_planes (&p, 1, s), cudaSuccess); /* the launch works */
+  CHILD_EXPECT (cudaStreamSynchronize (s), cudaErrorIllegalAddress);
+  CHILD_EXPECT (cudaMalloc (&more, 16), cudaErrorIllegalAddress);
+  CHILD_EXPECT (cudaGetLastError (), cudaErrorIllegalAddress);
+  CHILD_EXPECT (cudaGetLastError (), cudaErrorIllegalAddress); /* sticky */
+  CHILD_EXPECT (cudaStreamQuery (s), cudaErrorIllegalAddress);
+  return 0;
+}
+
+GST_START_TEST (test_twin_fault_is_sticky)
+{
+  pid_t child = fork ();
+  fail_unless (child >= 0);
+  if (child == 0)
+    _exit (twin_fault_child ());
+  int status = 0;
+  fail_unless (waitpid (child, &status, 0) == child);
+  fail_unless (WIFEXITED (status) && WEXITSTATUS (status) == 0,
+      "the child failed at selftest.cpp:%d (status %d)", WEXITSTATUS (status), status);
+  /* this process is untouched */
+  void * p = NULL;
+  CUDA_OK (cudaMalloc (&p, 16));
+  CUDA_OK (cudaFree (p));
+}
+GST_END_TEST;
+
+static Suite *
+selftest_suite (void)
+{
+  Suite * s = suite_create ("fakecuda_selftest");
+  TCase * tc = tcase_create ("fakecuda");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_lazy_until_waited_for);
+  tcase_add_test (tc, test_wait_event_across_streams);
+  tcase_add_test (tc, test_wait_event_across_devices);
+  tcase_add_test (tc, test_event_of_other_device_rejected);
+  tcase_add_test (tc, test_pageable_and_pinned_copies);
+  tcase_add_test (tc, test_host_register);
+  tcase_add_test (tc, test_destroyed_stream_work_runs);
+  tcase_add_test (tc, test_polling_terminates);
+  tcase_add_test (tc, test_per_thread_counts);
+  tcase_add_test (tc, test_twin_copies_like_the_kernel);
+  tcase_add_test (tc, test_twin_fault_is_sticky);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  g_setenv ("FAKECUDA_POLLS_BEFORE_PROGRESS", std::to_string (kPolls).c_str (), TRUE);
+  gst_check_init (&argc, &argv);
+  if (!fakecuda_present ()) {
+    g_printerr ("not running on the fakecuda stand-in\n");
+    return 1;
+  }
+  return gst_check_run_suite (selftest_suite (), "fakecuda_selftest", __FILE__);
+}
