@@ -9,6 +9,7 @@
 #include <gst/check/gstcheck.h>
 #include <cuda_runtime_api.h>
 
+#include "fakecuda.h"
 #include "gstcspinnedmemory.h"
 #include "gstcsvideo.h"
 
@@ -40,6 +41,18 @@ require_gpu_or_skip (const char * binary)
   /* check forks a child per test, and CUDA cannot be used in a child forked
    * after the parent initialised it (the probe above did). */
   g_setenv ("CK_FORK", "no", TRUE);
+}
+
+bool
+on_stand_in ()
+{
+  return fakecuda_present ();
+}
+
+guint64
+runtime_host_blocks ()
+{
+  return on_stand_in () ? fakecuda_host_blocks_total () : 0;
 }
 
 GstElement *

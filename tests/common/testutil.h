@@ -17,6 +17,15 @@ bool gpu_available (std::string *why);
 // when there is no usable GPU.
 void require_gpu_or_skip (const char *binary);
 
+// True on the fakecuda stand-in for the CUDA runtime (tests/fakecuda): no
+// GPU, and stream work runs only when something waits for it, so bounds
+// that hold thanks to a real GPU's speed do not hold there.
+bool on_stand_in ();
+
+// The host blocks the CUDA runtime saw in the whole process so far, where
+// it can tell (the stand-in counts them); 0 on a real runtime.
+guint64 runtime_host_blocks ();
+
 // A new element of `factory`, failing the test unless it comes from our
 // plugin "cudastreams" (nvcodec registers the same element names).
 GstElement * make_ours (const char * factory);
