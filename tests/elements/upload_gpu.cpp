@@ -1,0 +1,97 @@
+// On a GPU (and on the CUDA stand-in, where a copy that is not waited for
+// runs late every time): cudaupload never lets a producer rewrite memory a
+// copy still reads, and counts the host waits CUDA makes for it.
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include <vector>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+static const char * kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
+static const char * kDeviceCaps =
+    "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/1";
+static const gsize kFrame = 64 * 48 * 4;
+
+static GstHarness *
+upload_harness (void)
+{
+  GstHarness * h = gst_harness_new ("cudaupload");
+  GstPlugin * plugin = gst_plugin_feature_get_plugin (
+      GST_PLUGIN_FEATURE (gst_element_get_factory (h->element)));
+  fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
+  gst_object_unref (plugin);
+  gst_harness_set_src_caps_str (h, kCaps);
+  gst_harness_set_sink_caps_str (h, kDeviceCaps);
+  return h;
+}
+
+static void
+expect_frame (GstBuffer * out, guint8 value, int index)
+{
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ)); /* a host copy, waited for */
+  gsize bad = 0;
+  while (bad < kFrame && map.data[bad] == value)
+    bad++;
+  fail_unless (bad == kFrame, "frame %d: byte %zu is 0x%02x, expected 0x%02x", index, bad,
+      bad < kFrame ? map.data[bad] : 0, value);
+  gst_buffer_unmap (out, &map);
+}
+
+/* A producer with its own ring of two pinned buffers (memory of the
+ * project's pinned allocator, not of the pool cudaupload offers) rewrites a
+ * buffer as soon as cudaupload lets go of it. The copy must have read it
+ * by then. */
+GST_START_TEST (test_foreign_pinned_ring)
+{
+  GstHarness * h = upload_harness ();
+  GstAllocator * pinned = gst_cs_pinned_allocator_get ();
+  GstBuffer * ring[2];
+  for (GstBuffer *& b : ring)
+    b = gst_buffer_new_allocate (pinned, kFrame, NULL);
+  const int frames = 6;
+  for (int i = 0; i < frames; i++) {
+    GstBuffer * b = ring[i % 2];
+    gst_buffer_memset (b, 0, 0x10 + i, kFrame);
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (b)), GST_FLOW_OK);
+    /* cudaupload has let go: the producer reuses it at once */
+    fail_unless (GST_MINI_OBJECT_REFCOUNT_VALUE (b) == 1);
+    gst_buffer_memset (b, 0, 0xee, kFrame);
+  }
+  for (int i = 0; i < frames; i++) {
+    GstBuffer * out = gst_harness_pull (h);
+    expect_frame (out, 0x10 + i, i);
+    gst_buffer_unref (out);
+  }
+  guint64 waits = 0;
+  g_object_get (h->element, "host-waits", &waits, NULL);
+  fail_unless_equals_uint64 (waits, frames); /* one per frame: it cannot know */
+  for (GstBuffer * b : ring)
+    gst_buffer_unref (b);
+  gst_object_unref (pinned);
+  gst_harness_teardown (h);
+}
+GST_END_TEST;
+
+static Suite *
+upload_suite (void)
+{
+  Suite * s = suite_create ("upload_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_foreign_pinned_ring);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("upload_gpu");
+  return gst_check_run_suite (upload_suite (), "upload_gpu", __FILE__);
+}
