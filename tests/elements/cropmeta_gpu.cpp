@@ -1,0 +1,144 @@
+// On a GPU (and on the CUDA stand-in): cudaupload and cudadownload tell
+// upstream they take GstVideoCropMeta when downstream does, and then honour
+// it: the frames that come out are exactly CPU videocrop's.
+#include <gst/check/gstcheck.h>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+
+/* An appsink that says it reads video and crop metas, as a renderer that
+ * crops while drawing would: the probe answers the ALLOCATION query for it
+ * (appsink itself does not answer it). */
+static GstPadProbeReturn
+accept_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer)
+{
+  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  gst_query_add_allocation_meta (q, GST_VIDEO_META_API_TYPE, NULL);
+  gst_query_add_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  return GST_PAD_PROBE_HANDLED;
+}
+
+struct Seen {
+  guint with_crop_meta = 0;
+};
+
+static GstPadProbeReturn
+count_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  if (gst_buffer_get_video_crop_meta (GST_PAD_PROBE_INFO_BUFFER (info)))
+    static_cast<Seen *> (user)->with_crop_meta++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* `chain` sits between the test pattern and the appsink that takes crop
+ * metas; videocrop somewhere in it crops with `crop` by a crop meta, and
+ * the element named `victim` receives it. */
+static std::string
+run (const char * format, const char * crop, const char * chain, const char * victim,
+    guint * seen_by_victim)
+{
+  gchar * desc = g_strdup_printf (
+      "videotestsrc pattern=snow num-buffers=8 ! "
+      "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
+      "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
+      "t. ! queue ! %s ! appsink name=out sync=false",
+      format, crop, chain);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "%s", desc);
+  g_free (desc);
+  Captured expected, out;
+  GstElement * rs = testutil::by_name (pipeline, "ref");
+  GstElement * os = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (rs, &expected);
+  testutil::capture_appsink (os, &out);
+  GstPad * sinkpad = gst_element_get_static_pad (os, "sink");
+  gst_pad_add_probe (
+      sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, accept_crop_meta, NULL, NULL);
+  gst_object_unref (sinkpad);
+  Seen seen;
+  GstElement * v = testutil::by_name (pipeline, victim);
+  GstPad * vpad = gst_element_get_static_pad (v, "sink");
+  gst_pad_add_probe (vpad, GST_PAD_PROBE_TYPE_BUFFER, count_crop_meta, &seen, NULL);
+  gst_object_unref (vpad);
+  gst_object_unref (v);
+  std::string err = testutil::run_to_eos (pipeline);
+  if (err.empty ()) {
+    /* a frame that still carries a crop meta is compared as the consumer
+     * would see it: gst_video_frame_map does not apply it */
+    for (GstBuffer * b : out.buffers)
+      if (gst_buffer_get_video_crop_meta (b))
+        err = "an output frame still carries a crop meta";
+  }
+  if (err.empty ())
+    err = testutil::compare_all_cropped (expected, out);
+  *seen_by_victim = seen.with_crop_meta;
+  gst_object_unref (rs);
+  gst_object_unref (os);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+static const char * formats[] = { "RGBA", "RGB", "NV12", "I420", "Y42B", "YUY2", "UYVY" };
+static const char * crops[] = { "left=8 right=2 top=4 bottom=6",
+  "left=3 right=6 top=1 bottom=2" };
+
+/* videocrop ! cudaupload: the crop meta goes into the upload. */
+GST_START_TEST (test_crop_meta_into_upload)
+{
+  for (const char * f : formats) {
+    for (const char * c : crops) {
+      gchar * chain =
+          g_strdup_printf ("videocrop %s ! cudaupload name=up ! cudadownload", c);
+      guint seen = 0;
+      std::string err = run (f, c, chain, "up", &seen);
+      g_free (chain);
+      fail_unless (err.empty (), "%s %s: %s", f, c, err.c_str ());
+      fail_unless (
+          seen == 8, "%s %s: cudaupload got %u frames with a crop meta", f, c, seen);
+    }
+  }
+}
+GST_END_TEST;
+
+/* cudaupload ! videocrop: the crop meta, on device frames, goes into the
+ * download. */
+GST_START_TEST (test_crop_meta_into_download)
+{
+  for (const char * f : formats) {
+    for (const char * c : crops) {
+      gchar * chain =
+          g_strdup_printf ("cudaupload ! videocrop %s ! cudadownload name=down", c);
+      guint seen = 0;
+      std::string err = run (f, c, chain, "down", &seen);
+      g_free (chain);
+      fail_unless (err.empty (), "%s %s: %s", f, c, err.c_str ());
+      fail_unless (
+          seen == 8, "%s %s: cudadownload got %u frames with a crop meta", f, c, seen);
+    }
+  }
+}
+GST_END_TEST;
+
+static Suite *
+cropmeta_suite (void)
+{
+  Suite * s = suite_create ("cropmeta_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_crop_meta_into_upload);
+  tcase_add_test (tc, test_crop_meta_into_download);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("cropmeta_gpu");
+  return gst_check_run_suite (cropmeta_suite (), "cropmeta_gpu", __FILE__);
+}
