@@ -1,0 +1,133 @@
+// On a GPU (and on the CUDA stand-in, where work not ordered by an event runs
+// late every time): memory that GPU work still reads is not rewritten early,
+// whatever order readers register in, whatever fails on the way, and
+// whoever the reader is (an element or an application's own stream).
+#include <gst/check/gstcheck.h>
+
+#include <cstring>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+static const gsize kBytes = 4096;
+
+/* A device buffer, streams and pinned host memory for the readers' copies
+ * (pinned: a copy into pageable memory would complete before it returns). */
+struct Bench {
+  GstCsStreamPool * streams = nullptr;
+  cudaStream_t producer, reader, writer, writer2;
+  GstAllocator * alloc = nullptr;
+  GstBuffer * frame = nullptr;
+  guint8 * host_a = nullptr;
+  guint8 * host_b = nullptr;
+
+  Bench ()
+  {
+    streams = gst_cs_stream_pool_new (0, 4, 0, NULL);
+    fail_unless (streams != NULL);
+    producer = gst_cs_stream_pool_lease (streams);
+    reader = gst_cs_stream_pool_lease (streams);
+    writer = gst_cs_stream_pool_lease (streams);
+    writer2 = gst_cs_stream_pool_lease (streams);
+    alloc = gst_cs_device_allocator_new (0);
+    frame = new_device_buffer ();
+    fail_unless_equals_int (cudaMallocHost ((void **)&host_a, kBytes), cudaSuccess);
+    fail_unless_equals_int (cudaMallocHost ((void **)&host_b, kBytes), cudaSuccess);
+  }
+  ~Bench ()
+  {
+    gst_buffer_unref (frame);
+    cudaFreeHost (host_a);
+    cudaFreeHost (host_b);
+    gst_object_unref (alloc);
+    gst_object_unref (streams);
+  }
+  GstBuffer * new_device_buffer ()
+  {
+    GstBuffer * b = gst_buffer_new ();
+    gst_buffer_append_memory (
+        b, gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), kBytes, NULL));
+    return b;
+  }
+  guint8 * device (GstBuffer * b)
+  {
+    return gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (b, 0));
+  }
+  /* The producer rule: fill on `stream`, record. */
+  void write (GstBuffer * b, int value, cudaStream_t stream)
+  {
+    fail_unless_equals_int (
+        cudaMemsetAsync (device (b), value, kBytes, stream), cudaSuccess);
+    GError * err = NULL;
+    fail_unless (gst_cs_sync_meta_record (b, 0, stream, &err) != NULL, "%s",
+        err ? err->message : "");
+  }
+  /* A consumer's read of `frame` into `host` on the reader stream. */
+  void read_into (guint8 * host)
+  {
+    fail_unless (gst_cs_sync_meta_wait (frame, reader, NULL));
+    fail_unless_equals_int (
+        cudaMemcpyAsync (host, device (frame), kBytes, cudaMemcpyDeviceToHost, reader),
+        cudaSuccess);
+  }
+};
+
+static void
+expect_bytes (const guint8 * host, int value, const char * what)
+{
+  for (gsize i = 0; i < kBytes; i++)
+    fail_unless (host[i] == value, "%s: byte %zu is 0x%02x, expected 0x%02x", what, i,
+        host[i], value);
+}
+
+/* Two consumers of one frame share a stream (more consumers than streams).
+ * Consumer A enqueues its read and records its event, then is preempted;
+ * consumer B enqueues a later read, records and registers; then A
+ * registers. The next writer must wait for B's read, which A's event does
+ * not cover. (The interleaving is played in this order on one thread.) */
+GST_START_TEST (test_readers_registered_out_of_order)
+{
+  Bench b;
+  b.write (b.frame, 0x11, b.producer);
+
+  GstBuffer * out_a = b.new_device_buffer (); /* the consumers' own outputs */
+  GstBuffer * out_b = b.new_device_buffer ();
+  b.read_into (b.host_a);
+  GstCsSyncMeta * meta_a = gst_cs_sync_meta_record (out_a, 0, b.reader, NULL);
+  b.read_into (b.host_b);
+  GstCsSyncMeta * meta_b = gst_cs_sync_meta_record (out_b, 0, b.reader, NULL);
+  fail_unless (meta_a && meta_b);
+  gst_cs_sync_meta_add_reader (meta_b, b.frame);
+  gst_cs_sync_meta_add_reader (meta_a, b.frame);
+
+  /* the frame's memory is handed out again and rewritten */
+  fail_unless (gst_cs_buffer_wait_writable (b.frame, b.writer, NULL));
+  b.write (b.frame, 0x22, b.writer);
+  fail_unless (gst_cs_sync_meta_wait_host (b.frame, NULL, NULL));
+  fail_unless (gst_cs_sync_meta_wait_host (out_b, NULL, NULL));
+  fail_unless (gst_cs_sync_meta_wait_host (out_a, NULL, NULL));
+  expect_bytes (b.host_a, 0x11, "consumer A");
+  expect_bytes (b.host_b, 0x11, "consumer B");
+  gst_buffer_unref (out_a);
+  gst_buffer_unref (out_b);
+}
+GST_END_TEST;
+
+static Suite *
+memorysync_suite (void)
+{
+  Suite * s = suite_create ("memorysync_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_readers_registered_out_of_order);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("memorysync_gpu");
+  return gst_check_run_suite (memorysync_suite (), "memorysync_gpu", __FILE__);
+}
