@@ -1,0 +1,90 @@
+// On two GPUs (and on the CUDA stand-in with FAKECUDA_DEVICES=2): frames made
+// on one device and used by an element of another are copied across (the
+// consumer's stream waiting on the producer's event), pixel-exact, never read
+// in place; and the elements leave the application thread's current device
+// as they found it.
+#include <gst/check/gstcheck.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+
+static std::string
+run_against_videocrop (const char * format, const char * crop, const char * chain)
+{
+  gchar * desc = g_strdup_printf (
+      "videotestsrc pattern=snow num-buffers=12 ! "
+      "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
+      "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
+      "t. ! queue ! %s ! appsink name=out sync=false",
+      format, crop, chain);
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "%s", desc);
+  g_free (desc);
+  Captured expected, out;
+  GstElement * rs = testutil::by_name (pipeline, "ref");
+  GstElement * os = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (rs, &expected);
+  testutil::capture_appsink (os, &out);
+  std::string err = testutil::run_to_eos (pipeline);
+  if (err.empty ())
+    err = testutil::compare_all_cropped (expected, out);
+  gst_object_unref (rs);
+  gst_object_unref (os);
+  gst_object_unref (pipeline);
+  return err;
+}
+
+/* Every element on its own device: the crop of device-0 frames on device 1,
+ * the download of device-1 frames on device 0, an upload of device frames
+ * (passthrough) onto another device; zero-copy and packed crops alike. */
+GST_START_TEST (test_frames_cross_devices)
+{
+  const char * chains[] = {
+    "cudaupload device-id=0 ! cudacrop device-id=1 %s ! cudadownload device-id=1",
+    "cudaupload device-id=0 ! cudacrop device-id=1 %s ! cudadownload device-id=0",
+    "cudaupload device-id=1 ! cudaupload device-id=0 ! cudacrop device-id=0 %s ! "
+    "cudadownload device-id=1",
+  };
+  for (const char * f : { "NV12", "RGBA", "I420", "YUY2" }) {
+    for (const char * crop :
+        { "left=4 right=6 top=2 bottom=4", "left=3 right=5 top=1 bottom=2" }) {
+      for (const char * chain : chains) {
+        gchar * c = g_strdup_printf (chain, crop);
+        std::string err = run_against_videocrop (f, crop, c);
+        fail_unless (err.empty (), "%s %s, %s: %s", f, crop, c, err.c_str ());
+        g_free (c);
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+static Suite *
+crossdevice_suite (void)
+{
+  Suite * s = suite_create ("crossdevice_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_frames_cross_devices);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("crossdevice_gpu");
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n < 2) {
+    std::printf (
+        "SKIP crossdevice_gpu: needs two CUDA devices, this machine has %d\n", n);
+    return 77;
+  }
+  return gst_check_run_suite (crossdevice_suite (), "crossdevice_gpu", __FILE__);
+}
