@@ -1,0 +1,77 @@
+// On a GPU (and on the CUDA stand-in): the elements take the application's
+// stream pool however it is handed in, and give their stream lease back to
+// the pool they took it from.
+#include <gst/check/gstcheck.h>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+static GstBusSyncReply
+answer_need_context (GstBus *, GstMessage * msg, gpointer pool)
+{
+  const gchar * type = NULL;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_NEED_CONTEXT &&
+      gst_message_parse_context_type (msg, &type) &&
+      g_strcmp0 (type, GST_CS_STREAM_POOL_CONTEXT_TYPE) == 0) {
+    GstContext * ctx = gst_cs_context_new_stream_pool (GST_CS_STREAM_POOL (pool));
+    gst_element_set_context (GST_ELEMENT (GST_MESSAGE_SRC (msg)), ctx);
+    gst_context_unref (ctx);
+  }
+  return GST_BUS_PASS;
+}
+
+/* The usual way to hand an application's streams to a pipeline: answer
+ * need-context from a bus sync handler while the elements start. Every
+ * element then works on them: the frames say they were made there. */
+GST_START_TEST (test_pool_from_need_context)
+{
+  cudaStream_t mine = nullptr;
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&mine, cudaStreamNonBlocking), cudaSuccess);
+  GstCsStreamPool * pool = gst_cs_stream_pool_new_wrapped (0, &mine, 1);
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload name=up ! "
+      "cudacrop left=2 top=2 ! appsink name=out sync=false",
+      NULL);
+  GstBus * bus = gst_element_get_bus (pipeline);
+  gst_bus_set_sync_handler (bus, answer_need_context, pool, NULL);
+  testutil::Captured out;
+  GstElement * sink = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (sink, &out);
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless_equals_int (out.buffers.size (), 3);
+  for (GstBuffer * b : out.buffers) {
+    GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (b);
+    fail_unless (meta != NULL);
+    fail_unless (meta->stream == mine,
+        "a frame was made on stream %p, not the application's %p", meta->stream, mine);
+  }
+  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  gst_object_unref (pool);
+  cudaStreamDestroy (mine);
+}
+GST_END_TEST;
+
+static Suite *
+context_suite (void)
+{
+  Suite * s = suite_create ("context_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_pool_from_need_context);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("context_gpu");
+  return gst_check_run_suite (context_suite (), "context_gpu", __FILE__);
+}
