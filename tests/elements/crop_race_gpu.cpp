@@ -1,0 +1,123 @@
+// On a GPU (and on the CUDA stand-in): a cudacrop property changed by the
+// application while cudacrop negotiates (after it computed the output size,
+// before it applies the caps) never fails the pipeline; the frame in hand
+// gets the crop its caps were computed with, the next ones the new crop.
+#include <gst/check/gstcheck.h>
+
+#include <cstring>
+
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+
+struct Race {
+  GstElement * crop = nullptr;
+  gint changes = 0;
+};
+
+/* cudacrop asks downstream to accept the caps it computed: that is between
+ * its transform_caps and its set_caps. An application thread setting the
+ * properties at that moment is played here, deterministically. */
+static GstPadProbeReturn
+change_while_negotiating (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * race = static_cast<Race *> (user);
+  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (q) == GST_QUERY_ACCEPT_CAPS && race->changes == 0) {
+    race->changes++;
+    g_object_set (race->crop, "left", 5, "right", 10, NULL);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* RGBA: the crop of a packed frame, on the CPU. */
+static std::string
+compare_rgba_crop (GstBuffer * in, const GstVideoInfo * in_info, gint left, gint top,
+    GstBuffer * out, const GstVideoInfo * out_info)
+{
+  GstVideoFrame f, o;
+  if (!gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ))
+    return "cannot map the input";
+  if (!gst_video_frame_map (
+          &o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_READ)) {
+    gst_video_frame_unmap (&f);
+    return "cannot map the output";
+  }
+  std::string diff;
+  for (gint y = 0; y < out_info->height && diff.empty (); y++) {
+    const guint8 * a = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
+                       (gsize)(y + top) * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + 4 * left;
+    const guint8 * b = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&o, 0) +
+                       (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&o, 0);
+    if (memcmp (a, b, 4 * (gsize)out_info->width) != 0)
+      diff = "row " + std::to_string (y) + " differs";
+  }
+  gst_video_frame_unmap (&f);
+  gst_video_frame_unmap (&o);
+  return diff;
+}
+
+GST_START_TEST (test_property_change_during_negotiation)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc pattern=snow num-buffers=10 ! "
+      "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1 ! cudaupload name=up ! "
+      "cudacrop name=crop left=2 ! cudadownload name=down max-in-flight=0 ! "
+      "appsink name=out sync=false",
+      NULL);
+  Race race;
+  race.crop = testutil::by_name (pipeline, "crop");
+  GstElement * down = testutil::by_name (pipeline, "down");
+  GstPad * down_sink = gst_element_get_static_pad (down, "sink");
+  gst_pad_add_probe (down_sink, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      change_while_negotiating, &race, NULL);
+  Captured in, out;
+  GstElement * up = testutil::by_name (pipeline, "up");
+  GstPad * up_sink = gst_element_get_static_pad (up, "sink");
+  testutil::capture_pad (up_sink, &in);
+  GstElement * sink = testutil::by_name (pipeline, "out");
+  testutil::capture_appsink (sink, &out);
+
+  std::string err = testutil::run_to_eos (pipeline);
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless_equals_int (race.changes, 1);
+  fail_unless_equals_int (out.buffers.size (), 10);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    /* 62 wide: the crop the caps were computed with (left 2); 49: the new
+     * one (left 5, right 10) */
+    const gint w = out.infos[i].width;
+    fail_unless (w == 62 || w == 49, "frame %zu is %d wide", i, w);
+    std::string d = compare_rgba_crop (
+        in.buffers[i], &in.infos[i], w == 62 ? 2 : 5, 0, out.buffers[i], &out.infos[i]);
+    fail_unless (d.empty (), "frame %zu (%d wide): %s", i, w, d.c_str ());
+  }
+  fail_unless_equals_int (out.infos.back ().width, 49);
+  gst_object_unref (up_sink);
+  gst_object_unref (up);
+  gst_object_unref (down_sink);
+  gst_object_unref (down);
+  gst_object_unref (sink);
+  gst_object_unref (race.crop);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+static Suite *
+crop_race_suite (void)
+{
+  Suite * s = suite_create ("crop_race_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 120);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_property_change_during_negotiation);
+  return s;
+}
+
+int
+main (int argc, char ** argv)
+{
+  gst_check_init (&argc, &argv);
+  testutil::require_gpu_or_skip ("crop_race_gpu");
+  return gst_check_run_suite (crop_race_suite (), "crop_race_gpu", __FILE__);
+}
