@@ -57,6 +57,44 @@ GST_START_TEST (test_pool_from_need_context)
 }
 GST_END_TEST;
 
+/* A new stream-pool context arrives while the element runs: the stream it
+ * leased goes back to the pool it came from when it stops. (A pool leases
+ * its least-leased stream, the first one on a tie: after the element is
+ * gone, the first lease of the old pool is the element's stream again only
+ * if that was given back.) */
+GST_START_TEST (test_lease_returned_to_its_pool)
+{
+  GstCsStreamPool * old_pool = gst_cs_stream_pool_new (0, 2, 0, NULL);
+  GstCsStreamPool * new_pool = gst_cs_stream_pool_new (0, 2, 0, NULL);
+  cudaStream_t first = gst_cs_stream_pool_lease (old_pool);
+  gst_cs_stream_pool_release (old_pool, first);
+
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudaupload ! fakesink",
+      NULL);
+  GstContext * ctx = gst_cs_context_new_stream_pool (old_pool);
+  gst_element_set_context (pipeline, ctx);
+  gst_context_unref (ctx);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
+               GST_STATE_CHANGE_SUCCESS);
+  ctx = gst_cs_context_new_stream_pool (new_pool);
+  gst_element_set_context (pipeline, ctx);
+  gst_context_unref (ctx);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+
+  cudaStream_t again = gst_cs_stream_pool_lease (old_pool);
+  fail_unless (
+      again == first, "the element's lease of the old pool was never given back");
+  gst_cs_stream_pool_release (old_pool, again);
+  gst_object_unref (pipeline);
+  gst_object_unref (old_pool);
+  gst_object_unref (new_pool);
+}
+GST_END_TEST;
+
 static Suite *
 context_suite (void)
 {
@@ -65,6 +103,7 @@ context_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pool_from_need_context);
+  tcase_add_test (tc, test_lease_returned_to_its_pool);
   return s;
 }
 
