@@ -113,6 +113,29 @@ GST_START_TEST (test_readers_registered_out_of_order)
 }
 GST_END_TEST;
 
+/* A writer waits for the readers, then fails before its write is enqueued
+ * (a copy or a launch that fails, an allocation error). The readers must
+ * still hold back the next writer. */
+GST_START_TEST (test_readers_survive_a_failed_write)
+{
+  Bench b;
+  b.write (b.frame, 0x11, b.producer);
+  GstBuffer * out = b.new_device_buffer ();
+  b.read_into (b.host_a);
+  GstCsSyncMeta * meta = gst_cs_sync_meta_record (out, 0, b.reader, NULL);
+  gst_cs_sync_meta_add_reader (meta, b.frame);
+
+  fail_unless (gst_cs_buffer_wait_writable (b.frame, b.writer, NULL));
+  /* ... the first writer gives up here, recording nothing ... */
+  fail_unless (gst_cs_buffer_wait_writable (b.frame, b.writer2, NULL));
+  b.write (b.frame, 0x33, b.writer2);
+  fail_unless (gst_cs_sync_meta_wait_host (b.frame, NULL, NULL));
+  fail_unless (gst_cs_sync_meta_wait_host (out, NULL, NULL));
+  expect_bytes (b.host_a, 0x11, "the reader");
+  gst_buffer_unref (out);
+}
+GST_END_TEST;
+
 static Suite *
 memorysync_suite (void)
 {
@@ -121,6 +144,7 @@ memorysync_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_readers_registered_out_of_order);
+  tcase_add_test (tc, test_readers_survive_a_failed_write);
   return s;
 }
 
