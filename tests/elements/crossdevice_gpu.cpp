@@ -64,6 +64,33 @@ GST_START_TEST (test_frames_cross_devices)
 }
 GST_END_TEST;
 
+/* The application's thread uses device 1; starting, running and stopping
+ * elements on device 0 from it (state changes, pools freed) leaves it on
+ * device 1. */
+GST_START_TEST (test_application_device_kept)
+{
+  fail_unless_equals_int (cudaSetDevice (1), cudaSuccess);
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudaupload device-id=0 ! cudacrop device-id=0 left=2 ! cudadownload device-id=0 ! "
+      "fakesink",
+      NULL);
+  int current = -1;
+  for (GstState s : { GST_STATE_READY, GST_STATE_PAUSED, GST_STATE_PLAYING }) {
+    gst_element_set_state (pipeline, s);
+    gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND);
+    fail_unless_equals_int (cudaGetDevice (&current), cudaSuccess);
+    fail_unless_equals_int (current, 1);
+  }
+  std::string err = testutil::run_to_eos (pipeline); /* ends in NULL: pools freed */
+  fail_unless (err.empty (), "%s", err.c_str ());
+  fail_unless_equals_int (cudaGetDevice (&current), cudaSuccess);
+  fail_unless_equals_int (current, 1);
+  gst_object_unref (pipeline);
+  cudaSetDevice (0);
+}
+GST_END_TEST;
+
 static Suite *
 crossdevice_suite (void)
 {
@@ -72,6 +99,7 @@ crossdevice_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_cross_devices);
+  tcase_add_test (tc, test_application_device_kept);
   return s;
 }
 

@@ -77,6 +77,70 @@ GST_START_TEST (test_foreign_pinned_ring)
 }
 GST_END_TEST;
 
+/* Pageable input: CUDA waits for the stream before each plane's copy, and
+ * cudaupload counts that. */
+GST_START_TEST (test_pageable_waits_counted)
+{
+  for (auto [format, planes] :
+      { std::pair{ "RGBA", 1 }, std::pair{ "NV12", 2 }, std::pair{ "I420", 3 } }) {
+    gchar * desc = g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
+                                    "format=%s,width=64,height=48,framerate=30/1 ! "
+                                    "cudaupload name=up ! fakesink",
+        format);
+    GstElement * pipeline = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    GstElement * src = testutil::by_name (pipeline, "src");
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (format), 64, 48);
+    const int frames = 5;
+    for (int i = 0; i < frames; i++) {
+      GstBuffer * buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+      gst_buffer_memset (buf, 0, i, info.size);
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    std::string err = testutil::run_to_eos (pipeline);
+    fail_unless (err.empty (), "%s", err.c_str ());
+    GstElement * up = testutil::by_name (pipeline, "up");
+    guint64 waits = 0;
+    g_object_get (up, "host-waits", &waits, NULL);
+    fail_unless_equals_uint64 (waits, (guint64)frames * planes);
+    gst_object_unref (up);
+    gst_object_unref (src);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+/* Every host block the CUDA runtime sees is one the project counted, over a
+ * pipeline's whole life: pools allocated and freed, pageable and pinned
+ * input, renegotiation. (On the stand-in, which counts them itself.) */
+GST_START_TEST (test_every_host_block_counted)
+{
+  if (!testutil::on_stand_in ())
+    return; /* a GPU runtime does not count its own host blocks */
+  const char * pipelines[] = {
+    "videotestsrc num-buffers=20 ! video/x-raw,format=NV12,width=64,height=48 ! "
+    "cudaupload ! cudacrop left=2 top=2 ! cudadownload ! fakesink",
+    "videotestsrc num-buffers=20 ! video/x-raw,format=I420,width=64,height=48 ! "
+    "videoconvert ! video/x-raw,format=YUY2 ! cudaupload ! cudadownload max-in-flight=3 "
+    "! "
+    "fakesink",
+  };
+  for (const char * desc : pipelines) {
+    guint64 ours = gst_cs_host_waits_total ();
+    guint64 runtime = testutil::runtime_host_blocks ();
+    GstElement * pipeline = gst_parse_launch (desc, NULL);
+    std::string err = testutil::run_to_eos (pipeline);
+    fail_unless (err.empty (), "%s", err.c_str ());
+    gst_object_unref (pipeline);
+    fail_unless_equals_uint64 (
+        gst_cs_host_waits_total () - ours, testutil::runtime_host_blocks () - runtime);
+  }
+}
+GST_END_TEST;
+
 static Suite *
 upload_suite (void)
 {
@@ -85,6 +149,8 @@ upload_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_foreign_pinned_ring);
+  tcase_add_test (tc, test_pageable_waits_counted);
+  tcase_add_test (tc, test_every_host_block_counted);
   return s;
 }
 
