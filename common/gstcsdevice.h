@@ -16,7 +16,8 @@ G_BEGIN_DECLS
  *
  * Checks that a CUDA device exists and can be used: no driver, no device and
  * an ordinal past the last device each give a #GST_CS_ERROR_NO_DEVICE error
- * with a message a person can act on.
+ * with a message a person can act on. The calling thread's current device
+ * does not change.
  *
  * Returns: %TRUE when @device_id is usable.
  *

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <vector>
 
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 
 namespace gcs {
@@ -38,8 +39,10 @@ Event::acquire (int device, GError ** error)
       return new Event (device, e);
     }
   }
-  // The calling thread has made `device` current (every element does so
-  // before its CUDA work), so the event belongs to that device.
+  // An event belongs to the device current when it is created.
+  gcs::DeviceGuard guard (device, error);
+  if (!guard.ok ())
+    return nullptr;
   cudaEvent_t e = nullptr;
   if (!GST_CS_CHECK (
           cudaEventCreateWithFlags (&e, cudaEventDisableTiming | cudaEventBlockingSync),
@@ -64,7 +67,13 @@ Event::unref ()
 bool
 Event::record (cudaStream_t stream, GError ** error)
 {
+  /* The number is taken with the record under one lock: two threads that
+   * record on one stream get numbers in the stream's order. */
+  static std::mutex lock;
+  static guint64 last = 0;
+  std::lock_guard<std::mutex> guard (lock);
   stream_ = stream;
+  seq_ = ++last;
   return GST_CS_CHECK (cudaEventRecord (event_, stream), error);
 }
 

@@ -29,7 +29,11 @@ public:
   // The stream of the last record(), the producer a consumer compares with.
   cudaStream_t stream () const { return stream_; }
 
+  // Records on `stream`, which must belong to device(). Records of all events
+  // are numbered in the order they were enqueued, so of two events recorded
+  // on one stream the one with the larger seq() completes later.
   bool record (cudaStream_t stream, GError ** error);
+  guint64 seq () const { return seq_; }
   // True when the recorded work has completed (never blocks).
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
@@ -40,6 +44,7 @@ private:
   int device_;
   cudaEvent_t event_;
   cudaStream_t stream_ = nullptr;
+  guint64 seq_ = 0;
 };
 
 // Owning handle: copies add a reference, destruction drops one.

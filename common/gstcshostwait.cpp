@@ -65,6 +65,12 @@ gst_cs_host_wait_stream (cudaStream_t stream, GstCsWaitCounter * counter, GError
   return GST_CS_CHECK (cudaStreamSynchronize (stream), error);
 }
 
+void
+gst_cs_host_wait_count (GstCsWaitCounter * counter)
+{
+  count (counter);
+}
+
 guint64
 gst_cs_host_waits_total (void)
 {

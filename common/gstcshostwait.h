@@ -76,6 +76,19 @@ GST_CS_API gboolean gst_cs_host_wait_stream  (cudaStream_t       stream,
                                               GError          ** error);
 
 /**
+ * gst_cs_host_wait_count:
+ * @counter: (nullable): the owner's counter
+ *
+ * Counts one host wait that the caller makes through a CUDA call which blocks
+ * the calling thread by itself: freeing device or pinned memory (a
+ * device-wide synchronisation), or a copy from or to pageable host memory
+ * (CUDA first waits for the stream). Call it right before the blocking call.
+ *
+ * Since: 0.1
+ */
+GST_CS_API void     gst_cs_host_wait_count   (GstCsWaitCounter * counter);
+
+/**
  * gst_cs_host_waits_total:
  *
  * Returns: the number of host waits made in this process so far.

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <vector>
 
-#include "gstcsdevice.h"
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 #include "gstcsmemorysync.hpp"
 
@@ -60,7 +60,8 @@ GstMemory *
 gst_cs_device_allocator_alloc (GstCsDeviceAllocator * self, gsize size, GError ** error)
 {
   g_return_val_if_fail (GST_IS_CS_DEVICE_ALLOCATOR (self), NULL);
-  if (!gst_cs_device_make_current (self->device_id, error))
+  gcs::DeviceGuard guard (self->device_id, error);
+  if (!guard.ok ())
     return NULL;
   void * data = NULL;
   if (!GST_CS_CHECK (cudaMalloc (&data, MAX (size, 1)), error)) {
@@ -94,41 +95,56 @@ device_free (GstAllocator *, GstMemory * mem)
   auto * m = reinterpret_cast<GstCsMemory *> (mem);
   if (!mem->parent) {
     /* cudaFree waits for the device itself, so pending GPU work on the
-     * memory finishes first. */
-    gst_cs_device_make_current (m->device_id, NULL);
-    cudaError_t err = cudaFree (m->data);
-    if (err != cudaSuccess)
-      GST_WARNING ("cudaFree: %s", cudaGetErrorString (err));
+     * memory finishes first: a host wait (counted in the process' total;
+     * pools free when they are deactivated, at state changes and
+     * renegotiation). */
+    GError * err = NULL;
+    gcs::DeviceGuard guard (m->device_id, &err);
+    gst_cs_host_wait_count (NULL);
+    if (!guard.ok () || !GST_CS_CHECK (cudaFree (m->data), &err)) {
+      GST_WARNING ("freeing device memory: %s", err->message);
+      g_error_free (err);
+    }
     delete priv_of (m);
   }
   g_free (m);
 }
 
-/* Host copy of the whole allocation, after the GPU writer is done with it. */
+/* Host copy of the whole allocation, after the GPU writer is done with it.
+ * A copy into pageable memory returns only once it is complete: that is the
+ * host wait. */
 static gboolean
 copy_to_host (GstCsMemory * root, DevicePriv * priv, GError ** error)
 {
   gsize size = GST_MEMORY_CAST (root)->maxsize;
   priv->staging.resize (size);
   cudaStream_t s = cudaStreamPerThread;
-  return gst_cs_device_make_current (root->device_id, error) &&
-         priv->sync.gpu_wait_writer (s, error) &&
-         GST_CS_CHECK (cudaMemcpyAsync (priv->staging.data (), root->data, size,
+  gcs::DeviceGuard guard (root->device_id, error);
+  if (!guard.ok () || !priv->sync.gpu_wait_writer (s, error))
+    return FALSE;
+  gst_cs_host_wait_count (&host_map_waits);
+  return GST_CS_CHECK (cudaMemcpyAsync (priv->staging.data (), root->data, size,
                            cudaMemcpyDeviceToHost, s),
-             error) &&
-         gst_cs_host_wait_stream (s, &host_map_waits, error);
+      error);
 }
 
+/* Writes a host mapping back. CUDA waits for the stream before a copy from
+ * pageable memory (one host wait), and the copy itself is waited for (a
+ * second), so that it needs no event: whoever uses the memory next finds the
+ * write complete. */
 static gboolean
 copy_to_device (GstCsMemory * root, DevicePriv * priv, GError ** error)
 {
   cudaStream_t s = cudaStreamPerThread;
-  return gst_cs_device_make_current (root->device_id, error) &&
-         priv->sync.gpu_wait_all (s, error) &&
-         GST_CS_CHECK (cudaMemcpyAsync (root->data, priv->staging.data (),
+  gcs::DeviceGuard guard (root->device_id, error);
+  if (!guard.ok () || !priv->sync.gpu_wait_all (s, error))
+    return FALSE;
+  gst_cs_host_wait_count (&host_map_waits);
+  return GST_CS_CHECK (cudaMemcpyAsync (root->data, priv->staging.data (),
                            priv->staging.size (), cudaMemcpyHostToDevice, s),
              error) &&
-         gst_cs_host_wait_stream (s, &host_map_waits, error);
+         gst_cs_host_wait_stream (s, &host_map_waits, error) &&
+         priv->sync.host_wait_all (&host_map_waits, error);
 }
 
 static gpointer
@@ -175,17 +191,21 @@ device_share (GstMemory * mem, gssize offset, gssize size)
       priv_of (root), GST_MEMORY_CAST (root), mem->maxsize, mem->offset + offset, size));
 }
 
+/* A new memory with the same bytes, complete when returned (GstMemory's copy
+ * has no way to hand on an event). */
 static GstMemory *
 device_copy (GstMemory * mem, gssize offset, gssize size)
 {
-  auto * src = reinterpret_cast<GstCsMemory *> (mem);
-  auto * root = root_of (src);
+  auto * root = root_of (reinterpret_cast<GstCsMemory *> (mem));
   if (size == -1)
     size = mem->size > (gsize)offset ? mem->size - offset : 0;
   GError * err = NULL;
-  GstMemory * copy = gst_cs_device_allocator_alloc (
-      GST_CS_DEVICE_ALLOCATOR (mem->allocator), size, &err);
   cudaStream_t s = cudaStreamPerThread;
+  gcs::DeviceGuard guard (root->device_id, &err);
+  GstMemory * copy = guard.ok ()
+                         ? gst_cs_device_allocator_alloc (
+                               GST_CS_DEVICE_ALLOCATOR (mem->allocator), size, &err)
+                         : NULL;
   if (copy &&
       !(priv_of (root)->sync.gpu_wait_writer (s, &err) &&
           GST_CS_CHECK (

@@ -11,6 +11,7 @@ MemorySync::set_writer (const EventRef & e)
 {
   std::lock_guard<std::mutex> guard (lock_);
   writer_ = e;
+  readers_.clear ();
 }
 
 void
@@ -19,7 +20,8 @@ MemorySync::add_reader (const EventRef & e)
   std::lock_guard<std::mutex> guard (lock_);
   for (auto & r : readers_) {
     if (r->stream () == e->stream ()) {
-      r = e;
+      if (e->seq () > r->seq ())
+        r = e;
       return;
     }
   }
@@ -33,17 +35,20 @@ MemorySync::writer ()
   return writer_;
 }
 
+std::vector<EventRef>
+MemorySync::pending ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  std::vector<EventRef> all (readers_);
+  if (writer_)
+    all.push_back (writer_);
+  return all;
+}
+
 bool
 MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 {
-  std::vector<EventRef> pending;
-  {
-    std::lock_guard<std::mutex> guard (lock_);
-    pending.swap (readers_);
-    if (writer_)
-      pending.push_back (writer_);
-  }
-  for (auto & e : pending) {
+  for (auto & e : pending ()) {
     if (e->stream () == stream)
       continue; /* stream order already covers it */
     if (!GST_CS_CHECK (cudaStreamWaitEvent (stream, e->handle (), 0), error))
@@ -64,16 +69,22 @@ MemorySync::gpu_wait_writer (cudaStream_t stream, GError ** error)
 bool
 MemorySync::host_wait_all (GstCsWaitCounter * counter, GError ** error)
 {
-  std::vector<EventRef> pending;
-  {
-    std::lock_guard<std::mutex> guard (lock_);
-    pending.swap (readers_);
-    if (writer_)
-      pending.push_back (writer_);
-  }
-  for (auto & e : pending) {
+  std::vector<EventRef> waited = pending ();
+  for (auto & e : waited) {
     if (!e->done () && !gst_cs_host_wait_event (e->handle (), counter, error))
       return false;
+  }
+  /* All complete: forget them, but not a reader that came meanwhile. */
+  std::lock_guard<std::mutex> guard (lock_);
+  for (auto & e : waited) {
+    if (writer_.get () == e.get ())
+      writer_ = EventRef ();
+    for (auto it = readers_.begin (); it != readers_.end (); ++it) {
+      if (it->get () == e.get ()) {
+        readers_.erase (it);
+        break;
+      }
+    }
   }
   return true;
 }

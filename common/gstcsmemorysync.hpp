@@ -19,21 +19,30 @@ namespace gcs {
 
 class MemorySync {
 public:
+  // A new writer, recorded after its work was enqueued. It waited for every
+  // earlier access first (gpu_wait_all, or the host wait of a pool), so from
+  // now on its event alone says when the memory is free.
   void set_writer (const EventRef & e);
-  // A newer reader on the same stream supersedes an older one, so the list
-  // holds at most one event per stream.
+  // Of two readers on one stream the later-enqueued one (Event::seq)
+  // completes last and covers the other, whatever order the two threads
+  // register in; so the list holds at most one event per stream.
   void add_reader (const EventRef & e);
   EventRef writer ();
 
   // Before a stream writes: wait on the GPU for the writer and all readers.
+  // Nothing is forgotten here: should the write fail to be enqueued, the
+  // next writer still waits for them.
   bool gpu_wait_all (cudaStream_t stream, GError ** error);
   // Before a stream reads: wait on the GPU for the last writer.
   bool gpu_wait_writer (cudaStream_t stream, GError ** error);
   // Before the CPU touches the memory: host-wait (counted) for any access
-  // that is not yet complete; completed work costs only a query.
+  // that is not yet complete; completed work costs only a query. Accesses
+  // are forgotten only once they are known to be complete.
   bool host_wait_all (GstCsWaitCounter * counter, GError ** error);
 
 private:
+  std::vector<EventRef> pending ();
+
   std::mutex lock_;
   EventRef writer_;
   std::vector<EventRef> readers_;

@@ -68,10 +68,14 @@ pinned_free (GstAllocator *, GstMemory * mem)
 {
   auto * m = reinterpret_cast<PinnedMemory *> (mem);
   if (!mem->parent) {
-    /* cudaFreeHost synchronises with the device, so no copy still uses it. */
+    /* cudaFreeHost synchronises with the device, so no copy still uses it:
+     * a host wait (counted in the process' total). */
+    gst_cs_host_wait_count (NULL);
     cudaError_t err = cudaFreeHost (m->data);
-    if (err != cudaSuccess)
+    if (err != cudaSuccess) {
       GST_WARNING ("cudaFreeHost: %s", cudaGetErrorString (err));
+      (void)cudaGetLastError ();
+    }
     delete m->sync;
   }
   g_free (m);

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-#include "gstcsdevice.h"
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_stream_pool_debug);
@@ -30,10 +30,13 @@ static void
 finalize (GObject * object)
 {
   auto * self = GST_CS_STREAM_POOL (object);
-  if (self->owns_streams && gst_cs_device_make_current (self->device_id, NULL)) {
-    /* Work still queued on a stream completes before its resources go. */
+  if (self->owns_streams) {
+    /* Work still queued on a stream completes before its resources go;
+     * destroying does not wait for it. */
+    gcs::DeviceGuard guard (self->device_id, NULL);
     for (auto & s : *self->slots)
-      cudaStreamDestroy (s.stream);
+      if (guard.ok ())
+        cudaStreamDestroy (s.stream);
   }
   delete self->slots;
   G_OBJECT_CLASS (gst_cs_stream_pool_parent_class)->finalize (object);
@@ -66,7 +69,8 @@ pool_new (gint device_id, gboolean owns)
 GstCsStreamPool *
 gst_cs_stream_pool_new (gint device_id, guint n_streams, gint priority, GError ** error)
 {
-  if (!gst_cs_device_make_current (device_id, error))
+  gcs::DeviceGuard guard (device_id, error);
+  if (!guard.ok ())
     return NULL;
   int least = 0, greatest = 0;
   if (!GST_CS_CHECK (cudaDeviceGetStreamPriorityRange (&least, &greatest), error))
