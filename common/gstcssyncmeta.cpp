@@ -131,6 +131,21 @@ gst_cs_sync_meta_add_reader (GstCsSyncMeta * meta, GstBuffer * read)
 }
 
 gboolean
+gst_cs_buffer_add_reader (
+    GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
+  gcs::EventRef event (gcs::Event::acquire (device_id, error));
+  if (!event || !event->record (stream, error))
+    return FALSE;
+  for_each_sync (buffer, [&] (gcs::MemorySync * s) {
+    s->add_reader (event);
+    return true;
+  });
+  return TRUE;
+}
+
+gboolean
 gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
 {
   GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);

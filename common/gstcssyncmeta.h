@@ -53,7 +53,9 @@ GST_CS_API const GstMetaInfo * gst_cs_sync_meta_get_info     (void);
  *
  * The producer rule: after enqueuing the work that writes @buffer, record an
  * event on @stream and attach it (replacing an older one). Also notes the
- * event as the last writer of @buffer's device memory.
+ * event as the last writer of @buffer's device and pinned memory, which
+ * from then on stands for every earlier access: the writer must have waited
+ * for them first (gst_cs_buffer_wait_writable()).
  *
  * Returns: (transfer none) (nullable): the meta
  *
@@ -77,6 +79,31 @@ GST_CS_API GstCsSyncMeta * gst_cs_sync_meta_record      (GstBuffer    * buffer,
  */
 GST_CS_API void            gst_cs_sync_meta_add_reader  (GstCsSyncMeta * meta,
                                                          GstBuffer     * read);
+
+/**
+ * gst_cs_buffer_add_reader:
+ * @buffer: a buffer whose memory GPU work on @stream reads (or has read)
+ * @device_id: the device @stream belongs to
+ * @stream: the reader's stream, on which the reading work is already enqueued
+ * @error: (out) (optional): the CUDA error
+ *
+ * For applications that read a buffer on a stream of their own (a kernel,
+ * a copy, a framework such as PyTorch): records an event on @stream after the
+ * work enqueued so far and notes it as a reader of @buffer's device and
+ * pinned memory. Whoever writes that memory next (a pool handing it out
+ * again, once the buffer is released) first waits on the GPU for the event,
+ * so the application may release the buffer right after enqueuing its reads,
+ * without waiting for them. Of two readers on one stream, the one enqueued
+ * later is kept. Never blocks the CPU.
+ *
+ * Returns: %TRUE when the reader was noted
+ *
+ * Since: 0.1
+ */
+GST_CS_API gboolean        gst_cs_buffer_add_reader     (GstBuffer    * buffer,
+                                                         gint           device_id,
+                                                         cudaStream_t   stream,
+                                                         GError      ** error);
 
 /**
  * gst_cs_sync_meta_wait:

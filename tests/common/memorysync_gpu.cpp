@@ -136,6 +136,71 @@ GST_START_TEST (test_readers_survive_a_failed_write)
 }
 GST_END_TEST;
 
+/* An application reads a frame on a stream of its own, says so with
+ * gst_cs_buffer_add_reader() and releases the frame at once; the pool hands
+ * the memory out again and it is rewritten. The application's read must see
+ * the old content, with no host wait on its side. */
+GST_START_TEST (test_application_reader)
+{
+  Bench b;
+  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  GstCaps * caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=64,height=64");
+  gst_buffer_pool_config_set_params (config, caps, 4096, 1, 1); /* one frame */
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+
+  GstBuffer * frame = NULL;
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (pool, &frame, NULL), GST_FLOW_OK);
+  b.write (frame, 0x44, b.producer);
+  guint8 * memory = b.device (frame);
+
+  /* the application: its own stream, its own read, then it lets go */
+  cudaStream_t app = nullptr;
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&app, cudaStreamNonBlocking), cudaSuccess);
+  fail_unless (gst_cs_sync_meta_wait (frame, app, NULL));
+  fail_unless_equals_int (
+      cudaMemcpyAsync (b.host_a, memory, kBytes, cudaMemcpyDeviceToHost, app),
+      cudaSuccess);
+  guint64 waits = gst_cs_host_waits_total ();
+  GError * err = NULL;
+  fail_unless (
+      gst_cs_buffer_add_reader (frame, 0, app, &err), "%s", err ? err->message : "");
+  fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+  gst_buffer_unref (frame);
+
+  /* the producer gets the same memory back and writes the next frame */
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (pool, &frame, NULL), GST_FLOW_OK);
+  fail_unless (b.device (frame) == memory);
+  fail_unless (gst_cs_buffer_wait_writable (frame, b.producer, NULL));
+  b.write (frame, 0x55, b.producer);
+  fail_unless (gst_cs_sync_meta_wait_host (frame, NULL, NULL));
+
+  fail_unless_equals_int (cudaStreamSynchronize (app), cudaSuccess);
+  expect_bytes (b.host_a, 0x44, "the application's read");
+  gst_buffer_unref (frame);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  cudaStreamDestroy (app);
+}
+GST_END_TEST;
+
+/* A reader event of another device than the one the application names is
+ * an error, not a corrupt record. */
+GST_START_TEST (test_application_reader_bad_device)
+{
+  Bench b;
+  GError * err = NULL;
+  fail_if (gst_cs_buffer_add_reader (b.frame, 99, b.reader, &err));
+  fail_unless (err != NULL);
+  g_clear_error (&err);
+}
+GST_END_TEST;
+
 static Suite *
 memorysync_suite (void)
 {
@@ -145,6 +210,8 @@ memorysync_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_readers_registered_out_of_order);
   tcase_add_test (tc, test_readers_survive_a_failed_write);
+  tcase_add_test (tc, test_application_reader);
+  tcase_add_test (tc, test_application_reader_bad_device);
   return s;
 }
 
