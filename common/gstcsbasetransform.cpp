@@ -10,9 +10,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
 enum { PROP_0, PROP_DEVICE_ID, PROP_HOST_WAITS };
 
 typedef struct {
-  gint requested_device; /* the property: -1 = default */
-  gint device;           /* resolved in start(), -1 before */
-  GstCsStreamPool * pool;
+  gint requested_device;        /* the property: -1 = default */
+  gint device;                  /* resolved in start(), -1 before */
+  GstCsStreamPool * pool;       /* the latest one set (context queries get it) */
+  GstCsStreamPool * lease_pool; /* the one the stream is leased from */
   cudaStream_t stream;
   GstCsWaitCounter waits;
 } GstCsBaseTransformPrivate;
@@ -108,18 +109,17 @@ start (GstBaseTransform * trans)
   }
   GST_OBJECT_LOCK (trans);
   priv->device = device;
-  GstCsStreamPool * pool =
-      priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
   GST_OBJECT_UNLOCK (trans);
 
+  GstCsStreamPool * pool = NULL;
   if (!gst_cs_ensure_stream_pool (GST_ELEMENT_CAST (trans), device, &pool, &err)) {
-    gst_clear_object (&pool);
     GST_CS_POST_ERROR (trans, err, "Cannot create CUDA streams");
     return FALSE;
   }
   GST_OBJECT_LOCK (trans);
-  gst_clear_object (&priv->pool);
-  priv->pool = pool;
+  gst_object_replace ((GstObject **)&priv->pool, GST_OBJECT_CAST (pool));
+  /* Given back to this pool at stop, whatever pool a context sets meanwhile. */
+  priv->lease_pool = pool;
   priv->stream = gst_cs_stream_pool_lease (pool);
   GST_OBJECT_UNLOCK (trans);
   GST_INFO_OBJECT (trans, "device %d, stream %p", device, priv->stream);
@@ -131,8 +131,9 @@ stop (GstBaseTransform * trans)
 {
   GstCsBaseTransformPrivate * priv = PRIV (trans);
   GST_OBJECT_LOCK (trans);
-  if (priv->pool && priv->stream)
-    gst_cs_stream_pool_release (priv->pool, priv->stream);
+  if (priv->lease_pool && priv->stream)
+    gst_cs_stream_pool_release (priv->lease_pool, priv->stream);
+  gst_clear_object (&priv->lease_pool);
   priv->stream = NULL;
   priv->device = -1;
   GST_OBJECT_UNLOCK (trans);
@@ -143,6 +144,7 @@ static void
 finalize (GObject * object)
 {
   gst_clear_object (&PRIV (object)->pool);
+  gst_clear_object (&PRIV (object)->lease_pool);
   G_OBJECT_CLASS (gst_cs_base_transform_parent_class)->finalize (object);
 }
 

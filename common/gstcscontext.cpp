@@ -71,7 +71,8 @@ gst_cs_handle_context_query (
   return TRUE;
 }
 
-static gboolean
+/* Asks the neighbours on one side; an answer is set on the element. */
+static void
 query_peers (GstElement * element, GstPadDirection direction)
 {
   GstQuery * query = gst_query_new_context (GST_CS_STREAM_POOL_CONTEXT_TYPE);
@@ -94,7 +95,27 @@ query_peers (GstElement * element, GstPadDirection direction)
   g_value_unset (&item);
   gst_iterator_free (it);
   gst_query_unref (query);
-  return found;
+}
+
+/* The pool of the stream-pool context set on the element, if it is for
+ * @device_id. Reading it back from the element (rather than from a variable
+ * set_context fills in) sees a context set from any thread, in particular
+ * by an application answering need-context from a bus sync handler. */
+static GstCsStreamPool *
+pool_set_on (GstElement * element, gint device_id)
+{
+  GstContext * ctx = gst_element_get_context (element, GST_CS_STREAM_POOL_CONTEXT_TYPE);
+  if (!ctx)
+    return NULL;
+  GstCsStreamPool * pool = NULL;
+  if (gst_cs_context_get_stream_pool (ctx, &pool) &&
+      gst_cs_stream_pool_get_device_id (pool) != device_id) {
+    GST_DEBUG_OBJECT (element, "ignoring the stream pool of device %d (mine is %d)",
+        gst_cs_stream_pool_get_device_id (pool), device_id);
+    gst_clear_object (&pool);
+  }
+  gst_context_unref (ctx);
+  return pool;
 }
 
 gboolean
@@ -102,27 +123,33 @@ gst_cs_ensure_stream_pool (
     GstElement * element, gint device_id, GstCsStreamPool ** pool, GError ** error)
 {
   init_debug ();
-  if (*pool && gst_cs_stream_pool_get_device_id (*pool) == device_id)
-    return TRUE;
   gst_clear_object (pool);
-
-  /* Neighbours first, then the application; set_context fills *pool. */
-  if (!query_peers (element, GST_PAD_SRC))
-    query_peers (element, GST_PAD_SINK);
-  if (!(*pool && gst_cs_stream_pool_get_device_id (*pool) == device_id)) {
-    GstMessage * msg = gst_message_new_need_context (
-        GST_OBJECT_CAST (element), GST_CS_STREAM_POOL_CONTEXT_TYPE);
-    gst_element_post_message (element, msg);
+  /* One set before (by the application or an earlier run), then the
+   * neighbours', then the application's answer to need-context. */
+  *pool = pool_set_on (element, device_id);
+  if (!*pool) {
+    query_peers (element, GST_PAD_SRC);
+    *pool = pool_set_on (element, device_id);
   }
-  if (*pool && gst_cs_stream_pool_get_device_id (*pool) == device_id)
+  if (!*pool) {
+    query_peers (element, GST_PAD_SINK);
+    *pool = pool_set_on (element, device_id);
+  }
+  if (!*pool) {
+    gst_element_post_message (
+        element, gst_message_new_need_context (
+                     GST_OBJECT_CAST (element), GST_CS_STREAM_POOL_CONTEXT_TYPE));
+    *pool = pool_set_on (element, device_id);
+  }
+  if (*pool)
     return TRUE;
 
-  gst_clear_object (pool);
   *pool = gst_cs_stream_pool_get_default (device_id, error);
   if (!*pool)
     return FALSE;
   GstContext * ctx = gst_cs_context_new_stream_pool (*pool);
-  GstMessage * msg = gst_message_new_have_context (GST_OBJECT_CAST (element), ctx);
-  gst_element_post_message (element, msg);
+  gst_element_set_context (element, ctx);
+  gst_element_post_message (
+      element, gst_message_new_have_context (GST_OBJECT_CAST (element), ctx));
   return TRUE;
 }

@@ -34,15 +34,18 @@ GST_CS_API gboolean          gst_cs_context_get_stream_pool (GstContext       * 
 
 /**
  * gst_cs_ensure_stream_pool:
- * @element: the element that needs a pool
+ * @element: the element that needs a pool; its set_context must chain up to
+ *   #GstElement's, which keeps the context
  * @device_id: its device
- * @pool: (inout): the element's pool; kept when it already is of @device_id
+ * @pool: (out) (transfer full): the pool to use
  * @error: (out) (optional): why no pool could be had
  *
- * Finds the pool an element should use: one set on it already, else one
- * from a neighbour (context query), else one from the application
- * (need-context message), else the process' default for @device_id, which
- * it then announces (have-context message).
+ * Finds the pool an element should use: the one of a stream-pool context set
+ * on it (before, or meanwhile from any thread), else one from a neighbour
+ * (context query), else one from the application (need-context message,
+ * answered for instance from a bus sync handler), else the process' default
+ * for @device_id, which it then announces (have-context message). Contexts
+ * for another device are passed over.
  *
  * Since: 0.1
  */
