@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include "fakecuda.h"
+#include "gstcshostwait.h"
 #include "gstcspinnedmemory.h"
 #include "gstcsvideo.h"
 
@@ -140,7 +141,7 @@ capture_appsink (GstElement * appsink, Captured * into)
 }
 
 std::string
-run_to_eos (GstElement * pipeline, GstClockTime timeout)
+run_to_eos (GstElement * pipeline, GstClockTime timeout, guint64 * waits_at_eos)
 {
   std::string result;
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
@@ -148,6 +149,8 @@ run_to_eos (GstElement * pipeline, GstClockTime timeout)
   GstBus * bus = gst_element_get_bus (pipeline);
   GstMessage * msg = gst_bus_timed_pop_filtered (
       bus, timeout, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (waits_at_eos)
+    *waits_at_eos = gst_cs_host_waits_total ();
   if (!msg) {
     result = "timed out waiting for EOS";
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {

@@ -48,7 +48,10 @@ void capture_pad (GstPad *pad, Captured *into);
 void capture_appsink (GstElement *appsink, Captured *into);
 
 // Runs `pipeline` to EOS; returns "" or the text of the first error.
-std::string run_to_eos (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND);
+// When `waits_at_eos` is given, it gets gst_cs_host_waits_total() at EOS,
+// before the pipeline is torn down (freeing pools is a counted host wait).
+std::string run_to_eos (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND,
+    guint64 *waits_at_eos = nullptr);
 
 // "" when the visible pixels of both frames are equal, else where they differ.
 std::string compare_frames (GstBuffer *a, const GstVideoInfo *ia,
