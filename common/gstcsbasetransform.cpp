@@ -205,13 +205,3 @@ gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 {
   return &PRIV (self)->waits;
 }
-
-gboolean
-gst_cs_base_transform_make_current (GstCsBaseTransform * self)
-{
-  GError * err = NULL;
-  if (gst_cs_device_make_current (PRIV (self)->device, &err))
-    return TRUE;
-  GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
-  return FALSE;
-}

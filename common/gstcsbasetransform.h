@@ -36,15 +36,4 @@ GST_CS_API gint              gst_cs_base_transform_get_device (GstCsBaseTransfor
 GST_CS_API cudaStream_t      gst_cs_base_transform_get_stream (GstCsBaseTransform * self);
 GST_CS_API GstCsWaitCounter* gst_cs_base_transform_get_waits  (GstCsBaseTransform * self);
 
-/**
- * gst_cs_base_transform_make_current:
- * @self: the element
- *
- * Makes the element's device current on the calling (streaming) thread; posts
- * an element error and returns %FALSE when that fails.
- *
- * Since: 0.1
- */
-GST_CS_API gboolean          gst_cs_base_transform_make_current (GstCsBaseTransform * self);
-
 G_END_DECLS

@@ -63,10 +63,73 @@ planes_at (guint8 * base, const GstVideoInfo * layout)
 }
 
 bool
+locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint x,
+    guint y, guint width, guint height, Region * region, GError ** error)
+{
+  /* The video meta describes the whole frame in memory; with a crop meta
+   * the caps only give the size of the region it marks. */
+  GstVideoInfo frame = *info;
+  if (GstVideoMeta * vm = gst_buffer_get_video_meta (buffer)) {
+    frame.width = vm->width;
+    frame.height = vm->height;
+  }
+  if (!buffer_layout (buffer, &frame, &region->frame, size, error))
+    return false;
+  guint64 fx = x, fy = y;
+  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buffer)) {
+    fx += cm->x;
+    fy += cm->y;
+  }
+  if (fx + width > (guint64)frame.width || fy + height > (guint64)frame.height) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The region %ux%u at (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") does not "
+        "fit in the %dx%d frame (counting the buffer's crop meta, if any)",
+        width, height, fx, fy, frame.width, frame.height);
+    return false;
+  }
+  region->x = (guint)fx;
+  region->y = (guint)fy;
+  region->width = width;
+  region->height = height;
+  region->offsets_only = gst_cs_crop_planes (
+      &region->frame, region->x, region->y, width, height, region->planes);
+  return true;
+}
+
+Region
+region_in (const Region & region, const GstVideoInfo * layout)
+{
+  Region r = region;
+  r.frame = *layout;
+  r.offsets_only = gst_cs_crop_planes (layout, r.x, r.y, r.width, r.height, r.planes);
+  return r;
+}
+
+bool
+locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
+    Region * region, GError ** error)
+{
+  return locate_region (buffer, info, size, 0, 0, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), region, error);
+}
+
+Planes
+region_planes (guint8 * base, const Region & region)
+{
+  Planes planes = planes_at (base, &region.frame);
+  for (guint p = 0; p < planes.n; p++)
+    planes.data[p] += region.planes[p].offset;
+  return planes;
+}
+
+bool
 copy_planes (const Planes & src, const Planes & dst, const GstVideoInfo * geometry,
-    cudaMemcpyKind kind, cudaStream_t stream, GError ** error)
+    cudaMemcpyKind kind, cudaStream_t stream, GError ** error,
+    GstCsWaitCounter * pageable)
 {
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (geometry); p++) {
+    if (pageable)
+      gst_cs_host_wait_count (pageable);
     if (!GST_CS_CHECK (cudaMemcpy2DAsync (dst.data[p], dst.stride[p], src.data[p],
                            src.stride[p], gst_cs_video_plane_row_bytes (geometry, p),
                            gst_cs_video_plane_rows (geometry, p), kind, stream),

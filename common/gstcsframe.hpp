@@ -4,6 +4,9 @@
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
 
+#include "gstcscroprect.h"
+#include "gstcshostwait.h"
+
 namespace gcs {
 
 // Plane addresses and strides of one frame in one memory.
@@ -23,9 +26,40 @@ bool buffer_layout (GstBuffer * buffer, const GstVideoInfo * info, GstVideoInfo 
 // Plane pointers of `layout` in memory starting at `base`.
 Planes planes_at (guint8 * base, const GstVideoInfo * layout);
 
+// A region of the frame a buffer holds.
+struct Region {
+  guint x = 0, y = 0, width = 0, height = 0; // in the frame, crop meta included
+  GstVideoInfo frame; // the whole frame in memory: size, plane offsets, strides
+  GstCsCropPlane planes[GST_VIDEO_MAX_PLANES]; // the region in each plane
+  bool offsets_only = true; // false: packed 4:2:2 at an odd column (a shift)
+};
+
+// Where a `width` x `height` region at (`x`, `y`) lies in `buffer` (of `size`
+// bytes) for frames of `info`'s format: the frame is the one its
+// GstVideoMeta describes (else `info`'s), and (`x`, `y`) count from the
+// corner of its GstVideoCropMeta, if any, as a consumer of the crop meta
+// must. Rounded for subsampled planes as videocrop does. Fails with a
+// message when the region does not fit in the frame.
+bool locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint x,
+    guint y, guint width, guint height, Region * region, GError ** error);
+
+// The visible region of a buffer whose caps are `info`: all of it, or what
+// its crop meta marks.
+bool locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
+    Region * region, GError ** error);
+
+// The same region of the same frame laid out as `layout` (another copy of it).
+Region region_in (const Region & region, const GstVideoInfo * layout);
+
+// Plane pointers of an offsets-only `region` in memory starting at `base`.
+Planes region_planes (guint8 * base, const Region & region);
+
 // Enqueues one cudaMemcpy2DAsync per plane of `geometry` (its rows and row
-// bytes) from `src` to `dst`. Never blocks for pinned or device memory.
+// bytes) from `src` to `dst`. Never blocks for pinned or device memory; with
+// pageable host memory CUDA waits for the stream first, so each plane's copy
+// is a host wait, counted in `pageable` (nullptr when no side is pageable).
 bool copy_planes (const Planes & src, const Planes & dst, const GstVideoInfo * geometry,
-    cudaMemcpyKind kind, cudaStream_t stream, GError ** error);
+    cudaMemcpyKind kind, cudaStream_t stream, GError ** error,
+    GstCsWaitCounter * pageable = nullptr);
 
 } // namespace gcs

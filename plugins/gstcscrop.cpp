@@ -47,27 +47,44 @@
  */
 #include "gstcscrop.h"
 
+#include <utility>
+
 #include "gstcsbufferpool.h"
+#include "gstcscropcopy.hpp"
 #include "gstcscroprect.h"
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 #include "gstcsframe.hpp"
 #include "gstcsmemory.h"
+#include "gstcspeerimport.hpp"
 #include "gstcssyncmeta.h"
 #include "gstcsvideo.h"
-#include "plane_copy.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_crop_debug);
 #define GST_CAT_DEFAULT gst_cs_crop_debug
 
 #define POOL_MIN_BUFFERS 3
+/* Crops recently used in transform_caps, tried in set_caps (see there). */
+#define RECENT_CROPS 4
 
 enum { PROP_0, PROP_LEFT, PROP_RIGHT, PROP_TOP, PROP_BOTTOM };
+
+/* The four sides of a crop; -1 = automatic. */
+struct CropSides {
+  gint left = 0, right = 0, top = 0, bottom = 0;
+  bool operator== (const CropSides & o) const
+  {
+    return left == o.left && right == o.right && top == o.top && bottom == o.bottom;
+  }
+};
 
 struct _GstCsCrop {
   GstCsBaseTransform parent;
 
-  /* properties (-1 = automatic), object lock */
-  gint prop_left, prop_right, prop_top, prop_bottom;
+  CropSides props; /* the properties, object lock */
+  /* what transform_caps computed sizes with, newest first (object lock) */
+  CropSides recent[RECENT_CROPS];
+  guint n_recent;
 
   /* the crop of the negotiated caps; left/top under the object lock (read
    * by navigation events), the rest used by the streaming thread only */
@@ -78,6 +95,8 @@ struct _GstCsCrop {
   gboolean warned_nothing_left; /* object lock; reset by a new crop */
   gboolean nothing;             /* all four are 0 */
   GstBufferPool * pool;         /* packed output frames */
+  gcs::ScratchPool * imports;   /* copies of frames from another device */
+  GstBuffer * imported;         /* this frame's copy, prepare to transform */
 };
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
@@ -190,15 +209,29 @@ warn_nothing_left (GstCsCrop * self, GstCaps * caps, gint l, gint r, gint t, gin
   g_free (input);
 }
 
+/* Called with the object lock. */
+static void
+remember_crop (GstCsCrop * self, const CropSides & crop)
+{
+  if (self->n_recent > 0 && self->recent[0] == crop)
+    return;
+  for (guint i = MIN (self->n_recent, RECENT_CROPS - 1); i > 0; i--)
+    self->recent[i] = self->recent[i - 1];
+  self->recent[0] = crop;
+  self->n_recent = MIN (self->n_recent + 1, (guint)RECENT_CROPS);
+}
+
 static GstCaps *
 transform_caps (
     GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   auto * self = GST_CS_CROP (trans);
   GST_OBJECT_LOCK (self);
-  const gint l = self->prop_left, r = self->prop_right;
-  const gint t = self->prop_top, b = self->prop_bottom;
+  const CropSides crop = self->props;
+  if (direction == GST_PAD_SINK)
+    remember_crop (self, crop);
   GST_OBJECT_UNLOCK (self);
+  const gint l = crop.left, r = crop.right, t = crop.top, b = crop.bottom;
 
   /* Only the sizes change; format, rate, colorimetry and features stay. */
   GstCaps * out = gst_caps_new_empty ();
@@ -226,11 +259,11 @@ transform_caps (
 
 /* The crop of one axis for the negotiated sizes. An automatic side takes
  * what the other leaves of the difference; two automatic sides split it,
- * the odd pixel going to the second (right, bottom), as videocrop does. */
-static gboolean
-resolve_axis (GstCsCrop * self, const gchar * axis, const gchar * first_name,
-    const gchar * second_name, gint in, gint out, gint first, gint second, gint * rfirst,
-    gint * rsecond)
+ * the odd pixel going to the second (right, bottom), as videocrop does.
+ * Returns NULL, or why the sizes cannot come from this crop (to be freed). */
+static gchar *
+resolve_axis (const gchar * axis, const gchar * first_name, const gchar * second_name,
+    gint in, gint out, gint first, gint second, gint * rfirst, gint * rsecond)
 {
   const gint64 diff = (gint64)in - out;
   gint64 a = first, b = second;
@@ -242,27 +275,33 @@ resolve_axis (GstCsCrop * self, const gchar * axis, const gchar * first_name,
   } else if (second < 0) {
     b = diff - first;
   }
-  if ((gint64)MAX (first, 0) + MAX (second, 0) >= in) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Crop leaves nothing: %s %d + %s %d >= %s %d of the input", first_name, first,
-            second_name, second, axis, in),
-        (NULL));
-    return FALSE;
-  }
-  if (a < 0 || b < 0 || a + b != diff) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("Cannot crop a %s of %d to %d with %s %d and %s %d (-1 = automatic)", axis, in,
-            out, first_name, first, second_name, second),
-        (NULL));
-    return FALSE;
-  }
+  if ((gint64)MAX (first, 0) + MAX (second, 0) >= in)
+    return g_strdup_printf ("Crop leaves nothing: %s %d + %s %d >= %s %d of the input",
+        first_name, first, second_name, second, axis, in);
+  if (a < 0 || b < 0 || a + b != diff)
+    return g_strdup_printf ("Cannot crop a %s of %d to %d with %s %d and %s %d "
+                            "(-1 = automatic)",
+        axis, in, out, first_name, first, second_name, second);
   *rfirst = (gint)a;
   *rsecond = (gint)b;
-  return TRUE;
+  return NULL;
+}
+
+/* The crop that turns `in` into `out` with the sides of `crop`. */
+static gchar *
+resolve_crop (const CropSides & crop, const GstVideoInfo * in, const GstVideoInfo * out,
+    CropSides * resolved)
+{
+  gchar * why = resolve_axis ("width", "left", "right", in->width, out->width, crop.left,
+      crop.right, &resolved->left, &resolved->right);
+  if (!why)
+    why = resolve_axis ("height", "top", "bottom", in->height, out->height, crop.top,
+        crop.bottom, &resolved->top, &resolved->bottom);
+  return why;
 }
 
 static gboolean
-set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_cs_crop_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
 {
   auto * self = GST_CS_CROP (trans);
   GstVideoInfo in, out;
@@ -273,23 +312,36 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
         ("Cannot crop %" GST_PTR_FORMAT " into %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
   }
+  /* The properties may have changed since transform_caps computed the
+   * output size (an application thread sets them while we negotiate): the
+   * caps then come from a crop transform_caps used recently. That one
+   * applies to this negotiation; the change already asked for the next. */
   GST_OBJECT_LOCK (self);
-  const gint pl = self->prop_left, pr = self->prop_right;
-  const gint pt = self->prop_top, pb = self->prop_bottom;
+  CropSides candidates[1 + RECENT_CROPS] = { self->props };
+  const guint n = 1 + self->n_recent;
+  for (guint i = 0; i < self->n_recent; i++)
+    candidates[1 + i] = self->recent[i];
   GST_OBJECT_UNLOCK (self);
 
-  gint l, r, t, b;
-  if (!resolve_axis (
-          self, "width", "left", "right", in.width, out.width, pl, pr, &l, &r) ||
-      !resolve_axis (
-          self, "height", "top", "bottom", in.height, out.height, pt, pb, &t, &b))
+  CropSides c;
+  gchar * why = resolve_crop (candidates[0], &in, &out, &c);
+  for (guint i = 1; why && i < n; i++) {
+    gchar * other = resolve_crop (candidates[i], &in, &out, &c);
+    if (!other)
+      std::swap (why, other);
+    g_free (other);
+  }
+  if (why) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, ("%s", why), (NULL));
+    g_free (why);
     return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
-  self->left = l;
-  self->right = r;
-  self->top = t;
-  self->bottom = b;
+  self->left = c.left;
+  self->right = c.right;
+  self->top = c.top;
+  self->bottom = c.bottom;
   GST_OBJECT_UNLOCK (self);
   self->in_info = in;
   self->out_info = out;
@@ -297,10 +349,10 @@ set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
    * meta. No basetransform passthrough: it would hand upstream downstream's
    * ALLOCATION answer, and an upstream that was told we take crop metas
    * would keep sending them to a downstream that ignores them. */
-  self->nothing = (l | r | t | b) == 0;
+  self->nothing = (c.left | c.right | c.top | c.bottom) == 0;
   GST_DEBUG_OBJECT (self,
-      "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, l, r, t, b,
-      incaps, outcaps);
+      "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, c.left,
+      c.right, c.top, c.bottom, incaps, outcaps);
   return TRUE;
 }
 
@@ -390,19 +442,6 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
 /* --- frames ----------------------------------------------------------- */
 
-/* The crop origin in the frame the memory holds: an upstream crop meta
- * marks a region of it, and we crop within that region. */
-static void
-crop_origin (GstCsCrop * self, GstBuffer * buf, guint64 * x, guint64 * y)
-{
-  *x = (guint64)self->left;
-  *y = (guint64)self->top;
-  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buf)) {
-    *x += cm->x;
-    *y += cm->y;
-  }
-}
-
 /* Nothing to crop in this frame: it goes on as it is. */
 static gboolean
 untouched (GstCsCrop * self, GstBuffer * buf)
@@ -410,23 +449,48 @@ untouched (GstCsCrop * self, GstBuffer * buf)
   return self->nothing && !gst_buffer_get_video_crop_meta (buf);
 }
 
+/* The frame the crop reads: the input, or its copy on our device (the
+ * policy for frames from another device), made here. */
+static GstBuffer *
+source_of (GstCsCrop * self, GstBuffer * inbuf, GError ** err)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  const gint device = gst_cs_base_transform_get_device (base);
+  if (!gcs::on_other_device (inbuf, device))
+    return inbuf;
+  gcs::DeviceGuard guard (device, err);
+  if (!guard.ok () ||
+      !gcs::import_from_other_device (inbuf, device,
+          gst_cs_base_transform_get_stream (base), *self->imports, &self->imported, err))
+    return NULL;
+  return self->imported;
+}
+
 static GstFlowReturn
-prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
+gst_cs_crop_prepare_output_buffer (
+    GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_CROP (trans);
-  if (untouched (self, inbuf)) {
-    *outbuf = inbuf;
+  GError * err = NULL;
+  GstBuffer * source = source_of (self, inbuf, &err);
+  if (!source) {
+    GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+    return GST_FLOW_ERROR;
+  }
+  if (untouched (self, source)) {
+    *outbuf = source;
     return GST_FLOW_OK;
   }
-  guint64 x, y;
-  crop_origin (self, inbuf, &x, &y);
+  guint x = (guint)self->left;
+  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (source))
+    x += cm->x;
   /* Zero-copy changes the input's video meta, so the input must be ours
    * alone. A shallow copy of a shared buffer would share its memory, and
    * upstream's pool frees rather than reuses memory still shared when the
    * buffer comes back: a cudaMalloc per frame, much dearer than the copy. */
-  if (self->zero_copy && gst_buffer_is_writable (inbuf) &&
-      gst_cs_crop_is_offsets_only (self->in_info.finfo, (guint)x)) {
-    *outbuf = inbuf;
+  if (self->zero_copy && gst_buffer_is_writable (source) &&
+      gst_cs_crop_is_offsets_only (self->in_info.finfo, x)) {
+    *outbuf = source;
     return GST_FLOW_OK;
   }
   if (!self->pool || !activate_pool (self))
@@ -440,45 +504,17 @@ prepare_output_buffer (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer **
   return GST_FLOW_OK;
 }
 
-/* Where the crop lies in the input's memory, plane by plane. */
-static gboolean
-locate_crop (GstCsCrop * self, GstBuffer * inbuf, GstVideoInfo * layout,
-    GstCsCropPlane * planes, gboolean * offsets_only, GError ** error)
-{
-  /* The video meta describes the whole frame in memory; with an upstream
-   * crop meta the caps only give the size of the region it marks. */
-  GstVideoInfo frame = self->in_info;
-  if (GstVideoMeta * vm = gst_buffer_get_video_meta (inbuf)) {
-    frame.width = vm->width;
-    frame.height = vm->height;
-  }
-  if (!gcs::buffer_layout (inbuf, &frame, layout, gst_buffer_get_size (inbuf), error))
-    return FALSE;
-  guint64 x, y;
-  crop_origin (self, inbuf, &x, &y);
-  const gint w = self->out_info.width, h = self->out_info.height;
-  if (x + w > (guint64)frame.width || y + h > (guint64)frame.height) {
-    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "The crop %dx%d at (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") does not "
-        "fit in the %dx%d frame (left/top plus the input's crop meta, if any)",
-        w, h, x, y, frame.width, frame.height);
-    return FALSE;
-  }
-  *offsets_only = gst_cs_crop_planes (layout, (guint)x, (guint)y, w, h, planes);
-  return TRUE;
-}
-
 /* Zero-copy: the same memory, with the video meta moved to the crop. */
 static void
-crop_in_place (GstCsCrop * self, GstBuffer * buf, const GstVideoInfo * layout,
-    const GstCsCropPlane * planes)
+crop_in_place (GstCsCrop * self, GstBuffer * buf, const gcs::Region & region)
 {
-  const guint n = GST_VIDEO_INFO_N_PLANES (layout);
+  const GstVideoInfo * frame = &region.frame;
+  const guint n = GST_VIDEO_INFO_N_PLANES (frame);
   gsize offset[GST_VIDEO_MAX_PLANES] = {};
   gint stride[GST_VIDEO_MAX_PLANES] = {};
   for (guint p = 0; p < n; p++) {
-    offset[p] = layout->offset[p] + planes[p].offset;
-    stride[p] = layout->stride[p];
+    offset[p] = frame->offset[p] + region.planes[p].offset;
+    stride[p] = frame->stride[p];
   }
   if (GstVideoMeta * vm = gst_buffer_get_video_meta (buf)) {
     vm->width = self->out_info.width;
@@ -489,7 +525,7 @@ crop_in_place (GstCsCrop * self, GstBuffer * buf, const GstVideoInfo * layout,
     }
   } else {
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (layout), self->out_info.width, self->out_info.height, n,
+        GST_VIDEO_INFO_FORMAT (frame), self->out_info.width, self->out_info.height, n,
         offset, stride);
   }
   /* Applied: downstream sees the crop as the whole frame. */
@@ -500,8 +536,8 @@ crop_in_place (GstCsCrop * self, GstBuffer * buf, const GstVideoInfo * layout,
 /* Packed: one kernel copies every plane on our stream, ordered after the
  * input's producer and after the output memory's previous readers. */
 static GstFlowReturn
-crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
-    const GstVideoInfo * layout, const GstCsCropPlane * planes)
+crop_copy (
+    GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf, const gcs::Region & region)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   GstMemory * mem =
@@ -513,35 +549,19 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (!gst_cs_base_transform_make_current (base))
-    return GST_FLOW_ERROR;
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
-
   GError * err = NULL;
+  gcs::DeviceGuard guard (device, &err);
   GstVideoInfo out_layout;
-  if (!gcs::buffer_layout (
-          outbuf, &self->out_info, &out_layout, gst_buffer_get_size (outbuf), &err)) {
-    GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
-    return GST_FLOW_ERROR;
-  }
-  const guint8 * src = gst_cs_memory_get_device_pointer (mem);
-  guint8 * dst = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0));
-  gcs::gpu::PlaneCopy copies[gcs::gpu::kMaxPlanes];
-  const guint n = GST_VIDEO_INFO_N_PLANES (layout);
-  for (guint p = 0; p < n; p++) {
-    copies[p].src = src + layout->offset[p] + planes[p].offset;
-    copies[p].src_pitch = layout->stride[p];
-    copies[p].dst = dst + out_layout.offset[p];
-    copies[p].dst_pitch = out_layout.stride[p];
-    copies[p].row_bytes = planes[p].row_bytes;
-    copies[p].rows = planes[p].rows;
-    copies[p].shift_first = planes[p].shift_first;
-    copies[p].shift_end = planes[p].shift_end;
-  }
-  gboolean ok = gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+  gboolean ok = guard.ok () &&
+                gcs::buffer_layout (outbuf, &self->out_info, &out_layout,
+                    gst_buffer_get_size (outbuf), &err) &&
+                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
                 gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                GST_CS_CHECK (gcs::gpu::copy_planes (copies, (int)n, stream), &err);
+                gcs::launch_region_copy (gst_cs_memory_get_device_pointer (mem), region,
+                    gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0)),
+                    &out_layout, stream, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (!meta) {
@@ -554,25 +574,38 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
 }
 
 static GstFlowReturn
-transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+crop_frame (GstCsCrop * self, GstBuffer * source, GstBuffer * outbuf)
 {
-  auto * self = GST_CS_CROP (trans);
-  if (outbuf == inbuf && untouched (self, inbuf))
+  if (outbuf == source && untouched (self, source))
     return GST_FLOW_OK;
-  GstVideoInfo layout;
-  GstCsCropPlane planes[GST_VIDEO_MAX_PLANES];
-  gboolean offsets_only = FALSE;
+  gcs::Region region;
   GError * err = NULL;
-  if (!locate_crop (self, inbuf, &layout, planes, &offsets_only, &err)) {
+  if (!gcs::locate_region (source, &self->in_info, gst_buffer_get_size (source),
+          (guint)self->left, (guint)self->top, self->out_info.width,
+          self->out_info.height, &region, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
-  if (outbuf != inbuf)
-    return crop_copy (self, inbuf, outbuf, &layout, planes);
+  if (outbuf != source)
+    return crop_copy (self, source, outbuf, region);
   /* prepare_output_buffer only keeps the input for offset-only crops */
-  g_return_val_if_fail (offsets_only, GST_FLOW_ERROR);
-  crop_in_place (self, outbuf, &layout, planes);
+  g_return_val_if_fail (region.offsets_only, GST_FLOW_ERROR);
+  crop_in_place (self, outbuf, region);
   return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  auto * self = GST_CS_CROP (trans);
+  GstBuffer * source = self->imported ? self->imported : inbuf;
+  GstFlowReturn ret = crop_frame (self, source, outbuf);
+  /* A copy from another device is ours to release, unless it went on as the
+   * output itself. */
+  if (self->imported && self->imported != outbuf)
+    gst_buffer_unref (self->imported);
+  self->imported = NULL;
+  return ret;
 }
 
 /* Controlled properties take the value for this buffer's time. */
@@ -608,9 +641,12 @@ src_event (GstBaseTransform * trans, GstEvent * event)
 }
 
 static gboolean
-stop (GstBaseTransform * trans)
+gst_cs_crop_stop (GstBaseTransform * trans)
 {
-  gst_clear_object (&GST_CS_CROP (trans)->pool);
+  auto * self = GST_CS_CROP (trans);
+  gst_clear_object (&self->pool);
+  gst_clear_buffer (&self->imported);
+  self->imports->reset ();
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->stop (trans);
 }
 
@@ -621,13 +657,13 @@ prop_field (GstCsCrop * self, guint id)
 {
   switch (id) {
     case PROP_LEFT:
-      return &self->prop_left;
+      return &self->props.left;
     case PROP_RIGHT:
-      return &self->prop_right;
+      return &self->props.right;
     case PROP_TOP:
-      return &self->prop_top;
+      return &self->props.top;
     case PROP_BOTTOM:
-      return &self->prop_bottom;
+      return &self->props.bottom;
     default:
       return NULL;
   }
@@ -673,7 +709,10 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 static void
 finalize (GObject * object)
 {
-  gst_clear_object (&GST_CS_CROP (object)->pool);
+  auto * self = GST_CS_CROP (object);
+  gst_clear_object (&self->pool);
+  gst_clear_buffer (&self->imported);
+  delete self->imports;
   G_OBJECT_CLASS (gst_cs_crop_parent_class)->finalize (object);
 }
 
@@ -722,14 +761,15 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
 
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_caps = transform_caps;
-  trans_class->set_caps = set_caps;
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_crop_set_caps);
   trans_class->propose_allocation = propose_allocation;
   trans_class->decide_allocation = decide_allocation;
-  trans_class->prepare_output_buffer = prepare_output_buffer;
-  trans_class->transform = transform;
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_crop_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_crop_transform);
   trans_class->before_transform = before_transform;
   trans_class->src_event = src_event;
-  trans_class->stop = stop;
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_crop_stop);
 
   GST_DEBUG_CATEGORY_INIT (gst_cs_crop_debug, "cudacrop", 0, "gst-cudastreams crop");
 }
@@ -739,4 +779,5 @@ gst_cs_crop_init (GstCsCrop * self)
 {
   gst_video_info_init (&self->in_info);
   gst_video_info_init (&self->out_info);
+  self->imports = new gcs::ScratchPool;
 }

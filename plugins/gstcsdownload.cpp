@@ -22,9 +22,12 @@
 
 #include <deque>
 
+#include "gstcscropcopy.hpp"
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 #include "gstcsframe.hpp"
 #include "gstcsmemory.h"
+#include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory.h"
 #include "gstcssyncmeta.h"
 #include "gstcsvideo.h"
@@ -49,6 +52,8 @@ struct _GstCsDownload {
   gboolean spin_wait;                /* property, object lock */
   GstBufferPool * pool;              /* pinned output frames */
   std::deque<GstBuffer *> * pending; /* copies enqueued, not yet pushed */
+  gcs::ScratchPool * scratch;        /* intermediate frames */
+  gcs::ScratchPool * scratch_import; /* copies of frames from another device */
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
@@ -167,16 +172,45 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   return TRUE;
 }
 
+/* Enqueues the copy of the visible region (all of the frame, or what its crop
+ * meta marks) of the device frame `src` into the pinned frame `out`. */
+static gboolean
+download_region (GstCsDownload * self, GstBuffer * src, const gcs::Region & region,
+    guint8 * out, cudaStream_t stream, GError ** err)
+{
+  guint8 * data = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (src, 0));
+  const gcs::Planes dst = gcs::planes_at (out, &self->out_info);
+  if (region.offsets_only)
+    return gcs::copy_planes (gcs::region_planes (data, region), dst, &self->out_info,
+        cudaMemcpyDeviceToHost, stream, err);
+
+  /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
+   * cannot express it. Copy the region on the GPU as videocrop copies it,
+   * then download that. */
+  const gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
+  GstBuffer * staged = self->scratch->frame (device, &self->out_info, err);
+  if (!staged)
+    return FALSE;
+  GstVideoInfo staged_layout;
+  guint8 * mid = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (staged, 0));
+  gboolean ok =
+      gcs::buffer_layout (
+          staged, &self->out_info, &staged_layout, gst_buffer_get_size (staged), err) &&
+      gcs::launch_region_copy (data, region, mid, &staged_layout, stream, err) &&
+      gcs::copy_planes (gcs::planes_at (mid, &staged_layout), dst, &self->out_info,
+          cudaMemcpyDeviceToHost, stream, err);
+  /* Written and read on our stream only: stream order protects its reuse. */
+  gst_buffer_unref (staged);
+  return ok;
+}
+
 /* Enqueues the device-to-host copy of `inbuf` into a pinned frame. */
 static GstFlowReturn
 enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  if (!gst_cs_base_transform_make_current (base))
-    return GST_FLOW_ERROR;
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
-
   GstMemory * mem =
       gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) : NULL;
   if (!gst_is_cs_memory (mem)) {
@@ -186,31 +220,47 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
         (NULL));
     return GST_FLOW_ERROR;
   }
-  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-
   GError * err = NULL;
-  GstVideoInfo src_layout;
+  gcs::DeviceGuard guard (device, &err);
+  if (!guard.ok ()) {
+    GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
+    return GST_FLOW_ERROR;
+  }
+  /* A frame of another device is copied to ours first. */
+  GstBuffer * src = NULL;
+  if (gcs::on_other_device (inbuf, device)) {
+    if (!gcs::import_from_other_device (
+            inbuf, device, stream, *self->scratch_import, &src, &err)) {
+      GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+      return GST_FLOW_ERROR;
+    }
+  } else {
+    src = gst_buffer_ref (inbuf);
+  }
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (src);
+    return ret;
+  }
+
+  gcs::Region region;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
-  gboolean ok = gcs::buffer_layout (inbuf, &self->in_info, &src_layout,
-                    gst_buffer_get_size (inbuf), &err) &&
-                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
-                gcs::copy_planes (
-                    gcs::planes_at (gst_cs_memory_get_device_pointer (mem), &src_layout),
-                    gcs::planes_at (map.data, &self->out_info), &self->out_info,
-                    cudaMemcpyDeviceToHost, stream, &err);
+  gboolean ok = gcs::locate_visible (
+                    src, &self->in_info, gst_buffer_get_size (src), &region, &err) &&
+                gst_cs_sync_meta_wait (src, stream, &err) &&
+                download_region (self, src, region, map.data, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
+  if (meta) /* upstream's pool makes its next writer of the memory wait for us */
+    gst_cs_sync_meta_add_reader (meta, src);
+  gst_buffer_unref (src);
   if (!meta) {
     gst_clear_buffer (outbuf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
     return GST_FLOW_ERROR;
   }
-  /* Upstream's pool makes its next writer of this memory wait for us. */
-  gst_cs_sync_meta_add_reader (meta, inbuf);
   gst_buffer_copy_into (*outbuf, inbuf,
       (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   return GST_FLOW_OK;
@@ -346,6 +396,8 @@ stop (GstBaseTransform * trans)
   auto * self = GST_CS_DOWNLOAD (trans);
   discard (self);
   gst_clear_object (&self->pool);
+  self->scratch->reset ();
+  self->scratch_import->reset ();
   return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)->stop (trans);
 }
 
@@ -395,6 +447,8 @@ finalize (GObject * object)
   auto * self = GST_CS_DOWNLOAD (object);
   discard (self);
   delete self->pending;
+  delete self->scratch;
+  delete self->scratch_import;
   G_OBJECT_CLASS (gst_cs_download_parent_class)->finalize (object);
 }
 
@@ -458,4 +512,6 @@ gst_cs_download_init (GstCsDownload * self)
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->spin_wait = DEFAULT_SPIN_WAIT;
   self->pending = new std::deque<GstBuffer *>;
+  self->scratch = new gcs::ScratchPool;
+  self->scratch_import = new gcs::ScratchPool;
 }

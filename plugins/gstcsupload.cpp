@@ -21,9 +21,12 @@
 #include "gstcsupload.h"
 
 #include "gstcsbufferpool.h"
+#include "gstcscropcopy.hpp"
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror.h"
 #include "gstcsframe.hpp"
 #include "gstcsmemory.h"
+#include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory.h"
 #include "gstcssyncmeta.h"
 #include "gstcsvideo.h"
@@ -37,6 +40,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 struct _GstCsUpload {
   GstCsBaseTransform parent;
   GstVideoInfo in_info;
+  gcs::ScratchPool * scratch; /* intermediate frames and copies across devices */
 };
 
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
@@ -144,56 +148,106 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   return TRUE;
 }
 
-/* A host pointer the copy engine reads asynchronously, unknown to us: the
- * caller may reuse the memory as soon as we return, so wait for the copy. */
-static gboolean
-is_foreign_pinned (GstBuffer * inbuf, const guint8 * data)
+/* How the copy engine can read the input's host memory. */
+enum class HostMemory {
+  OUR_POOL, /* pinned, of our pinned pool: it waits for our copy before reuse */
+  PINNED,   /* pinned elsewhere: read asynchronously, and its owner may rewrite
+               it as soon as we let go, so we wait for the copy (counted) */
+  PAGEABLE, /* CUDA stages it, and waits for the stream first (counted) */
+};
+
+static HostMemory
+classify_input (GstBuffer * inbuf, const guint8 * data)
 {
-  if (gst_buffer_n_memory (inbuf) == 1 &&
+  /* Only the pool knows to wait before handing the memory out again: the
+   * pinned allocator alone is no guarantee (a producer may keep its own ring
+   * of pinned buffers). */
+  if (inbuf->pool && GST_IS_CS_PINNED_BUFFER_POOL (inbuf->pool) &&
+      gst_buffer_n_memory (inbuf) == 1 &&
       gst_is_cs_pinned_memory (gst_buffer_peek_memory (inbuf, 0)))
-    return FALSE;
+    return HostMemory::OUR_POOL;
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes (&attr, data) != cudaSuccess) {
     (void)cudaGetLastError ();
-    return FALSE;
+    return HostMemory::PAGEABLE;
   }
-  return attr.type == cudaMemoryTypeHost;
+  return attr.type == cudaMemoryTypeHost ? HostMemory::PINNED : HostMemory::PAGEABLE;
+}
+
+/* Enqueues the copy of the input's visible region (all of it, or what its
+ * crop meta marks) into the device frame of `outbuf`. */
+static gboolean
+upload_region (GstCsUpload * self, guint8 * data, const gcs::Region & region,
+    GstBuffer * outbuf, cudaStream_t stream, GstCsWaitCounter * pageable, GError ** err)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GstVideoInfo dst_layout;
+  if (!gcs::buffer_layout (
+          outbuf, &self->in_info, &dst_layout, gst_buffer_get_size (outbuf), err))
+    return FALSE;
+  guint8 * dst = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0));
+  if (region.offsets_only)
+    return gcs::copy_planes (gcs::region_planes (data, region),
+        gcs::planes_at (dst, &dst_layout), &self->in_info, cudaMemcpyHostToDevice, stream,
+        err, pageable);
+
+  /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
+   * cannot express it. Upload the whole frame, then copy the region on the
+   * GPU as videocrop copies it. */
+  GstVideoInfo whole;
+  gst_video_info_set_format (&whole, GST_VIDEO_INFO_FORMAT (&region.frame),
+      GST_VIDEO_INFO_WIDTH (&region.frame), GST_VIDEO_INFO_HEIGHT (&region.frame));
+  GstBuffer * staged =
+      self->scratch->frame (gst_cs_base_transform_get_device (base), &whole, err);
+  if (!staged)
+    return FALSE;
+  GstVideoInfo staged_layout;
+  guint8 * mid = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (staged, 0));
+  gboolean ok = gcs::buffer_layout (
+                    staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
+                gcs::copy_planes (gcs::planes_at (data, &region.frame),
+                    gcs::planes_at (mid, &staged_layout), &whole, cudaMemcpyHostToDevice,
+                    stream, err, pageable) &&
+                gcs::launch_region_copy (mid, gcs::region_in (region, &staged_layout),
+                    dst, &dst_layout, stream, err);
+  /* Written and read on our stream only: stream order protects its reuse. */
+  gst_buffer_unref (staged);
+  return ok;
 }
 
 static GstFlowReturn
-transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto * self = GST_CS_UPLOAD (trans);
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  if (!gst_cs_base_transform_make_current (base))
-    return GST_FLOW_ERROR;
   const gint device = gst_cs_base_transform_get_device (base);
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
-
+  GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
+  GError * err = NULL;
+  gcs::DeviceGuard guard (device, &err);
+  if (!guard.ok ()) {
+    GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
+    return GST_FLOW_ERROR;
+  }
   GstMapInfo map;
   if (!gst_buffer_map (inbuf, &map, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  GError * err = NULL;
-  GstVideoInfo src_layout, dst_layout;
-  GstMemory * dmem = gst_buffer_peek_memory (outbuf, 0);
-  gboolean ok = gcs::buffer_layout (inbuf, &self->in_info, &src_layout, map.size, &err) &&
-                gcs::buffer_layout (outbuf, &self->in_info, &dst_layout,
-                    gst_buffer_get_size (outbuf), &err) &&
+  const HostMemory kind = classify_input (inbuf, map.data);
+  gcs::Region region;
+  gboolean ok = gcs::locate_visible (inbuf, &self->in_info, map.size, &region, &err) &&
                 gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                gcs::copy_planes (gcs::planes_at (map.data, &src_layout),
-                    gcs::planes_at (gst_cs_memory_get_device_pointer (dmem), &dst_layout),
-                    &self->in_info, cudaMemcpyHostToDevice, stream, &err);
+                upload_region (self, map.data, region, outbuf, stream,
+                    kind == HostMemory::PAGEABLE ? waits : NULL, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (meta) {
     /* Our pinned pool waits for this event before the producer reuses it. */
     gst_cs_sync_meta_add_reader (meta, inbuf);
-    if (is_foreign_pinned (inbuf, map.data)) {
+    if (kind == HostMemory::PINNED) {
       GST_LOG_OBJECT (self, "input is pinned memory we do not own: waiting");
-      ok = gst_cs_host_wait_event (
-          meta->event, gst_cs_base_transform_get_waits (base), &err);
+      ok = gst_cs_host_wait_event (meta->event, waits, &err);
     }
   }
   gst_buffer_unmap (inbuf, &map);
@@ -202,6 +256,43 @@ transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
     return GST_FLOW_ERROR;
   }
   return GST_FLOW_OK;
+}
+
+/* Device input passes through, unless it lives on another device: then it is
+ * copied across (the policy for frames from another device). */
+static GstFlowReturn
+gst_cs_upload_prepare_output_buffer (
+    GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  auto * self = GST_CS_UPLOAD (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  const gint device = gst_cs_base_transform_get_device (base);
+  if (!gst_base_transform_is_passthrough (trans) || !gcs::on_other_device (inbuf, device))
+    return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)
+        ->prepare_output_buffer (trans, inbuf, outbuf);
+  GError * err = NULL;
+  gcs::DeviceGuard guard (device, &err);
+  if (!guard.ok () ||
+      !gcs::import_from_other_device (inbuf, device,
+          gst_cs_base_transform_get_stream (base), *self->scratch, outbuf, &err)) {
+    GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cs_upload_stop (GstBaseTransform * trans)
+{
+  GST_CS_UPLOAD (trans)->scratch->reset ();
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)->stop (trans);
+}
+
+static void
+gst_cs_upload_finalize (GObject * object)
+{
+  delete GST_CS_UPLOAD (object)->scratch;
+  G_OBJECT_CLASS (gst_cs_upload_parent_class)->finalize (object);
 }
 
 static void
@@ -223,12 +314,18 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   trans_class->set_caps = set_caps;
   trans_class->propose_allocation = propose_allocation;
   trans_class->decide_allocation = decide_allocation;
-  trans_class->transform = transform;
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_upload_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_upload_transform);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_upload_stop);
+  G_OBJECT_CLASS (klass)->finalize = gst_cs_upload_finalize;
 
   GST_DEBUG_CATEGORY_INIT (
       gst_cs_upload_debug, "cudaupload", 0, "gst-cudastreams upload");
 }
 
 static void
-gst_cs_upload_init (GstCsUpload *)
-{}
+gst_cs_upload_init (GstCsUpload * self)
+{
+  self->scratch = new gcs::ScratchPool;
+}

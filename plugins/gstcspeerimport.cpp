@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcspeerimport.hpp"
+
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "gstcserror.h"
+#include "gstcsmemory.h"
+#include "gstcssyncmeta.h"
+
+namespace gcs {
+
+bool
+on_other_device (GstBuffer * buffer, gint device)
+{
+  if (gst_buffer_n_memory (buffer) != 1)
+    return false;
+  GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cs_memory (mem) &&
+         reinterpret_cast<GstCsMemory *> (mem)->device_id != device;
+}
+
+/* Direct copies between the two devices where they allow it (once per pair
+ * and process); otherwise CUDA copies through host memory by itself. The
+ * calling thread has `device` current. */
+static void
+allow_peer_copies (gint device, gint peer)
+{
+  static std::mutex lock;
+  static std::set<std::pair<gint, gint>> tried;
+  std::lock_guard<std::mutex> guard (lock);
+  if (!tried.insert ({ device, peer }).second)
+    return;
+  int can = 0;
+  if (cudaDeviceCanAccessPeer (&can, device, peer) == cudaSuccess && can)
+    (void)cudaDeviceEnablePeerAccess (peer, 0); /* already enabled: fine */
+  (void)cudaGetLastError ();
+}
+
+/* The copy has the same layout. (gst_buffer_copy_into would leave the video
+ * meta out: it is tagged with the memory, which it does not copy.) */
+static void
+copy_layout_metas (GstBuffer * dst, GstBuffer * src)
+{
+  if (const GstVideoMeta * vm = gst_buffer_get_video_meta (src))
+    gst_buffer_add_video_meta_full (dst, vm->flags, vm->format, vm->width, vm->height,
+        vm->n_planes, const_cast<gsize *> (vm->offset), const_cast<gint *> (vm->stride));
+  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (src)) {
+    GstVideoCropMeta * d = gst_buffer_add_video_crop_meta (dst);
+    d->x = cm->x;
+    d->y = cm->y;
+    d->width = cm->width;
+    d->height = cm->height;
+  }
+}
+
+bool
+import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
+    ScratchPool & pool, GstBuffer ** local, GError ** error)
+{
+  GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
+  const gint peer = reinterpret_cast<GstCsMemory *> (mem)->device_id;
+  allow_peer_copies (device, peer);
+  GstBuffer * out = pool.bytes (device, mem->size, error);
+  if (!out)
+    return false;
+  gst_buffer_copy_into (out, buffer,
+      (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+  copy_layout_metas (out, buffer);
+  GstMemory * dst = gst_buffer_peek_memory (out, 0);
+  GstCsSyncMeta * meta = NULL;
+  if (gst_cs_buffer_wait_writable (out, stream, error) &&
+      gst_cs_sync_meta_wait (buffer, stream, error) &&
+      GST_CS_CHECK (cudaMemcpyPeerAsync (gst_cs_memory_get_device_pointer (dst), device,
+                        gst_cs_memory_get_device_pointer (mem), peer, mem->size, stream),
+          error))
+    meta = gst_cs_sync_meta_record (out, device, stream, error);
+  if (!meta) {
+    gst_buffer_unref (out);
+    return false;
+  }
+  gst_cs_sync_meta_add_reader (meta, buffer);
+  *local = out;
+  return true;
+}
+
+} // namespace gcs
