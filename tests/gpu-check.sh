@@ -1,27 +1,62 @@
 #!/usr/bin/env bash
-# On the GPU machine (see README): build, run the whole test suite and the
-# main job, print a short summary last. Needs the .gpu/ bundle
-# (../shared/gpu/bundle) when the machine has no GStreamer.
+# On the GPU machine (see README): build, run the whole test suite, run the
+# GPU suites again under compute-sanitizer memcheck (out-of-bounds accesses in
+# kernels and copies), then an optional extra command; a short summary last.
+# Needs the .gpu/ bundle (../shared/gpu/bundle) when the machine has no
+# GStreamer.
 #   tests/gpu-check.sh [extra command to run after the tests]
+# Env: BUILD_DIR (default /tmp/gcs-build), OUT (default /tmp/gcs-out),
+#   GPU_ARCHS (default 90), MEMCHECK=0 (skip memcheck), MEMCHECK_GPU=N (run
+#   memcheck on GPU N alone, beside the plain run and the extra command, on a
+#   machine with several GPUs), MEMCHECK_SECONDS (its time limit, default 420).
 set -u
 cd "$(dirname "$0")/.."
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 B=${BUILD_DIR:-/tmp/gcs-build}
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
-if ! { meson setup "$B" --wipe -Dgpu_archs="${GPU_ARCHS:-90}" > "$OUT/setup.log" 2>&1 &&
+if ! { { [ -f "$B/build.ninja" ] ||
+         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" > "$OUT/setup.log" 2>&1; } &&
        ninja -C "$B" > "$OUT/build.log" 2>&1; }; then
-  tail -40 "$OUT/setup.log"; grep -B2 -A6 -E "error" "$OUT/build.log" | head -80
+  tail -40 "$OUT/setup.log" 2> /dev/null; grep -B2 -A6 -E "error" "$OUT/build.log" | head -80
   echo "SUMMARY: build failed"; exit 1
 fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
-meson test -C "$B" --print-errorlogs --num-processes 2 > "$OUT/meson-test.txt" 2>&1
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+
+# compute-sanitizer: every GPU test binary under memcheck; any error fails it.
+memcheck() {
+  local sanitizer
+  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" --suite gpu --no-rebuild \
+    --timeout-multiplier 10 --logbase memcheck \
+    --wrapper "$sanitizer --tool memcheck --error-exitcode 66 --print-limit 20" \
+    > "$OUT/memcheck.txt" 2>&1
+  echo $? > "$OUT/memcheck.rc"
+}
+if [ "${MEMCHECK:-1}" != 0 ] && [ -n "${MEMCHECK_GPU:-}" ]; then
+  (CUDA_VISIBLE_DEVICES=$MEMCHECK_GPU memcheck) &
+  memcheck_pid=$!
+fi
+
+meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 2 > "$OUT/meson-test.txt" 2>&1
 rc=$?
 cp "$B/meson-logs/testlog.txt" "$OUT/" 2>/dev/null
 if [ $rc -ne 0 ]; then
   grep -E "FAIL|Assertion|Failure|:E:|error" "$OUT/meson-test.txt" | head -40
 fi
 if [ $# -gt 0 ]; then "$@"; fi
-echo "=== $(date -u +%F) on ${gpu:-unknown GPU}"
+if [ "${MEMCHECK:-1}" != 0 ]; then
+  if [ -n "${memcheck_pid:-}" ]; then wait "$memcheck_pid"; else memcheck; fi
+fi
+
+echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}"
 grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$OUT/meson-test.txt"
+if [ -f "$OUT/memcheck.rc" ]; then
+  echo "--- compute-sanitizer memcheck (exit $(cat "$OUT/memcheck.rc"); 124 = time limit)"
+  grep -E "^ *[0-9]+/[0-9]+ " "$OUT/memcheck.txt"
+  grep -hE "ERROR SUMMARY" "$OUT/memcheck.txt" "$B"/meson-logs/memcheck.txt 2>/dev/null |
+    sort | uniq -c
+  [ "$(cat "$OUT/memcheck.rc")" = 0 ] || rc=1
+fi
 exit $rc
