@@ -16,6 +16,8 @@
 
 namespace testutil {
 
+/* --- the GPU ------------------------------------------------------------ */
+
 bool
 gpu_available (std::string * why)
 {
@@ -56,23 +58,7 @@ runtime_host_blocks ()
   return on_stand_in () ? fakecuda_host_blocks_total () : 0;
 }
 
-GstElement *
-make_ours (const char * factory)
-{
-  GstElement * e = gst_element_factory_make (factory, NULL);
-  fail_unless (e != NULL, "cannot create %s", factory);
-  GstPlugin * plugin =
-      gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (gst_element_get_factory (e)));
-  fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
-  gst_object_unref (plugin);
-  return e;
-}
-
-GstElement *
-by_name (GstElement * pipeline, const char * name)
-{
-  return gst_bin_get_by_name (GST_BIN (pipeline), name);
-}
+/* --- capturing frames --------------------------------------------------- */
 
 Captured::Captured ()
 {
@@ -118,6 +104,13 @@ capture_pad (GstPad * pad, Captured * into)
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, into, NULL);
 }
 
+void
+capture_pad (
+    GstElement * pipeline, const char * element, const char * pad, Captured * into)
+{
+  add_probe (pipeline, element, pad, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, into);
+}
+
 static GstFlowReturn
 new_sample (GstAppSink * sink, gpointer user)
 {
@@ -140,138 +133,13 @@ capture_appsink (GstElement * appsink, Captured * into)
   gst_app_sink_set_callbacks (GST_APP_SINK (appsink), &cb, into, NULL);
 }
 
-std::string
-run_to_eos (GstElement * pipeline, GstClockTime timeout, guint64 * waits_at_eos)
+void
+capture_appsink (GstElement * pipeline, const char * appsink, Captured * into)
 {
-  std::string result;
-  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
-    result = "state change to PLAYING failed";
-  GstBus * bus = gst_element_get_bus (pipeline);
-  GstMessage * msg = gst_bus_timed_pop_filtered (
-      bus, timeout, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  if (waits_at_eos)
-    *waits_at_eos = gst_cs_host_waits_total ();
-  if (!msg) {
-    result = "timed out waiting for EOS";
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError * err = NULL;
-    gchar * dbg = NULL;
-    gst_message_parse_error (msg, &err, &dbg);
-    result = std::string ("error from ") + GST_OBJECT_NAME (msg->src) + ": " +
-             err->message + " (" + (dbg ? dbg : "") + ")";
-    g_error_free (err);
-    g_free (dbg);
-  }
-  if (msg)
-    gst_message_unref (msg);
-  gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  return result;
-}
-
-static std::string
-compare_planes (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
-    const GstVideoInfo * ib, bool videocrop_rows)
-{
-  if (GST_VIDEO_INFO_FORMAT (ia) != GST_VIDEO_INFO_FORMAT (ib) ||
-      ia->width != ib->width || ia->height != ib->height)
-    return std::string ("frame descriptions differ: ") + GST_VIDEO_INFO_NAME (ia) + " " +
-           std::to_string (ia->width) + "x" + std::to_string (ia->height) + " vs " +
-           GST_VIDEO_INFO_NAME (ib) + " " + std::to_string (ib->width) + "x" +
-           std::to_string (ib->height);
-  GstVideoFrame fa, fb;
-  if (!gst_video_frame_map (&fa, const_cast<GstVideoInfo *> (ia), a, GST_MAP_READ))
-    return "cannot map the first frame";
-  if (!gst_video_frame_map (&fb, const_cast<GstVideoInfo *> (ib), b, GST_MAP_READ)) {
-    gst_video_frame_unmap (&fa);
-    return "cannot map the second frame";
-  }
-  std::string diff;
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa) && diff.empty (); p++) {
-    gsize row = gst_cs_video_plane_row_bytes (ia, p);
-    if (videocrop_rows && GST_VIDEO_FORMAT_INFO_IS_YUV (ia->finfo) &&
-        GST_VIDEO_INFO_N_PLANES (ia) == 1 && GST_VIDEO_INFO_COMP_PSTRIDE (ia, 0) == 2)
-      row = 2 * (gsize)ia->width; /* packed 4:2:2 */
-    guint rows = gst_cs_video_plane_rows (ia, p);
-    for (guint y = 0; y < rows; y++) {
-      const guint8 * ra = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
-                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
-      const guint8 * rb = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
-                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
-      if (std::memcmp (ra, rb, row) != 0) {
-        gsize x = 0;
-        while (ra[x] == rb[x])
-          x++;
-        char text[160];
-        std::snprintf (text, sizeof text, "%s %dx%d: plane %u row %u byte %zu: %u != %u",
-            GST_VIDEO_INFO_NAME (ia), ia->width, ia->height, p, y, x, ra[x], rb[x]);
-        diff = text;
-        break;
-      }
-    }
-  }
-  gst_video_frame_unmap (&fa);
-  gst_video_frame_unmap (&fb);
-  return diff;
-}
-
-std::string
-compare_frames (
-    GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoInfo * ib)
-{
-  return compare_planes (a, ia, b, ib, false);
-}
-
-std::string
-compare_cropped (
-    GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoInfo * ib)
-{
-  return compare_planes (a, ia, b, ib, true);
-}
-
-std::string
-compare_all_cropped (Captured & expected, Captured & got)
-{
-  if (expected.buffers.empty ())
-    return "no reference frames were captured";
-  if (expected.buffers.size () != got.buffers.size ())
-    return "frame count differs: " + std::to_string (expected.buffers.size ()) +
-           " expected, " + std::to_string (got.buffers.size ()) + " got";
-  for (size_t i = 0; i < expected.buffers.size (); i++) {
-    std::string d = compare_cropped (
-        expected.buffers[i], &expected.infos[i], got.buffers[i], &got.infos[i]);
-    if (!d.empty ())
-      return "frame " + std::to_string (i) + ": " + d;
-  }
-  return "";
-}
-
-std::string
-compare_all (Captured & expected, Captured & got)
-{
-  if (expected.buffers.empty ())
-    return "no reference frames were captured";
-  if (expected.buffers.size () != got.buffers.size ())
-    return "frame count differs: " + std::to_string (expected.buffers.size ()) + " in, " +
-           std::to_string (got.buffers.size ()) + " out";
-  for (size_t i = 0; i < expected.buffers.size (); i++) {
-    std::string d =
-        compare_frames (expected.buffers[i], &expected.info, got.buffers[i], &got.info);
-    if (!d.empty ())
-      return "frame " + std::to_string (i) + ": " + d;
-  }
-  return "";
-}
-
-bool
-sink_accepts (GstElement * element, const char * caps_str)
-{
-  GstPad * sink = gst_element_get_static_pad (element, "sink");
-  GstCaps * caps = gst_caps_from_string (caps_str);
-  bool ok = gst_pad_query_accept_caps (sink, caps);
-  gst_caps_unref (caps);
+  GstElement * sink = by_name (pipeline, appsink);
+  fail_unless (sink != NULL, "no appsink %s", appsink);
+  capture_appsink (sink, into);
   gst_object_unref (sink);
-  return ok;
 }
 
 void
@@ -285,6 +153,252 @@ fill_random (guint8 * data, gsize size, guint32 seed)
   }
   for (; i < size; i++)
     data[i] = (guint8)rng ();
+}
+
+/* --- elements ----------------------------------------------------------- */
+
+static void
+expect_ours (GstElement * e)
+{
+  GstElementFactory * factory = gst_element_get_factory (e);
+  GstPlugin * plugin =
+      factory ? gst_plugin_feature_get_plugin (GST_PLUGIN_FEATURE (factory)) : NULL;
+  fail_unless (plugin != NULL, "%s: no plugin", GST_OBJECT_NAME (e));
+  fail_unless (!strcmp (gst_plugin_get_name (plugin), "cudastreams"),
+      "%s comes from the plugin %s, not cudastreams", GST_OBJECT_NAME (e),
+      gst_plugin_get_name (plugin));
+  gst_object_unref (plugin);
+}
+
+GstElement *
+make_ours (const char * factory)
+{
+  GstElement * e = gst_element_factory_make (factory, NULL);
+  fail_unless (e != NULL, "cannot create %s", factory);
+  expect_ours (e);
+  return e;
+}
+
+GstBus *
+watch_bus (GstElement * element)
+{
+  GstBus * bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
+  return bus;
+}
+
+/* "source: message (debug)" of an ERROR or WARNING message. */
+static std::string
+describe (GstMessage * msg)
+{
+  GError * err = NULL;
+  gchar * dbg = NULL;
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, &dbg);
+  else
+    gst_message_parse_warning (msg, &err, &dbg);
+  std::string text = std::string (GST_OBJECT_NAME (msg->src)) + ": " + err->message +
+                     " (" + (dbg ? dbg : "") + ")";
+  g_error_free (err);
+  g_free (dbg);
+  return text;
+}
+
+std::string
+pop_messages (GstBus * bus, GstMessageType type)
+{
+  std::string text;
+  while (GstMessage * msg = gst_bus_pop_filtered (bus, type)) {
+    text += describe (msg) + "\n";
+    gst_message_unref (msg);
+  }
+  return text;
+}
+
+/* --- pipelines ---------------------------------------------------------- */
+
+GstElement *
+by_name (GstElement * pipeline, const char * name)
+{
+  return gst_bin_get_by_name (GST_BIN (pipeline), name);
+}
+
+guint64
+host_waits (GstElement * element)
+{
+  guint64 waits = G_MAXUINT64;
+  g_object_get (element, "host-waits", &waits, NULL);
+  return waits;
+}
+
+guint64
+host_waits (GstElement * pipeline, const char * name)
+{
+  GstElement * e = by_name (pipeline, name);
+  fail_unless (e != NULL, "no element %s", name);
+  const guint64 waits = host_waits (e);
+  gst_object_unref (e);
+  return waits;
+}
+
+void
+add_probe (GstElement * pipeline, const char * element, const char * pad,
+    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data)
+{
+  GstElement * e = by_name (pipeline, element);
+  fail_unless (e != NULL, "no element %s", element);
+  GstPad * p = gst_element_get_static_pad (e, pad);
+  fail_unless (p != NULL, "%s has no pad %s", element, pad);
+  gst_pad_add_probe (p, type, callback, user_data, NULL);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+Outcome
+run_to_end (GstElement * pipeline, GstClockTime timeout, guint64 * waits_at_eos)
+{
+  Outcome result;
+  if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    result.error = "state change to PLAYING failed";
+  GstBus * bus = gst_element_get_bus (pipeline);
+  const gint64 deadline = g_get_monotonic_time () + timeout / GST_USECOND;
+  for (;;) {
+    const gint64 left = deadline - g_get_monotonic_time ();
+    GstMessage * msg = gst_bus_timed_pop_filtered (bus, MAX (left, 0) * GST_USECOND,
+        (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
+    if (!msg) {
+      result.error = "timed out waiting for EOS";
+      break;
+    }
+    const GstMessageType type = GST_MESSAGE_TYPE (msg);
+    if (type == GST_MESSAGE_WARNING)
+      result.warnings += describe (msg) + "\n";
+    else if (type == GST_MESSAGE_ERROR)
+      result.error = "error from " + describe (msg);
+    else
+      result.eos = result.error.empty ();
+    gst_message_unref (msg);
+    if (type != GST_MESSAGE_WARNING)
+      break;
+  }
+  if (waits_at_eos)
+    *waits_at_eos = gst_cs_host_waits_total ();
+  gst_object_unref (bus);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  return result;
+}
+
+void
+run_to_eos (GstElement * pipeline, const char * what, GstClockTime timeout,
+    guint64 * waits_at_eos)
+{
+  Outcome outcome = run_to_end (pipeline, timeout, waits_at_eos);
+  fail_unless (outcome.eos, "%s%s%s", what, *what ? ": " : "", outcome.error.c_str ());
+}
+
+/* --- references and comparisons ----------------------------------------- */
+
+/* The index of the first byte where rows a and b differ; n when equal. */
+static gsize
+first_difference (const guint8 * a, const guint8 * b, gsize n)
+{
+  if (std::memcmp (a, b, n) == 0)
+    return n;
+  gsize x = 0;
+  while (a[x] == b[x])
+    x++;
+  return x;
+}
+
+static void
+assert_planes_equal (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, bool videocrop_rows, const char * what)
+{
+  fail_unless (GST_VIDEO_INFO_FORMAT (ia) == GST_VIDEO_INFO_FORMAT (ib) &&
+                   ia->width == ib->width && ia->height == ib->height,
+      "%s: frame descriptions differ: %s %dx%d vs %s %dx%d", what,
+      GST_VIDEO_INFO_NAME (ia), ia->width, ia->height, GST_VIDEO_INFO_NAME (ib),
+      ib->width, ib->height);
+  GstVideoFrame fa, fb;
+  fail_unless (
+      gst_video_frame_map (&fa, const_cast<GstVideoInfo *> (ia), a, GST_MAP_READ),
+      "%s: cannot map the first frame", what);
+  fail_unless (
+      gst_video_frame_map (&fb, const_cast<GstVideoInfo *> (ib), b, GST_MAP_READ),
+      "%s: cannot map the second frame", what);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&fa); p++) {
+    gsize row = gst_cs_video_plane_row_bytes (ia, p);
+    if (videocrop_rows && GST_VIDEO_FORMAT_INFO_IS_YUV (ia->finfo) &&
+        GST_VIDEO_INFO_N_PLANES (ia) == 1 && GST_VIDEO_INFO_COMP_PSTRIDE (ia, 0) == 2)
+      row = 2 * (gsize)ia->width; /* packed 4:2:2 */
+    const guint rows = gst_cs_video_plane_rows (ia, p);
+    for (guint y = 0; y < rows; y++) {
+      const guint8 * ra = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fa, p) +
+                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fa, p);
+      const guint8 * rb = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&fb, p) +
+                          (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&fb, p);
+      const gsize x = first_difference (ra, rb, row);
+      fail_unless (x == row, "%s: %s %dx%d: plane %u row %u byte %zu: %u != %u", what,
+          GST_VIDEO_INFO_NAME (ia), ia->width, ia->height, p, y, x, ra[x], rb[x]);
+    }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+}
+
+void
+assert_frames_equal (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, const char * what)
+{
+  assert_planes_equal (a, ia, b, ib, false, what);
+}
+
+void
+assert_cropped_equal (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, const char * what)
+{
+  assert_planes_equal (a, ia, b, ib, true, what);
+}
+
+/* Frame by frame, with the caps of each (cropped: videocrop's frames) or of
+ * the last. */
+static void
+assert_lists_equal (Captured & expected, Captured & got, bool cropped, const char * what)
+{
+  fail_if (expected.buffers.empty (), "%s: no reference frames were captured", what);
+  fail_unless (expected.buffers.size () == got.buffers.size (),
+      "%s: frame count differs: %zu expected, %zu got", what, expected.buffers.size (),
+      got.buffers.size ());
+  for (size_t i = 0; i < expected.buffers.size (); i++) {
+    gchar * frame = g_strdup_printf ("%s: frame %zu", what, i);
+    assert_planes_equal (expected.buffers[i],
+        cropped ? &expected.infos[i] : &expected.info, got.buffers[i],
+        cropped ? &got.infos[i] : &got.info, cropped, frame);
+    g_free (frame);
+  }
+}
+
+void
+assert_all_frames_equal (Captured & expected, Captured & got, const char * what)
+{
+  assert_lists_equal (expected, got, false, what);
+}
+
+void
+assert_all_cropped_equal (Captured & expected, Captured & got, const char * what)
+{
+  assert_lists_equal (expected, got, true, what);
+}
+
+bool
+sink_accepts (GstElement * element, const char * caps_str)
+{
+  GstPad * sink = gst_element_get_static_pad (element, "sink");
+  GstCaps * caps = gst_caps_from_string (caps_str);
+  bool ok = gst_pad_query_accept_caps (sink, caps);
+  gst_caps_unref (caps);
+  gst_object_unref (sink);
+  return ok;
 }
 
 } // namespace testutil

@@ -1,5 +1,10 @@
-// Helpers shared by the tests: GPU detection, running pipelines, capturing
-// the frames that enter an element, and comparing frames pixel by pixel.
+// Helpers shared by the tests: GPU detection, pipelines of our elements, capturing the frames that enter or leave an element, and
+// comparing frames pixel by pixel.
+//
+// The helpers that check something fail the test where they find the
+// failure (gst-check's fail_unless works inside them); `what` names the case
+// (format, size, crop, path) in their messages. Call them from the test's
+// thread only: a failure on a streaming thread cannot stop the test.
 #pragma once
 
 #include <string>
@@ -9,6 +14,8 @@
 #include <gst/video/video.h>
 
 namespace testutil {
+
+/* --- the GPU ------------------------------------------------------------ */
 
 // True when a CUDA device can be used; otherwise `why` says why not.
 bool gpu_available (std::string *why);
@@ -26,12 +33,7 @@ bool on_stand_in ();
 // it can tell (the stand-in counts them); 0 on a real runtime.
 guint64 runtime_host_blocks ();
 
-// A new element of `factory`, failing the test unless it comes from our
-// plugin "cudastreams" (nvcodec registers the same element names).
-GstElement * make_ours (const char * factory);
-
-// The element of `pipeline` named `name` (a new reference).
-GstElement *by_name (GstElement *pipeline, const char *name);
+/* --- capturing frames --------------------------------------------------- */
 
 // Copies (deeply) every buffer that passes `pad` into `frames`, with the caps
 // it had, so a test can compare what entered an element with what came out.
@@ -45,36 +47,84 @@ struct Captured {
   ~Captured ();
 };
 void capture_pad (GstPad *pad, Captured *into);
+void capture_pad (GstElement *pipeline, const char *element, const char *pad,
+    Captured *into);
 void capture_appsink (GstElement *appsink, Captured *into);
+void capture_appsink (GstElement *pipeline, const char *appsink, Captured *into);
 
-// Runs `pipeline` to EOS; returns "" or the text of the first error.
-// When `waits_at_eos` is given, it gets gst_cs_host_waits_total() at EOS,
-// before the pipeline is torn down (freeing pools is a counted host wait).
-std::string run_to_eos (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND,
+// Fills `data` with random bytes (deterministic per seed).
+void fill_random (guint8 *data, gsize size, guint32 seed);
+
+/* --- elements ----------------------------------------------------------- */
+
+// A new element of `factory`, failing the test unless it comes from our
+// plugin "cudastreams" (nvcodec registers the same element names).
+GstElement *make_ours (const char *factory);
+
+// A bus on `element`, which has none outside a pipeline, so that what it
+// posts can be read. Unref it when done.
+GstBus *watch_bus (GstElement *element);
+
+// "source: message (debug)" of each message of `type` (ERROR or WARNING)
+// waiting on `bus`, a line each; they are popped.
+std::string pop_messages (GstBus *bus, GstMessageType type);
+
+/* --- pipelines ---------------------------------------------------------- */
+
+// The element of `pipeline` named `name` (a new reference).
+GstElement *by_name (GstElement *pipeline, const char *name);
+
+// The "host-waits" property of `element`, or of the element of `pipeline`
+// named `name`.
+guint64 host_waits (GstElement *element);
+guint64 host_waits (GstElement *pipeline, const char *name);
+
+// Adds a probe on the pad `pad` of the element `element` of `pipeline`.
+void add_probe (GstElement *pipeline, const char *element, const char *pad,
+    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
+
+// What a pipeline run to its end saw on its bus.
+struct Outcome {
+  bool eos = false;
+  std::string error;    // the first error, or why the run did not end
+  std::string warnings; // "source: message" of each warning, a line each
+};
+
+// Runs `pipeline` to EOS or the first error, then sets it to NULL, and
+// returns what happened: for tests that expect an error. `waits_at_eos`,
+// when given, gets gst_cs_host_waits_total() at the end, before the pipeline
+// is torn down (freeing pools is a counted host wait).
+Outcome run_to_end (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND,
     guint64 *waits_at_eos = nullptr);
 
-// "" when the visible pixels of both frames are equal, else where they differ.
-std::string compare_frames (GstBuffer *a, const GstVideoInfo *ia,
-    GstBuffer *b, const GstVideoInfo *ib);
+// run_to_end(), failing the test with the error (source element, message,
+// debug) unless the pipeline reached EOS.
+void run_to_eos (GstElement *pipeline, const char *what = "",
+    GstClockTime timeout = 120 * GST_SECOND, guint64 *waits_at_eos = nullptr);
 
-// Compares the captured frame lists one by one; "" when all equal.
-std::string compare_all (Captured &expected, Captured &got);
+/* --- references and comparisons ----------------------------------------- */
 
-// Like compare_frames, for frames cropped by CPU videocrop: it copies 2 bytes
-// per pixel of YUY2/UYVY rows, so with an odd width it leaves the second half
-// of the last macro-pixel (a luma sample outside the frame and one chroma
-// byte) undefined; those two bytes are not compared.
-std::string compare_cropped (GstBuffer *a, const GstVideoInfo *ia,
-    GstBuffer *b, const GstVideoInfo *ib);
+// Fails the test unless the visible pixels of both frames are equal, saying
+// where they differ.
+void assert_frames_equal (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
+    const GstVideoInfo *ib, const char *what);
 
-// compare_all with compare_cropped, each frame with its own caps (sizes may
+// Like assert_frames_equal, for frames cropped by CPU videocrop: it copies 2
+// bytes per pixel of YUY2/UYVY rows, so with an odd width it leaves the
+// second half of the last macro-pixel (a luma sample outside the frame and
+// one chroma byte) undefined; those two bytes are not compared.
+void assert_cropped_equal (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
+    const GstVideoInfo *ib, const char *what);
+
+// The captured frame lists, one by one, with the caps of the last frame of
+// each (assert_frames_equal); at least one frame, as many in both.
+void assert_all_frames_equal (Captured &expected, Captured &got, const char *what);
+
+// The same with assert_cropped_equal, each frame with its own caps (sizes may
 // change mid-stream).
-std::string compare_all_cropped (Captured &expected, Captured &got);
+void assert_all_cropped_equal (Captured &expected, Captured &got, const char *what);
 
 // Whether `element`'s sink pad accepts `caps` (an ACCEPT_CAPS query).
-bool sink_accepts (GstElement * element, const char * caps);
-
-// Fills a buffer with random bytes (deterministic per seed).
-void fill_random (guint8 *data, gsize size, guint32 seed);
+bool sink_accepts (GstElement *element, const char *caps);
 
 } // namespace testutil

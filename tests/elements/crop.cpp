@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <cstring>
+#include <vector>
 
 #include "gstcscroprect.h"
 #include "gstcsvideo.h"
@@ -203,8 +204,7 @@ GST_END_TEST;
 GST_START_TEST (test_nothing_left_warns)
 {
   GstElement * e = make_crop ();
-  GstBus * bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
+  GstBus * bus = testutil::watch_bus (e);
   g_object_set (e, "left", 40, "right", 30, NULL);
   GstPad * sink = gst_element_get_static_pad (e, "sink");
   GstCaps * filter =
@@ -240,29 +240,23 @@ GST_START_TEST (test_nothing_left_warns)
 }
 GST_END_TEST;
 
-/* set_caps with the given crop; "" when accepted, else the error posted. */
+/* set_caps with the given crop; "" when accepted, else the error posted
+ * (or "refused" when none was). */
 static std::string
 set_caps (gint left, gint right, gint top, gint bottom, const char * in, const char * out,
     gboolean * passthrough = NULL)
 {
   GstElement * e = make_crop ();
-  GstBus * bus = gst_bus_new ();
-  gst_element_set_bus (e, bus);
+  GstBus * bus = testutil::watch_bus (e);
   g_object_set (e, "left", left, "right", right, "top", top, "bottom", bottom, NULL);
   GstCaps *ic = gst_caps_from_string (in), *oc = gst_caps_from_string (out);
   gboolean ok =
       GST_BASE_TRANSFORM_GET_CLASS (e)->set_caps (GST_BASE_TRANSFORM (e), ic, oc);
   std::string result;
   if (!ok) {
-    result = "refused";
-    GstMessage * msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-    if (msg) {
-      GError * err = NULL;
-      gst_message_parse_error (msg, &err, NULL);
-      result = err->message;
-      g_error_free (err);
-      gst_message_unref (msg);
-    }
+    result = testutil::pop_messages (bus, GST_MESSAGE_ERROR);
+    if (result.empty ())
+      result = "refused";
   }
   if (passthrough)
     *passthrough = gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (e));
@@ -274,27 +268,34 @@ set_caps (gint left, gint right, gint top, gint bottom, const char * in, const c
   return result;
 }
 
+/* set_caps must accept these caps with this crop. */
+static void
+expect_set_caps (gint left, gint right, gint top, gint bottom, const char * in,
+    const char * out, gboolean * passthrough = NULL)
+{
+  std::string err = set_caps (left, right, top, bottom, in, out, passthrough);
+  fail_unless (err.empty (), "l%d r%d t%d b%d, %s to %s: %s", left, right, top, bottom,
+      in, out, err.c_str ());
+}
+
 GST_START_TEST (test_set_caps)
 {
   const char * in = DEV "format=NV12,width=64,height=48,framerate=30/1";
   gboolean pass = TRUE;
-  /* (the result is kept in a variable: the check macro keeps its pointer) */
-  std::string err = set_caps (
+  expect_set_caps (
       3, 5, 1, 2, in, DEV "format=NV12,width=56,height=45,framerate=30/1", &pass);
-  fail_unless (err.empty (), "%s", err.c_str ());
   fail_if (pass);
   /* no crop is no basetransform passthrough either: an upstream crop meta
    * is still applied (buffers without one go through untouched) */
-  err = set_caps (0, 0, 0, 0, in, in, &pass);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  expect_set_caps (0, 0, 0, 0, in, in, &pass);
   fail_if (pass);
   /* automatic: the difference split (or taken by the automatic side) */
-  err = set_caps (-1, -1, -1, 5, in, DEV "format=NV12,width=51,height=31,framerate=30/1");
-  fail_unless (err.empty (), "%s", err.c_str ());
-  err = set_caps (-1, -1, -1, -1, in, in);
-  fail_unless (err.empty (), "%s", err.c_str ());
-  /* refused, with a message that says why */
-  err = set_caps (40, 30, 0, 0, in, DEV "format=NV12,width=1,height=48");
+  expect_set_caps (
+      -1, -1, -1, 5, in, DEV "format=NV12,width=51,height=31,framerate=30/1");
+  expect_set_caps (-1, -1, -1, -1, in, in);
+  /* refused, with a message that says why (the result is kept in a
+   * variable: the check macro keeps its pointer) */
+  std::string err = set_caps (40, 30, 0, 0, in, DEV "format=NV12,width=1,height=48");
   fail_unless (err.find ("Crop leaves nothing") != std::string::npos, "%s", err.c_str ());
   fail_unless (err.find ("left 40 + right 30") != std::string::npos, "%s", err.c_str ());
   err = set_caps (0, 0, 30, 18, in, DEV "format=NV12,width=64,height=1");
@@ -378,9 +379,13 @@ struct Crop {
   gint l, r, t, b;
 };
 
-static std::string
-model_vs_videocrop (const char * format, gint w, gint h, Crop c)
+/* CPU videocrop's crop of random frames against apply_on_cpu's, byte for
+ * byte. */
+static void
+check_model_against_videocrop (const char * format, gint w, gint h, Crop c)
 {
+  gchar * what =
+      g_strdup_printf ("%s %dx%d l%d r%d t%d b%d", format, w, h, c.l, c.r, c.t, c.b);
   GstVideoInfo in_info, out_info;
   GstVideoFormat f = gst_video_format_from_string (format);
   gst_video_info_set_format (&in_info, f, w, h);
@@ -394,9 +399,8 @@ model_vs_videocrop (const char * format, gint w, gint h, Crop c)
   g_free (desc);
   fail_unless (pipeline != NULL);
   GstElement * src = testutil::by_name (pipeline, "src");
-  GstElement * sink = testutil::by_name (pipeline, "out");
   Captured ref;
-  testutil::capture_appsink (sink, &ref);
+  testutil::capture_appsink (pipeline, "out", &ref);
   std::vector<GstBuffer *> inputs;
   for (int i = 0; i < 3; i++) {
     GstBuffer * buf = gst_buffer_new_allocate (NULL, in_info.size, NULL);
@@ -409,20 +413,22 @@ model_vs_videocrop (const char * format, gint w, gint h, Crop c)
     gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::string err = testutil::run_to_eos (pipeline, 20 * GST_SECOND);
-  if (err.empty () && ref.buffers.size () != inputs.size ())
-    err = "videocrop gave " + std::to_string (ref.buffers.size ()) + " frames";
-  for (size_t i = 0; err.empty () && i < inputs.size (); i++) {
+  testutil::run_to_eos (pipeline, what, 20 * GST_SECOND);
+  fail_unless (ref.buffers.size () == inputs.size (), "%s: videocrop gave %zu frames",
+      what, ref.buffers.size ());
+  for (size_t i = 0; i < inputs.size (); i++) {
     GstBuffer * mine = apply_on_cpu (inputs[i], &in_info, c.l, c.t, &out_info);
-    err = testutil::compare_cropped (ref.buffers[i], &ref.infos[i], mine, &out_info);
+    gchar * frame = g_strdup_printf ("%s: frame %zu", what, i);
+    testutil::assert_cropped_equal (
+        ref.buffers[i], &ref.infos[i], mine, &out_info, frame);
+    g_free (frame);
     gst_buffer_unref (mine);
   }
   for (GstBuffer * b : inputs)
     gst_buffer_unref (b);
   gst_object_unref (src);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
-  return err;
+  g_free (what);
 }
 
 GST_START_TEST (test_arithmetic_matches_videocrop)
@@ -439,11 +445,8 @@ GST_START_TEST (test_arithmetic_matches_videocrop)
         { s.w - 1, 0, s.h - 1, 0 },         /* the last pixel */
         { 0, s.w - 1, 0, s.h - 1 },         /* the first pixel */
       };
-      for (Crop c : crops) {
-        std::string err = model_vs_videocrop (f, s.w, s.h, c);
-        fail_unless (err.empty (), "%s %dx%d l%d r%d t%d b%d: %s", f, s.w, s.h, c.l, c.r,
-            c.t, c.b, err.c_str ());
-      }
+      for (Crop c : crops)
+        check_model_against_videocrop (f, s.w, s.h, c);
     }
   }
 }

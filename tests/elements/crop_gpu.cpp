@@ -4,12 +4,12 @@
 // meta and the automatic mode; renegotiates on live property changes; never
 // waits on the host; and turns impossible crops into clear errors.
 #include <gst/app/gstappsrc.h>
-#include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include "gstcudastreams.h"
@@ -54,6 +54,24 @@ is_packed_422 (const char * format)
   return !strcmp (format, "YUY2") || !strcmp (format, "UYVY");
 }
 
+static const char *
+path_name (Path path)
+{
+  return path == Path::PACKED ? "packed" : "zero-copy";
+}
+
+/* The case, for messages: "NV12 64x48 l3 r5 t1 b2 packed with a crop meta". */
+static std::string
+describe (const Case & c)
+{
+  gchar * text = g_strdup_printf ("%s %dx%d l%d r%d t%d b%d %s%s", c.format, c.w, c.h,
+      c.crop.l, c.crop.r, c.crop.t, c.crop.b, path_name (c.path),
+      c.crop_meta ? " with a crop meta" : "");
+  std::string s = text;
+  g_free (text);
+  return s;
+}
+
 /* --- probes ----------------------------------------------------------- */
 
 /* Hides GstVideoMeta support in the answer to cudacrop's ALLOCATION query,
@@ -68,6 +86,15 @@ strip_video_meta (GstPad *, GstPadProbeInfo * info, gpointer)
       gst_query_remove_nth_allocation_meta (q, idx);
   }
   return GST_PAD_PROBE_OK;
+}
+
+/* cudacrop (named "crop") of `pipeline` takes the packed path. */
+static void
+force_packed (GstElement * pipeline)
+{
+  testutil::add_probe (pipeline, "crop", "src",
+      (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
+      strip_video_meta, NULL);
 }
 
 /* The device memory and event of each buffer passing a pad. */
@@ -89,6 +116,16 @@ record_memory (GstPad *, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
+/* What enters and leaves cudacrop (named "crop"). */
+static void
+record_crop_memory (GstElement * pipeline, Seen * in, Seen * out)
+{
+  testutil::add_probe (
+      pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, record_memory, in);
+  testutil::add_probe (
+      pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, record_memory, out);
+}
+
 struct MetaAdder {
   guint x, y;
 };
@@ -107,17 +144,6 @@ add_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer user)
   cm->height = vm ? vm->height - m->y : 1;
   GST_PAD_PROBE_INFO_DATA (info) = buf;
   return GST_PAD_PROBE_OK;
-}
-
-static void
-probe (GstElement * pipeline, const char * element, const char * pad,
-    GstPadProbeType type, GstPadProbeCallback cb, gpointer user)
-{
-  GstElement * e = testutil::by_name (pipeline, element);
-  GstPad * p = gst_element_get_static_pad (e, pad);
-  gst_pad_add_probe (p, type, cb, user, NULL);
-  gst_object_unref (p);
-  gst_object_unref (e);
 }
 
 /* --- the CPU reference for P010/P016 ---------------------------------- */
@@ -153,40 +179,41 @@ crop_semi_planar_16 (GstBuffer * in, const GstVideoInfo * in_info, guint x, guin
 
 /* --- one run ---------------------------------------------------------- */
 
+/* Zero-copy: cudacrop's output is its input's memory and event; a copy: a
+ * new memory and a new event. */
 static void
-expect_memory (const Case & c, const Seen & in, const Seen & out, std::string * err)
+expect_memory (const Case & c, const Seen & in, const Seen & out, const char * what)
 {
   const guint x = (c.crop.l < 0 ? c.auto_left : c.crop.l) + c.mx;
   const bool nothing = !c.crop.l && !c.crop.r && !c.crop.t && !c.crop.b && !c.out_size;
   const bool same =
       nothing || (c.path == Path::ZERO_COPY && !(is_packed_422 (c.format) && (x & 1)));
-  if (in.memory.size () != out.memory.size ()) {
-    *err = "cudacrop took " + std::to_string (in.memory.size ()) + " frames and gave " +
-           std::to_string (out.memory.size ());
-    return;
-  }
+  fail_unless (in.memory.size () == out.memory.size (),
+      "%s: cudacrop took %zu frames and gave %zu", what, in.memory.size (),
+      out.memory.size ());
   for (size_t i = 0; i < in.memory.size (); i++) {
-    if (!in.memory[i] || !out.memory[i] || !out.event[i]) {
-      *err = "frame " + std::to_string (i) + " is not in device memory with an event";
-    } else if (same && (in.memory[i] != out.memory[i] || in.event[i] != out.event[i])) {
-      *err = "frame " + std::to_string (i) +
-             ": expected zero-copy (same memory and "
-             "event), got a new " +
-             (in.memory[i] != out.memory[i] ? "memory" : "event");
-    } else if (!same && in.memory[i] == out.memory[i]) {
-      *err = "frame " + std::to_string (i) +
-             ": expected a packed copy, got the input memory";
-    } else if (!same && in.event[i] == out.event[i]) {
-      *err = "frame " + std::to_string (i) + ": the copy recorded no new event";
+    fail_unless (in.memory[i] && out.memory[i] && out.event[i],
+        "%s: frame %zu is not in device memory with an event", what, i);
+    if (same) {
+      fail_unless (in.memory[i] == out.memory[i] && in.event[i] == out.event[i],
+          "%s: frame %zu: expected zero-copy (same memory and event), got a new %s", what,
+          i, in.memory[i] != out.memory[i] ? "memory" : "event");
+    } else {
+      fail_unless (in.memory[i] != out.memory[i],
+          "%s: frame %zu: expected a packed copy, got the input memory", what, i);
+      fail_unless (in.event[i] != out.event[i],
+          "%s: frame %zu: the copy recorded no new event", what, i);
     }
-    if (!err->empty ())
-      return;
   }
 }
 
-static std::string
-run_case (const Case & c)
+/* cudacrop beside CPU videocrop (P010/P016: beside a crop computed on the
+ * CPU) on the same random frames: the same pixels, the memory the path
+ * promises, no host wait. */
+static void
+check_case (const Case & c)
 {
+  const std::string what = describe (c);
   const bool cpu_reference = is_semi_planar_16 (c.format);
   /* the reference crops what cudacrop crops: left/top plus the crop meta */
   const Crop ref = { (gint)(c.crop.l + c.mx), (gint)(c.crop.r - c.mx),
@@ -218,62 +245,36 @@ run_case (const Case & c)
   g_free (dsize);
 
   Captured in, expected, out;
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstElement * crop = testutil::by_name (pipeline, "crop");
-  GstElement * sink = testutil::by_name (pipeline, "out");
-  GstPad * up_sink = gst_element_get_static_pad (up, "sink");
   if (cpu_reference)
-    testutil::capture_pad (up_sink, &in);
-  else {
-    GstElement * rs = testutil::by_name (pipeline, "ref");
-    testutil::capture_appsink (rs, &expected);
-    gst_object_unref (rs);
-  }
-  testutil::capture_appsink (sink, &out);
+    testutil::capture_pad (pipeline, "up", "sink", &in);
+  else
+    testutil::capture_appsink (pipeline, "ref", &expected);
+  testutil::capture_appsink (pipeline, "out", &out);
   MetaAdder adder = { c.mx, c.my };
   if (c.crop_meta)
-    probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
+    testutil::add_probe (
+        pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
   Seen seen_in, seen_out;
-  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_in);
-  probe (pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_out);
+  record_crop_memory (pipeline, &seen_in, &seen_out);
   if (c.path == Path::PACKED)
-    probe (pipeline, "crop", "src",
-        (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
-        strip_video_meta, NULL);
+    force_packed (pipeline);
 
-  std::string err = testutil::run_to_eos (pipeline);
-  if (err.empty () && cpu_reference) {
+  testutil::run_to_eos (pipeline, what.c_str ());
+  if (cpu_reference) {
     for (size_t i = 0; i < in.buffers.size () && i < out.buffers.size (); i++)
       expected.buffers.push_back (
           crop_semi_planar_16 (in.buffers[i], &in.infos[i], ref.l, ref.t, &out.infos[i]));
     expected.infos = out.infos;
   }
-  if (err.empty ())
-    err = testutil::compare_all_cropped (expected, out);
-  if (err.empty () && (gint)out.buffers.size () != c.frames)
-    err = "got " + std::to_string (out.buffers.size ()) + " frames";
-  if (err.empty ())
-    expect_memory (c, seen_in, seen_out, &err);
-  guint64 waits = 99;
-  g_object_get (crop, "host-waits", &waits, NULL);
-  if (err.empty () && waits != 0)
-    err = "cudacrop waited on the host " + std::to_string (waits) + " times";
-  gst_object_unref (up_sink);
-  gst_object_unref (up);
-  gst_object_unref (crop);
-  gst_object_unref (sink);
+  testutil::assert_all_cropped_equal (expected, out, what.c_str ());
+  fail_unless (out.buffers.size () == (size_t)c.frames, "%s: got %zu frames",
+      what.c_str (), out.buffers.size ());
+  expect_memory (c, seen_in, seen_out, what.c_str ());
+  const guint64 waits = testutil::host_waits (pipeline, "crop");
+  fail_unless (waits == 0, "%s: cudacrop waited on the host %" G_GUINT64_FORMAT " times",
+      what.c_str (), waits);
   gst_object_unref (pipeline);
-  return err;
 }
-
-#define CHECK_CASE(c) \
-  do { \
-    std::string e_ = run_case (c); \
-    fail_unless (e_.empty (), "%s %dx%d l%d r%d t%d b%d %s%s: %s", (c).format, (c).w, \
-        (c).h, (c).crop.l, (c).crop.r, (c).crop.t, (c).crop.b, \
-        (c).path == Path::PACKED ? "packed" : "zero-copy", \
-        (c).crop_meta ? " with a crop meta" : "", e_.c_str ()); \
-  } while (0)
 
 static void
 all_formats (Path path)
@@ -294,7 +295,7 @@ all_formats (Path path)
       for (Crop crop : crops) {
         Case c{ f, w, h, crop, path };
         c.frames = (w == 64) ? 30 : 8;
-        CHECK_CASE (c);
+        check_case (c);
       }
     }
   }
@@ -302,7 +303,7 @@ all_formats (Path path)
   for (const char * f : { "NV12", "I420", "RGBA", "YUY2", "P010_10LE", "UYVY", "RGB" }) {
     for (Crop crop : { Crop{ 320, 320, 180, 180 }, Crop{ 101, 37, 33, 9 } }) {
       Case c{ f, 1920, 1080, crop, path };
-      CHECK_CASE (c);
+      check_case (c);
     }
   }
 }
@@ -330,7 +331,7 @@ GST_START_TEST (test_upstream_crop_meta)
         c.crop_meta = true;
         c.mx = mx;
         c.my = my;
-        CHECK_CASE (c);
+        check_case (c);
       }
     }
   }
@@ -351,6 +352,8 @@ GST_START_TEST (test_videocrop_meta_upstream)
   for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
     for (const char * f : { "NV12", "I420", "RGBA", "YUY2" }) {
       for (const Chain & ch : chains) {
+        gchar * what =
+            g_strdup_printf ("%s %s, cudacrop %s", f, path_name (path), ch.mine);
         gchar * desc = g_strdup_printf (
             "videotestsrc pattern=snow num-buffers=30 ! "
             "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
@@ -361,32 +364,18 @@ GST_START_TEST (test_videocrop_meta_upstream)
         GstElement * pipeline = gst_parse_launch (desc, NULL);
         g_free (desc);
         Captured expected, out;
-        GstElement * rs = testutil::by_name (pipeline, "ref");
-        GstElement * os = testutil::by_name (pipeline, "out");
-        testutil::capture_appsink (rs, &expected);
-        testutil::capture_appsink (os, &out);
+        testutil::capture_appsink (pipeline, "ref", &expected);
+        testutil::capture_appsink (pipeline, "out", &out);
         Seen seen_in, seen_out;
-        probe (
-            pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_in);
-        probe (
-            pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, record_memory, &seen_out);
+        record_crop_memory (pipeline, &seen_in, &seen_out);
         if (path == Path::PACKED)
-          probe (pipeline, "crop", "src",
-              (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-                                GST_PAD_PROBE_TYPE_PULL),
-              strip_video_meta, NULL);
-        std::string err = testutil::run_to_eos (pipeline);
-        if (err.empty ())
-          err = testutil::compare_all_cropped (expected, out);
-        if (err.empty ()) {
-          /* the origin is odd: YUY2 is always copied */
-          Case c{ f, 64, 48, ch.total, path };
-          expect_memory (c, seen_in, seen_out, &err);
-        }
-        fail_unless (err.empty (), "%s %s, cudacrop %s: %s", f,
-            path == Path::PACKED ? "packed" : "zero-copy", ch.mine, err.c_str ());
-        gst_object_unref (rs);
-        gst_object_unref (os);
+          force_packed (pipeline);
+        testutil::run_to_eos (pipeline, what);
+        testutil::assert_all_cropped_equal (expected, out, what);
+        /* the origin is odd: YUY2 is always copied */
+        Case c{ f, 64, 48, ch.total, path };
+        expect_memory (c, seen_in, seen_out, what);
+        g_free (what);
         gst_object_unref (pipeline);
       }
     }
@@ -401,6 +390,7 @@ GST_START_TEST (test_tee_of_device_buffers)
   for (const char * f : { "NV12", "I420", "YUY2", "RGBA" }) {
     for (const char * crop :
         { "left=4 right=6 top=2 bottom=4", "left=3 right=5 top=1 bottom=2" }) {
+      gchar * what = g_strdup_printf ("%s %s", f, crop);
       gchar * desc = g_strdup_printf (
           "videotestsrc pattern=snow num-buffers=30 ! "
           "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
@@ -413,26 +403,16 @@ GST_START_TEST (test_tee_of_device_buffers)
       GstElement * pipeline = gst_parse_launch (desc, NULL);
       g_free (desc);
       Captured in, expected, out, full;
-      GstElement * up = testutil::by_name (pipeline, "up");
-      GstPad * pad = gst_element_get_static_pad (up, "sink");
-      testutil::capture_pad (pad, &in);
-      GstElement *rs = testutil::by_name (pipeline, "ref"),
-                 *os = testutil::by_name (pipeline, "out"),
-                 *fs = testutil::by_name (pipeline, "full");
-      testutil::capture_appsink (rs, &expected);
-      testutil::capture_appsink (os, &out);
-      testutil::capture_appsink (fs, &full);
-      std::string err = testutil::run_to_eos (pipeline);
-      if (err.empty ())
-        err = testutil::compare_all_cropped (expected, out);
-      if (err.empty ())
-        err = testutil::compare_all (in, full);
-      fail_unless (err.empty (), "%s %s: %s", f, crop, err.c_str ());
-      gst_object_unref (pad);
-      gst_object_unref (up);
-      gst_object_unref (rs);
-      gst_object_unref (os);
-      gst_object_unref (fs);
+      testutil::capture_pad (pipeline, "up", "sink", &in);
+      testutil::capture_appsink (pipeline, "ref", &expected);
+      testutil::capture_appsink (pipeline, "out", &out);
+      testutil::capture_appsink (pipeline, "full", &full);
+      testutil::run_to_eos (pipeline, what);
+      testutil::assert_all_cropped_equal (expected, out, what);
+      gchar * other = g_strdup_printf ("%s, the uncropped branch", what);
+      testutil::assert_all_frames_equal (in, full, other);
+      g_free (other);
+      g_free (what);
       gst_object_unref (pipeline);
     }
   }
@@ -448,12 +428,12 @@ GST_START_TEST (test_automatic_crop)
       c.out_size = "width=51,height=31"; /* left 6, right 7, top 12 */
       c.auto_left = 6;
       c.frames = 10;
-      CHECK_CASE (c);
+      check_case (c);
       Case d{ f, 64, 48, Crop{ -1, 3, 2, -1 }, path };
       d.out_size = "width=50,height=41"; /* left 11, bottom 5 */
       d.auto_left = 11;
       d.frames = 10;
-      CHECK_CASE (d);
+      check_case (d);
     }
   }
 }
@@ -487,6 +467,7 @@ GST_START_TEST (test_live_property_change)
 {
   for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
     for (const char * f : { "NV12", "YUY2", "RGBA", "I420" }) {
+      gchar * what = g_strdup_printf ("%s %s", f, path_name (path));
       gchar * desc = g_strdup_printf (
           "videotestsrc pattern=snow num-buffers=60 ! "
           "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
@@ -498,34 +479,27 @@ GST_START_TEST (test_live_property_change)
       GstElement * pipeline = gst_parse_launch (desc, NULL);
       g_free (desc);
       Captured expected, out;
-      GstElement * rs = testutil::by_name (pipeline, "ref");
-      GstElement * os = testutil::by_name (pipeline, "out");
-      testutil::capture_appsink (rs, &expected);
-      testutil::capture_appsink (os, &out);
+      testutil::capture_appsink (pipeline, "ref", &expected);
+      testutil::capture_appsink (pipeline, "out", &out);
       Changer ref_changer, changer;
-      probe (
+      testutil::add_probe (
           pipeline, "vc", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &ref_changer);
-      probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &changer);
+      testutil::add_probe (
+          pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &changer);
       if (path == Path::PACKED)
-        probe (pipeline, "crop", "src",
-            (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-                              GST_PAD_PROBE_TYPE_PULL),
-            strip_video_meta, NULL);
-      std::string err = testutil::run_to_eos (pipeline);
-      if (err.empty ())
-        err = testutil::compare_all_cropped (expected, out);
-      fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+        force_packed (pipeline);
+      testutil::run_to_eos (pipeline, what);
+      testutil::assert_all_cropped_equal (expected, out, what);
       /* the new size from the very frame that follows the change */
       for (size_t i = 0; i < out.infos.size (); i++) {
         gint w = i < 20 ? 60 : i < 40 ? 49 : i < 50 ? 64 : 63;
         gint h = i < 20 ? 44 : i < 40 ? 45 : i < 50 ? 48 : 47;
         fail_unless (out.infos[i].width == w && out.infos[i].height == h,
-            "%s frame %zu: %dx%d, expected %dx%d", f, i, out.infos[i].width,
+            "%s frame %zu: %dx%d, expected %dx%d", what, i, out.infos[i].width,
             out.infos[i].height, w, h);
       }
       fail_unless_equals_int (out.infos.size (), 60);
-      gst_object_unref (rs);
-      gst_object_unref (os);
+      g_free (what);
       gst_object_unref (pipeline);
     }
   }
@@ -549,25 +523,14 @@ GST_START_TEST (test_no_host_waits)
       GstElement * pipeline = gst_parse_launch (desc, NULL);
       g_free (desc);
       if (path == Path::PACKED)
-        probe (pipeline, "crop", "src",
-            (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-                              GST_PAD_PROBE_TYPE_PULL),
-            strip_video_meta, NULL);
+        force_packed (pipeline);
       guint64 before = gst_cs_host_waits_total ();
       guint64 blocks_before = testutil::runtime_host_blocks ();
       guint64 at_eos = 0;
-      std::string err = testutil::run_to_eos (pipeline, 120 * GST_SECOND, &at_eos);
-      fail_unless (err.empty (), "%s", err.c_str ());
-      GstElement * up = testutil::by_name (pipeline, "up");
-      GstElement * c = testutil::by_name (pipeline, "crop");
-      GstElement * down = testutil::by_name (pipeline, "down");
-      guint64 up_waits = 99, crop_waits = 99, down_waits = 0;
-      g_object_get (up, "host-waits", &up_waits, NULL);
-      g_object_get (c, "host-waits", &crop_waits, NULL);
-      g_object_get (down, "host-waits", &down_waits, NULL);
-      fail_unless_equals_uint64 (crop_waits, 0);
-      fail_unless_equals_uint64 (up_waits, 0);
-      fail_unless_equals_uint64 (down_waits, frames);
+      testutil::run_to_eos (pipeline, crop, 120 * GST_SECOND, &at_eos);
+      fail_unless_equals_uint64 (testutil::host_waits (pipeline, "crop"), 0);
+      fail_unless_equals_uint64 (testutil::host_waits (pipeline, "up"), 0);
+      fail_unless_equals_uint64 (testutil::host_waits (pipeline, "down"), frames);
       /* Up to EOS: nothing else in the process waited; the teardown that
        * follows frees the pools (counted too). */
       const guint64 steady = at_eos - before;
@@ -583,9 +546,6 @@ GST_START_TEST (test_no_host_waits)
             "saw %" G_GUINT64_FORMAT " host blocks",
             crop, total, blocks);
       }
-      gst_object_unref (up);
-      gst_object_unref (c);
-      gst_object_unref (down);
       gst_object_unref (pipeline);
     }
   }
@@ -593,44 +553,6 @@ GST_START_TEST (test_no_host_waits)
 GST_END_TEST;
 
 /* --- bad input -------------------------------------------------------- */
-
-/* Runs to EOS or error; returns the error ("" at EOS) and the warnings. */
-static std::string
-run_collecting (GstElement * pipeline, std::string * warnings)
-{
-  std::string result = "timed out";
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  GstBus * bus = gst_element_get_bus (pipeline);
-  for (;;) {
-    GstMessage * msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
-        (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING));
-    if (!msg)
-      break;
-    GError * err = NULL;
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_WARNING) {
-      gst_message_parse_warning (msg, &err, NULL);
-      *warnings += std::string (GST_OBJECT_NAME (msg->src)) + ": " + err->message + "\n";
-      g_error_free (err);
-      gst_message_unref (msg);
-      continue;
-    }
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-      gchar * dbg = NULL;
-      gst_message_parse_error (msg, &err, &dbg);
-      result = std::string (GST_OBJECT_NAME (msg->src)) + ": " + err->message + " (" +
-               (dbg ? dbg : "") + ")";
-      g_error_free (err);
-      g_free (dbg);
-    } else {
-      result = "";
-    }
-    gst_message_unref (msg);
-    break;
-  }
-  gst_object_unref (bus);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  return result;
-}
 
 /* Sets a crop on frame 2, while PLAYING. */
 static GstPadProbeReturn
@@ -662,9 +584,9 @@ GST_START_TEST (test_nothing_left_is_an_error)
     fail_unless (error != NULL && strstr (error->message, "could not link"), "%s: %s",
         crop, error ? error->message : "linked");
     g_clear_error (&error);
-    std::string warnings;
     if (pipeline) {
-      fail_if (run_collecting (pipeline, &warnings).empty ()); /* and no crash */
+      fail_if (
+          testutil::run_to_end (pipeline).eos, "%s: ran to EOS", crop); /* no crash */
       gst_object_unref (pipeline);
     }
 
@@ -680,14 +602,14 @@ GST_START_TEST (test_nothing_left_is_an_error)
     g_strfreev (kv);
     g_free (args);
     gst_object_unref (e);
-    warnings.clear ();
-    std::string err = run_collecting (pipeline, &warnings);
-    GST_INFO ("%s: error %s, warnings %s", crop, err.c_str (), warnings.c_str ());
-    fail_unless (
-        err.find ("not-negotiated") != std::string::npos, "%s: %s", crop, err.c_str ());
-    fail_unless (warnings.find ("crop: Crop leaves nothing of the 64x48 input") !=
+    testutil::Outcome outcome = testutil::run_to_end (pipeline);
+    GST_INFO ("%s: error %s, warnings %s", crop, outcome.error.c_str (),
+        outcome.warnings.c_str ());
+    fail_unless (outcome.error.find ("not-negotiated") != std::string::npos, "%s: %s",
+        crop, outcome.error.c_str ());
+    fail_unless (outcome.warnings.find ("crop: Crop leaves nothing of the 64x48 input") !=
                      std::string::npos,
-        "%s: warnings: %s", crop, warnings.c_str ());
+        "%s: warnings: %s", crop, outcome.warnings.c_str ());
     gst_object_unref (pipeline);
   }
 
@@ -700,18 +622,17 @@ GST_START_TEST (test_nothing_left_is_an_error)
       "appsink name=out sync=false",
       NULL);
   Changer changer;
-  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, crop_everything, &changer);
-  GstElement * sink = testutil::by_name (pipeline, "out");
+  testutil::add_probe (
+      pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, crop_everything, &changer);
   Captured out;
-  testutil::capture_appsink (sink, &out);
-  std::string warnings;
-  std::string err = run_collecting (pipeline, &warnings);
-  fail_unless (err.find ("not-negotiated") != std::string::npos, "%s", err.c_str ());
-  fail_unless (warnings.find ("crop: Crop leaves nothing of the 64x48 input: left 40 + "
-                              "right 30") != std::string::npos,
-      "warnings: %s", warnings.c_str ());
+  testutil::capture_appsink (pipeline, "out", &out);
+  testutil::Outcome outcome = testutil::run_to_end (pipeline);
+  fail_unless (outcome.error.find ("not-negotiated") != std::string::npos, "%s",
+      outcome.error.c_str ());
+  fail_unless (outcome.warnings.find ("crop: Crop leaves nothing of the 64x48 input: "
+                                      "left 40 + right 30") != std::string::npos,
+      "warnings: %s", outcome.warnings.c_str ());
   fail_unless_equals_int (out.buffers.size (), 2);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
@@ -725,19 +646,20 @@ GST_START_TEST (test_crop_meta_out_of_frame)
       "cudacrop name=crop left=3 ! cudadownload ! fakesink",
       NULL);
   MetaAdder adder = { 10, 0 };
-  probe (pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.find ("does not fit in the 64x48 frame") != std::string::npos, "%s",
-      err.c_str ());
+  testutil::add_probe (
+      pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
+  testutil::Outcome outcome = testutil::run_to_end (pipeline);
+  fail_unless (
+      outcome.error.find ("does not fit in the 64x48 frame") != std::string::npos, "%s",
+      outcome.error.c_str ());
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
 
 /* Caps change mid-stream: the crop follows; one it cannot apply is an
  * error, not a crash. */
-static std::string
-caps_change (const char * format, const char * crop, Captured * expected, Captured * out,
-    std::string * warnings)
+static testutil::Outcome
+caps_change (const char * format, const char * crop, Captured * expected, Captured * out)
 {
   /* without a reference, as videocrop would fail first on a bad crop */
   gchar * ref = expected
@@ -754,11 +676,9 @@ caps_change (const char * format, const char * crop, Captured * expected, Captur
   GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
   GstElement * src = testutil::by_name (pipeline, "src");
-  GstElement *rs = testutil::by_name (pipeline, "ref"),
-             *os = testutil::by_name (pipeline, "out");
   if (expected)
-    testutil::capture_appsink (rs, expected);
-  testutil::capture_appsink (os, out);
+    testutil::capture_appsink (pipeline, "ref", expected);
+  testutil::capture_appsink (pipeline, "out", out);
   gint pts = 0;
   for (auto [w, h] : { std::pair{ 128, 96 }, std::pair{ 64, 48 } }) {
     GstVideoInfo info;
@@ -778,35 +698,30 @@ caps_change (const char * format, const char * crop, Captured * expected, Captur
     }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::string err = run_collecting (pipeline, warnings);
+  testutil::Outcome outcome = testutil::run_to_end (pipeline);
   gst_object_unref (src);
-  gst_object_unref (rs);
-  gst_object_unref (os);
   gst_object_unref (pipeline);
-  return err;
+  return outcome;
 }
 
 GST_START_TEST (test_caps_change_mid_stream)
 {
   for (const char * f : { "NV12", "YUY2", "I420", "RGB" }) {
     Captured expected, out;
-    std::string warnings;
-    std::string err =
-        caps_change (f, "left=3 right=5 top=1 bottom=2", &expected, &out, &warnings);
-    if (err.empty ())
-      err = testutil::compare_all_cropped (expected, out);
-    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    testutil::Outcome outcome =
+        caps_change (f, "left=3 right=5 top=1 bottom=2", &expected, &out);
+    fail_unless (outcome.eos, "%s: %s", f, outcome.error.c_str ());
+    testutil::assert_all_cropped_equal (expected, out, f);
     fail_unless_equals_int (out.buffers.size (), 10);
     fail_unless_equals_int (out.infos[9].width, 56);
   }
   /* 70 columns of 128 work, of 64 not */
   Captured out;
-  std::string warnings;
-  std::string err = caps_change ("NV12", "left=40 right=30", NULL, &out, &warnings);
-  fail_if (err.empty ());
-  fail_unless (
-      warnings.find ("Crop leaves nothing of the 64x48 input") != std::string::npos,
-      "warnings: %s", warnings.c_str ());
+  testutil::Outcome outcome = caps_change ("NV12", "left=40 right=30", NULL, &out);
+  fail_if (outcome.eos);
+  fail_unless (outcome.warnings.find ("Crop leaves nothing of the 64x48 input") !=
+                   std::string::npos,
+      "warnings: %s", outcome.warnings.c_str ());
   for (size_t i = 0; i < out.buffers.size (); i++)
     fail_unless_equals_int (out.infos[i].width, 58);
 }

@@ -31,31 +31,28 @@ change_while_negotiating (GstPad *, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
-/* RGBA: the crop of a packed frame, on the CPU. */
-static std::string
-compare_rgba_crop (GstBuffer * in, const GstVideoInfo * in_info, gint left, gint top,
-    GstBuffer * out, const GstVideoInfo * out_info)
+/* RGBA: `out` is the crop of `in` at (left, top), compared on the CPU. */
+static void
+assert_rgba_crop (GstBuffer * in, const GstVideoInfo * in_info, gint left, gint top,
+    GstBuffer * out, const GstVideoInfo * out_info, const char * what)
 {
   GstVideoFrame f, o;
-  if (!gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ))
-    return "cannot map the input";
-  if (!gst_video_frame_map (
-          &o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_READ)) {
-    gst_video_frame_unmap (&f);
-    return "cannot map the output";
-  }
-  std::string diff;
-  for (gint y = 0; y < out_info->height && diff.empty (); y++) {
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ),
+      "%s: cannot map the input", what);
+  fail_unless (
+      gst_video_frame_map (&o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_READ),
+      "%s: cannot map the output", what);
+  for (gint y = 0; y < out_info->height; y++) {
     const guint8 * a = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&f, 0) +
                        (gsize)(y + top) * GST_VIDEO_FRAME_PLANE_STRIDE (&f, 0) + 4 * left;
     const guint8 * b = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&o, 0) +
                        (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&o, 0);
-    if (memcmp (a, b, 4 * (gsize)out_info->width) != 0)
-      diff = "row " + std::to_string (y) + " differs";
+    fail_unless (
+        memcmp (a, b, 4 * (gsize)out_info->width) == 0, "%s: row %d differs", what, y);
   }
   gst_video_frame_unmap (&f);
   gst_video_frame_unmap (&o);
-  return diff;
 }
 
 GST_START_TEST (test_property_change_during_negotiation)
@@ -68,19 +65,13 @@ GST_START_TEST (test_property_change_during_negotiation)
       NULL);
   Race race;
   race.crop = testutil::by_name (pipeline, "crop");
-  GstElement * down = testutil::by_name (pipeline, "down");
-  GstPad * down_sink = gst_element_get_static_pad (down, "sink");
-  gst_pad_add_probe (down_sink, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-      change_while_negotiating, &race, NULL);
+  testutil::add_probe (pipeline, "down", "sink", GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      change_while_negotiating, &race);
   Captured in, out;
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstPad * up_sink = gst_element_get_static_pad (up, "sink");
-  testutil::capture_pad (up_sink, &in);
-  GstElement * sink = testutil::by_name (pipeline, "out");
-  testutil::capture_appsink (sink, &out);
+  testutil::capture_pad (pipeline, "up", "sink", &in);
+  testutil::capture_appsink (pipeline, "out", &out);
 
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::run_to_eos (pipeline);
   fail_unless_equals_int (race.changes, 1);
   fail_unless_equals_int (out.buffers.size (), 10);
   for (size_t i = 0; i < out.buffers.size (); i++) {
@@ -88,16 +79,12 @@ GST_START_TEST (test_property_change_during_negotiation)
      * one (left 5, right 10) */
     const gint w = out.infos[i].width;
     fail_unless (w == 62 || w == 49, "frame %zu is %d wide", i, w);
-    std::string d = compare_rgba_crop (
-        in.buffers[i], &in.infos[i], w == 62 ? 2 : 5, 0, out.buffers[i], &out.infos[i]);
-    fail_unless (d.empty (), "frame %zu (%d wide): %s", i, w, d.c_str ());
+    gchar * what = g_strdup_printf ("frame %zu (%d wide)", i, w);
+    assert_rgba_crop (in.buffers[i], &in.infos[i], w == 62 ? 2 : 5, 0, out.buffers[i],
+        &out.infos[i], what);
+    g_free (what);
   }
   fail_unless_equals_int (out.infos.back ().width, 49);
-  gst_object_unref (up_sink);
-  gst_object_unref (up);
-  gst_object_unref (down_sink);
-  gst_object_unref (down);
-  gst_object_unref (sink);
   gst_object_unref (race.crop);
   gst_object_unref (pipeline);
 }

@@ -140,7 +140,7 @@ GST_START_TEST (test_start_fails_clearly)
           : "videotestsrc num-buffers=1 ! cudaupload ! cudadownload ! fakesink",
       NULL);
   fail_unless (pipeline != NULL);
-  std::string err = testutil::run_to_eos (pipeline, 10 * GST_SECOND);
+  std::string err = testutil::run_to_end (pipeline, 10 * GST_SECOND).error;
   GST_INFO ("error: %s", err.c_str ());
   fail_unless (err.find (gpu ? "CUDA device 999 does not exist"
                              : "No CUDA device available") != std::string::npos,

@@ -20,33 +20,28 @@ struct Size {
 
 /* Random content (snow), captured as it enters cudaupload, compared with
  * what leaves cudadownload. */
-static std::string
-roundtrip (const char * format, Size s, const char * down_props, guint * pinned)
+static void
+check_roundtrip (const char * format, Size s, const char * down_props, guint * pinned)
 {
+  gchar * what = g_strdup_printf (
+      "%s %dx%d%s%s", format, s.w, s.h, *down_props ? " " : "", down_props);
   gchar * desc = g_strdup_printf (
       "videotestsrc pattern=snow num-buffers=%d ! "
       "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! "
       "cudaupload name=up ! cudadownload name=down %s ! appsink name=out sync=false",
       s.frames, format, s.w, s.h, down_props);
   GstElement * pipeline = gst_parse_launch (desc, NULL);
+  fail_unless (pipeline != NULL, "%s", desc);
   g_free (desc);
-  fail_unless (pipeline != NULL);
   Captured in, out;
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstElement * sink = testutil::by_name (pipeline, "out");
-  GstPad * pad = gst_element_get_static_pad (up, "sink");
-  testutil::capture_pad (pad, &in);
-  testutil::capture_appsink (sink, &out);
-  std::string err = testutil::run_to_eos (pipeline);
-  if (err.empty ())
-    err = testutil::compare_all (in, out);
+  testutil::capture_pad (pipeline, "up", "sink", &in);
+  testutil::capture_appsink (pipeline, "out", &out);
+  testutil::run_to_eos (pipeline, what);
+  testutil::assert_all_frames_equal (in, out, what);
   if (pinned)
     *pinned = in.pinned;
-  gst_object_unref (pad);
-  gst_object_unref (up);
-  gst_object_unref (sink);
+  g_free (what);
   gst_object_unref (pipeline);
-  return err;
 }
 
 GST_START_TEST (test_roundtrip_all_formats)
@@ -56,10 +51,10 @@ GST_START_TEST (test_roundtrip_all_formats)
   for (const char * f : formats) {
     for (const Size & s : sizes) {
       guint pinned = 0;
-      std::string err = roundtrip (f, s, "", &pinned);
-      fail_unless (err.empty (), "%s %dx%d: %s", f, s.w, s.h, err.c_str ());
+      check_roundtrip (f, s, "", &pinned);
       /* videotestsrc wrote into the pinned pool cudaupload proposed */
-      fail_unless_equals_int (pinned, s.frames);
+      fail_unless (pinned == (guint)s.frames, "%s %dx%d: %u of %d frames were pinned", f,
+          s.w, s.h, pinned, s.frames);
     }
   }
 }
@@ -68,10 +63,8 @@ GST_END_TEST;
 GST_START_TEST (test_roundtrip_in_flight)
 {
   for (const char * f : { "NV12", "RGBA", "I420" }) {
-    std::string err = roundtrip (f, { 1920, 1080, 12 }, "max-in-flight=3", NULL);
-    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
-    err = roundtrip (f, { 33, 17, 7 }, "max-in-flight=16", NULL);
-    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    check_roundtrip (f, { 1920, 1080, 12 }, "max-in-flight=3", NULL);
+    check_roundtrip (f, { 33, 17, 7 }, "max-in-flight=16", NULL);
   }
 }
 GST_END_TEST;
@@ -91,9 +84,8 @@ GST_START_TEST (test_strided_input)
     GstElement * pipeline = gst_parse_launch (desc, NULL);
     g_free (desc);
     GstElement * src = testutil::by_name (pipeline, "src");
-    GstElement * sink = testutil::by_name (pipeline, "out");
     Captured in, out;
-    testutil::capture_appsink (sink, &out);
+    testutil::capture_appsink (pipeline, "out", &out);
     in.info = info;
     for (int i = 0; i < 5; i++) {
       gsize offset[GST_VIDEO_MAX_PLANES] = {};
@@ -117,12 +109,9 @@ GST_START_TEST (test_strided_input)
       gst_app_src_push_buffer (GST_APP_SRC (src), buf);
     }
     gst_app_src_end_of_stream (GST_APP_SRC (src));
-    std::string err = testutil::run_to_eos (pipeline);
-    if (err.empty ())
-      err = testutil::compare_all (in, out);
-    fail_unless (err.empty (), "%s: %s", f, err.c_str ());
+    testutil::run_to_eos (pipeline, f);
+    testutil::assert_all_frames_equal (in, out, f);
     gst_object_unref (src);
-    gst_object_unref (sink);
     gst_object_unref (pipeline);
   }
 }
@@ -143,17 +132,9 @@ host_waits_case (const char * down_props)
   g_free (desc);
   const guint64 before = gst_cs_host_waits_total ();
   guint64 at_eos = 0;
-  std::string err = testutil::run_to_eos (pipeline, 120 * GST_SECOND, &at_eos);
-  fail_unless (err.empty (), "%s", err.c_str ());
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstElement * down = testutil::by_name (pipeline, "down");
-  guint64 up_waits = 99, down_waits = 0;
-  g_object_get (up, "host-waits", &up_waits, NULL);
-  g_object_get (down, "host-waits", &down_waits, NULL);
-  fail_unless_equals_uint64 (up_waits, 0);
-  fail_unless_equals_uint64 (down_waits, frames);
-  gst_object_unref (up);
-  gst_object_unref (down);
+  testutil::run_to_eos (pipeline, down_props, 120 * GST_SECOND, &at_eos);
+  fail_unless_equals_uint64 (testutil::host_waits (pipeline, "up"), 0);
+  fail_unless_equals_uint64 (testutil::host_waits (pipeline, "down"), frames);
   gst_object_unref (pipeline);
   return at_eos - before;
 }
@@ -194,23 +175,12 @@ GST_START_TEST (test_tee_of_device_buffers)
       "t. ! queue ! cudadownload max-in-flight=2 ! appsink name=b sync=false",
       NULL);
   Captured in, a, b;
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstPad * pad = gst_element_get_static_pad (up, "sink");
-  testutil::capture_pad (pad, &in);
-  GstElement *sa = testutil::by_name (pipeline, "a"),
-             *sb = testutil::by_name (pipeline, "b");
-  testutil::capture_appsink (sa, &a);
-  testutil::capture_appsink (sb, &b);
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.empty (), "%s", err.c_str ());
-  err = testutil::compare_all (in, a);
-  fail_unless (err.empty (), "branch a: %s", err.c_str ());
-  err = testutil::compare_all (a, b);
-  fail_unless (err.empty (), "branch b: %s", err.c_str ());
-  gst_object_unref (pad);
-  gst_object_unref (up);
-  gst_object_unref (sa);
-  gst_object_unref (sb);
+  testutil::capture_pad (pipeline, "up", "sink", &in);
+  testutil::capture_appsink (pipeline, "a", &a);
+  testutil::capture_appsink (pipeline, "b", &b);
+  testutil::run_to_eos (pipeline);
+  testutil::assert_all_frames_equal (in, a, "branch a");
+  testutil::assert_all_frames_equal (a, b, "branch b");
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
@@ -224,30 +194,24 @@ GST_START_TEST (test_cpu_map_of_device_memory)
       "appsink name=out sync=false",
       NULL);
   Captured in, out;
-  GstElement * up = testutil::by_name (pipeline, "up");
-  GstPad * pad = gst_element_get_static_pad (up, "sink");
-  testutil::capture_pad (pad, &in);
-  GstElement * sink = testutil::by_name (pipeline, "out");
-  testutil::capture_appsink (sink, &out);
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::capture_pad (pipeline, "up", "sink", &in);
+  testutil::capture_appsink (pipeline, "out", &out);
+  testutil::run_to_eos (pipeline);
   fail_unless_equals_int (out.buffers.size (), 3);
   GstBuffer * first = out.buffers[0];
   fail_unless (gst_is_cs_memory (gst_buffer_peek_memory (first, 0)));
   GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (first);
   fail_unless (meta != NULL && meta->event != NULL && meta->stream != NULL);
   guint64 before = gst_cs_memory_host_map_waits ();
-  err = testutil::compare_all (in, out);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::assert_all_frames_equal (in, out, "mapped device frames");
   fail_unless (gst_cs_memory_host_map_waits () >= before + 3);
-  gst_object_unref (pad);
-  gst_object_unref (up);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
 
-static std::string
+/* One buffer of `size` bytes with `caps` through cudaupload ! cudadownload:
+ * what the run ended with. */
+static testutil::Outcome
 push_one (const char * caps, gsize size)
 {
   gchar * desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! "
@@ -260,22 +224,21 @@ push_one (const char * caps, gsize size)
   gst_buffer_memset (buf, 0, 7, size);
   gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  std::string err = testutil::run_to_eos (pipeline, 20 * GST_SECOND);
+  testutil::Outcome outcome = testutil::run_to_end (pipeline, 20 * GST_SECOND);
   gst_object_unref (src);
   gst_object_unref (pipeline);
-  return err;
+  return outcome;
 }
 
 GST_START_TEST (test_short_buffer_is_an_error)
 {
-  std::string err =
-      push_one ("video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 100);
+  const char * nv12 = "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
+  std::string err = push_one (nv12, 100).error;
   fail_unless (
       err.find ("smaller than its caps say") != std::string::npos, "%s", err.c_str ());
   /* exactly the right size is fine */
-  err = push_one (
-      "video/x-raw,format=NV12,width=64,height=48,framerate=30/1", 64 * 48 * 3 / 2);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::Outcome outcome = push_one (nv12, 64 * 48 * 3 / 2);
+  fail_unless (outcome.eos, "%s", outcome.error.c_str ());
 }
 GST_END_TEST;
 
@@ -288,21 +251,13 @@ GST_START_TEST (test_upload_passthrough_of_device_buffers)
       "cudaupload name=b ! cudadownload ! appsink name=out sync=false",
       NULL);
   Captured in, out;
-  GstElement *a = testutil::by_name (pipeline, "a"),
-             *b = testutil::by_name (pipeline, "b");
-  GstPad * pad = gst_element_get_static_pad (a, "sink");
-  testutil::capture_pad (pad, &in);
-  GstElement * sink = testutil::by_name (pipeline, "out");
-  testutil::capture_appsink (sink, &out);
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.empty (), "%s", err.c_str ());
-  err = testutil::compare_all (in, out);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::capture_pad (pipeline, "a", "sink", &in);
+  testutil::capture_appsink (pipeline, "out", &out);
+  testutil::run_to_eos (pipeline);
+  testutil::assert_all_frames_equal (in, out, "through two uploads");
+  GstElement * b = testutil::by_name (pipeline, "b");
   fail_unless (gst_base_transform_is_passthrough (GST_BASE_TRANSFORM (b)));
-  gst_object_unref (pad);
-  gst_object_unref (a);
   gst_object_unref (b);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
@@ -324,8 +279,9 @@ GST_START_TEST (test_flush_and_state_changes)
         (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SECOND));
     fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
                  GST_STATE_CHANGE_SUCCESS);
-    std::string err = testutil::run_to_eos (pipeline); /* ends in NULL */
-    fail_unless (err.empty (), "round %d: %s", round, err.c_str ());
+    gchar * what = g_strdup_printf ("round %d", round);
+    testutil::run_to_eos (pipeline, what); /* ends in NULL */
+    g_free (what);
   }
   gst_object_unref (pipeline);
 }
@@ -354,8 +310,7 @@ live_latency (const char * down_props)
   gst_query_parse_latency (q, &live, &min, NULL);
   fail_unless (live);
   gst_query_unref (q);
-  std::string err = testutil::run_to_eos (pipeline);
-  fail_unless (err.empty (), "%s", err.c_str ());
+  testutil::run_to_eos (pipeline, down_props);
   gst_object_unref (src);
   gst_object_unref (down);
   gst_object_unref (pipeline);

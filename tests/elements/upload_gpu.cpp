@@ -10,10 +10,11 @@
 #include "gstcudastreams.h"
 #include "testutil.h"
 
+static const gsize kFrame = 64 * 48 * 4;
+
 static const char * kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
 static const char * kDeviceCaps =
     "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/1";
-static const gsize kFrame = 64 * 48 * 4;
 
 static GstHarness *
 upload_harness (void)
@@ -67,9 +68,8 @@ GST_START_TEST (test_foreign_pinned_ring)
     expect_frame (out, 0x10 + i, i);
     gst_buffer_unref (out);
   }
-  guint64 waits = 0;
-  g_object_get (h->element, "host-waits", &waits, NULL);
-  fail_unless_equals_uint64 (waits, frames); /* one per frame: it cannot know */
+  /* one per frame: it cannot know */
+  fail_unless_equals_uint64 (testutil::host_waits (h->element), frames);
   for (GstBuffer * b : ring)
     gst_buffer_unref (b);
   gst_object_unref (pinned);
@@ -100,13 +100,11 @@ GST_START_TEST (test_pageable_waits_counted)
       gst_app_src_push_buffer (GST_APP_SRC (src), buf);
     }
     gst_app_src_end_of_stream (GST_APP_SRC (src));
-    std::string err = testutil::run_to_eos (pipeline);
-    fail_unless (err.empty (), "%s", err.c_str ());
-    GstElement * up = testutil::by_name (pipeline, "up");
-    guint64 waits = 0;
-    g_object_get (up, "host-waits", &waits, NULL);
-    fail_unless_equals_uint64 (waits, (guint64)frames * planes);
-    gst_object_unref (up);
+    testutil::run_to_eos (pipeline, format);
+    const guint64 waits = testutil::host_waits (pipeline, "up");
+    fail_unless (waits == (guint64)frames * planes,
+        "%s: %" G_GUINT64_FORMAT " host waits for %d frames of %d planes", format, waits,
+        frames, planes);
     gst_object_unref (src);
     gst_object_unref (pipeline);
   }
@@ -132,8 +130,7 @@ GST_START_TEST (test_every_host_block_counted)
     guint64 ours = gst_cs_host_waits_total ();
     guint64 runtime = testutil::runtime_host_blocks ();
     GstElement * pipeline = gst_parse_launch (desc, NULL);
-    std::string err = testutil::run_to_eos (pipeline);
-    fail_unless (err.empty (), "%s", err.c_str ());
+    testutil::run_to_eos (pipeline, desc);
     gst_object_unref (pipeline);
     fail_unless_equals_uint64 (
         gst_cs_host_waits_total () - ours, testutil::runtime_host_blocks () - runtime);
