@@ -142,6 +142,17 @@ capture_appsink (GstElement * pipeline, const char * appsink, Captured * into)
   gst_object_unref (sink);
 }
 
+GstBuffer *
+random_buffer (gsize size, guint32 seed)
+{
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, size, NULL);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  fill_random (map.data, map.size, seed);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
 void
 fill_random (guint8 * data, gsize size, guint32 seed)
 {
@@ -155,7 +166,7 @@ fill_random (guint8 * data, gsize size, guint32 seed)
     data[i] = (guint8)rng ();
 }
 
-/* --- elements ----------------------------------------------------------- */
+/* --- elements and harnesses --------------------------------------------- */
 
 static void
 expect_ours (GstElement * e)
@@ -177,6 +188,47 @@ make_ours (const char * factory)
   fail_unless (e != NULL, "cannot create %s", factory);
   expect_ours (e);
   return e;
+}
+
+GstHarness *
+harness_ours (const char * factory)
+{
+  GstHarness * h = gst_harness_new (factory);
+  expect_ours (h->element);
+  gst_harness_set_live (h, FALSE);
+  return h;
+}
+
+GstHarness *
+harness_parse_ours (const char * launchline)
+{
+  GstHarness * h = gst_harness_new_parse (launchline);
+  GstIterator * it = gst_bin_iterate_elements (GST_BIN (h->element));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    expect_ours (GST_ELEMENT (g_value_get_object (&item)));
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  gst_harness_set_live (h, FALSE);
+  return h;
+}
+
+void
+pull_frames (GstHarness * h, guint n, Captured * into, const char * what)
+{
+  for (guint i = 0; i < n; i++) {
+    GstBuffer * buf = gst_harness_pull (h);
+    fail_unless (buf != NULL, "%s%sframe %u of %u did not come out", what,
+        *what ? ": " : "", i, n);
+    GstCaps * caps = gst_pad_get_current_caps (h->sinkpad);
+    fail_unless (caps != NULL);
+    fail_unless (gst_video_info_from_caps (&into->info, caps));
+    gst_caps_unref (caps);
+    into->infos.push_back (into->info);
+    into->buffers.push_back (buf);
+  }
 }
 
 GstBus *

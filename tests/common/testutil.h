@@ -1,4 +1,5 @@
-// Helpers shared by the tests: GPU detection, pipelines of our elements, capturing the frames that enter or leave an element, and
+// Helpers shared by the tests: GPU detection, harnesses and pipelines of our
+// elements, capturing the frames that enter or leave an element, and
 // comparing frames pixel by pixel.
 //
 // The helpers that check something fail the test where they find the
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <gst/gst.h>
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
 namespace testutil {
@@ -52,17 +54,31 @@ void capture_pad (GstElement *pipeline, const char *element, const char *pad,
 void capture_appsink (GstElement *appsink, Captured *into);
 void capture_appsink (GstElement *pipeline, const char *appsink, Captured *into);
 
+// A buffer of `size` random bytes (deterministic per seed).
+GstBuffer *random_buffer (gsize size, guint32 seed);
+
 // Fills `data` with random bytes (deterministic per seed).
 void fill_random (guint8 *data, gsize size, guint32 seed);
 
-/* --- elements ----------------------------------------------------------- */
+/* --- elements and harnesses --------------------------------------------- */
 
 // A new element of `factory`, failing the test unless it comes from our
 // plugin "cudastreams" (nvcodec registers the same element names).
 GstElement *make_ours (const char *factory);
 
-// A bus on `element`, which has none outside a pipeline, so that what it
-// posts can be read. Unref it when done.
+// A harness around our element `factory` (gst_harness_new), or around the
+// bin `launchline` of our elements (gst_harness_new_parse), failing unless
+// every element is ours. Not live, like the appsrc or file source a test
+// would otherwise feed the element from.
+GstHarness *harness_ours (const char *factory);
+GstHarness *harness_parse_ours (const char *launchline);
+
+// Pulls `n` buffers from `h` into `into` with the caps of the harness's
+// sink pad, failing the test when one does not come.
+void pull_frames (GstHarness *h, guint n, Captured *into, const char *what = "");
+
+// A bus on `element`, which has none outside a pipeline (a harness's
+// element), so that what it posts can be read. Unref it when done.
 GstBus *watch_bus (GstElement *element);
 
 // "source: message (debug)" of each message of `type` (ERROR or WARNING)

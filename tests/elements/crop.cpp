@@ -2,9 +2,9 @@
 // sizes like videocrop (automatic mode included), refuses crops that leave
 // nothing, and its per-plane crop arithmetic (common/gstcscroprect), applied
 // on the CPU, gives exactly the bytes CPU videocrop gives.
-#include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include <climits>
 #include <cstring>
@@ -379,8 +379,8 @@ struct Crop {
   gint l, r, t, b;
 };
 
-/* CPU videocrop's crop of random frames against apply_on_cpu's, byte for
- * byte. */
+/* CPU videocrop's crop of random frames (through a harness) against
+ * apply_on_cpu's, byte for byte. */
 static void
 check_model_against_videocrop (const char * format, gint w, gint h, Crop c)
 {
@@ -390,44 +390,33 @@ check_model_against_videocrop (const char * format, gint w, gint h, Crop c)
   GstVideoFormat f = gst_video_format_from_string (format);
   gst_video_info_set_format (&in_info, f, w, h);
   gst_video_info_set_format (&out_info, f, w - c.l - c.r, h - c.t - c.b);
-  gchar * desc = g_strdup_printf (
-      "appsrc name=src format=time caps=video/x-raw,format=%s,"
-      "width=%d,height=%d,framerate=30/1 ! videocrop left=%d right=%d top=%d bottom=%d ! "
-      "appsink name=out sync=false",
-      format, w, h, c.l, c.r, c.t, c.b);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  fail_unless (pipeline != NULL);
-  GstElement * src = testutil::by_name (pipeline, "src");
-  Captured ref;
-  testutil::capture_appsink (pipeline, "out", &ref);
+  GstHarness * ref = gst_harness_new ("videocrop");
+  g_object_set (ref->element, "left", c.l, "right", c.r, "top", c.t, "bottom", c.b, NULL);
+  gchar * caps = g_strdup_printf (
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1", format, w, h);
+  gst_harness_set_src_caps_str (ref, caps);
+  g_free (caps);
   std::vector<GstBuffer *> inputs;
   for (int i = 0; i < 3; i++) {
-    GstBuffer * buf = gst_buffer_new_allocate (NULL, in_info.size, NULL);
-    GstMapInfo map;
-    gst_buffer_map (buf, &map, GST_MAP_WRITE);
-    testutil::fill_random (map.data, map.size, 77 * i + w + h + c.l);
-    gst_buffer_unmap (buf, &map);
+    GstBuffer * buf = testutil::random_buffer (in_info.size, 77 * i + w + h + c.l);
     GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
     inputs.push_back (gst_buffer_ref (buf));
-    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+    fail_unless_equals_int (gst_harness_push (ref, buf), GST_FLOW_OK);
   }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  testutil::run_to_eos (pipeline, what, 20 * GST_SECOND);
-  fail_unless (ref.buffers.size () == inputs.size (), "%s: videocrop gave %zu frames",
-      what, ref.buffers.size ());
+  Captured out;
+  testutil::pull_frames (ref, inputs.size (), &out, what);
+  fail_unless_equals_int (gst_harness_buffers_received (ref), inputs.size ());
   for (size_t i = 0; i < inputs.size (); i++) {
     GstBuffer * mine = apply_on_cpu (inputs[i], &in_info, c.l, c.t, &out_info);
     gchar * frame = g_strdup_printf ("%s: frame %zu", what, i);
     testutil::assert_cropped_equal (
-        ref.buffers[i], &ref.infos[i], mine, &out_info, frame);
+        out.buffers[i], &out.infos[i], mine, &out_info, frame);
     g_free (frame);
     gst_buffer_unref (mine);
   }
   for (GstBuffer * b : inputs)
     gst_buffer_unref (b);
-  gst_object_unref (src);
-  gst_object_unref (pipeline);
+  gst_harness_teardown (ref);
   g_free (what);
 }
 

@@ -1,9 +1,9 @@
 // On a GPU: cudaupload ! cudadownload is bit-exact for every format and
 // size, honours strides, waits on the host once per frame at the download
 // only, and survives a tee of device buffers.
-#include <gst/app/gstappsrc.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 
 #include "gstcudastreams.h"
 #include "testutil.h"
@@ -69,50 +69,50 @@ GST_START_TEST (test_roundtrip_in_flight)
 }
 GST_END_TEST;
 
+/* A random frame of `info` with odd strides and gaps between planes
+ * (GstVideoMeta), in pageable memory. */
+static GstBuffer *
+strided_frame (const GstVideoInfo * info, guint32 seed)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES] = {};
+  gint stride[GST_VIDEO_MAX_PLANES] = {};
+  gsize size = 123; /* a gap before the first plane, too */
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    stride[p] = (gint)gst_cs_video_plane_row_bytes (info, p) + 37 + 8 * p;
+    offset[p] = size;
+    size += (gsize)stride[p] * gst_cs_video_plane_rows (info, p) + 51;
+  }
+  GstBuffer * buf = testutil::random_buffer (size, seed);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (info), info->width, info->height,
+      GST_VIDEO_INFO_N_PLANES (info), offset, stride);
+  return buf;
+}
+
 /* Input buffers with odd strides and gaps between planes (GstVideoMeta),
- * from pageable memory through appsrc. */
+ * from pageable memory. */
 GST_START_TEST (test_strided_input)
 {
   for (const char * f : { "NV12", "I420", "RGB", "YUY2", "P010_10LE", "Y444" }) {
     GstVideoInfo info;
     gst_video_info_set_format (&info, gst_video_format_from_string (f), 101, 37);
-    gchar * desc =
-        g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
-                         "format=%s,width=101,height=37,framerate=30/1 ! cudaupload ! "
-                         "cudadownload ! appsink name=out sync=false",
-            f);
-    GstElement * pipeline = gst_parse_launch (desc, NULL);
-    g_free (desc);
-    GstElement * src = testutil::by_name (pipeline, "src");
+    GstHarness * h = testutil::harness_parse_ours ("cudaupload ! cudadownload");
+    gchar * caps =
+        g_strdup_printf ("video/x-raw,format=%s,width=101,height=37,framerate=30/1", f);
+    gst_harness_set_src_caps_str (h, caps);
+    g_free (caps);
     Captured in, out;
-    testutil::capture_appsink (pipeline, "out", &out);
     in.info = info;
     for (int i = 0; i < 5; i++) {
-      gsize offset[GST_VIDEO_MAX_PLANES] = {};
-      gint stride[GST_VIDEO_MAX_PLANES] = {};
-      gsize size = 123; /* a gap before the first plane, too */
-      for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
-        stride[p] = (gint)gst_cs_video_plane_row_bytes (&info, p) + 37 + 8 * p;
-        offset[p] = size;
-        size += (gsize)stride[p] * gst_cs_video_plane_rows (&info, p) + 51;
-      }
-      GstBuffer * buf = gst_buffer_new_allocate (NULL, size, NULL);
-      GstMapInfo map;
-      gst_buffer_map (buf, &map, GST_MAP_WRITE);
-      testutil::fill_random (map.data, map.size, 1000 + i);
-      gst_buffer_unmap (buf, &map);
-      gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-          GST_VIDEO_INFO_FORMAT (&info), 101, 37, GST_VIDEO_INFO_N_PLANES (&info), offset,
-          stride);
+      GstBuffer * buf = strided_frame (&info, 1000 + i);
       GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
       in.buffers.push_back (gst_buffer_ref (buf));
-      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
     }
-    gst_app_src_end_of_stream (GST_APP_SRC (src));
-    testutil::run_to_eos (pipeline, f);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    testutil::pull_frames (h, 5, &out, f);
     testutil::assert_all_frames_equal (in, out, f);
-    gst_object_unref (src);
-    gst_object_unref (pipeline);
+    gst_harness_teardown (h);
   }
 }
 GST_END_TEST;
@@ -209,36 +209,38 @@ GST_START_TEST (test_cpu_map_of_device_memory)
 }
 GST_END_TEST;
 
-/* One buffer of `size` bytes with `caps` through cudaupload ! cudadownload:
- * what the run ended with. */
-static testutil::Outcome
-push_one (const char * caps, gsize size)
-{
-  gchar * desc = g_strdup_printf ("appsrc name=src format=time caps=%s ! "
-                                  "cudaupload ! cudadownload ! fakesink",
-      caps);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  GstElement * src = testutil::by_name (pipeline, "src");
-  GstBuffer * buf = gst_buffer_new_allocate (NULL, size, NULL);
-  gst_buffer_memset (buf, 0, 7, size);
-  gst_app_src_push_buffer (GST_APP_SRC (src), buf);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  testutil::Outcome outcome = testutil::run_to_end (pipeline, 20 * GST_SECOND);
-  gst_object_unref (src);
-  gst_object_unref (pipeline);
-  return outcome;
-}
+static const char * kNv12 = "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
 
 GST_START_TEST (test_short_buffer_is_an_error)
 {
-  const char * nv12 = "video/x-raw,format=NV12,width=64,height=48,framerate=30/1";
-  std::string err = push_one (nv12, 100).error;
-  fail_unless (
-      err.find ("smaller than its caps say") != std::string::npos, "%s", err.c_str ());
+  GstHarness * h = testutil::harness_parse_ours ("cudaupload ! cudadownload");
+  GstBus * bus = testutil::watch_bus (h->element);
+  gst_harness_set_src_caps_str (h, kNv12);
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, 100, NULL);
+  gst_buffer_memset (buf, 0, 7, 100);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  std::string errors = testutil::pop_messages (bus, GST_MESSAGE_ERROR);
+  fail_unless (errors.find ("smaller than its caps say") != std::string::npos, "%s",
+      errors.c_str ());
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+
   /* exactly the right size is fine */
-  testutil::Outcome outcome = push_one (nv12, 64 * 48 * 3 / 2);
-  fail_unless (outcome.eos, "%s", outcome.error.c_str ());
+  h = testutil::harness_parse_ours ("cudaupload ! cudadownload");
+  bus = testutil::watch_bus (h->element);
+  gst_harness_set_src_caps_str (h, kNv12);
+  buf = gst_buffer_new_allocate (NULL, 64 * 48 * 3 / 2, NULL);
+  gst_buffer_memset (buf, 0, 7, 64 * 48 * 3 / 2);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  Captured out;
+  testutil::pull_frames (h, 1, &out, "the right size");
+  errors = testutil::pop_messages (bus, GST_MESSAGE_ERROR);
+  fail_unless (errors.empty (), "%s", errors.c_str ());
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
 }
 GST_END_TEST;
 

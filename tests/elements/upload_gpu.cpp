@@ -1,7 +1,6 @@
 // On a GPU (and on the CUDA stand-in, where a copy that is not waited for
 // runs late every time): cudaupload never lets a producer rewrite memory a
 // copy still reads, and counts the host waits CUDA makes for it.
-#include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
@@ -12,20 +11,21 @@
 
 static const gsize kFrame = 64 * 48 * 4;
 
-static const char * kCaps = "video/x-raw,format=RGBA,width=64,height=48,framerate=30/1";
-static const char * kDeviceCaps =
-    "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/1";
-
+/* cudaupload between a harness of `format` 64x48 system memory frames and
+ * one that takes device memory. */
 static GstHarness *
-upload_harness (void)
+upload_harness (const char * format)
 {
-  GstHarness * h = gst_harness_new ("cudaupload");
-  GstPlugin * plugin = gst_plugin_feature_get_plugin (
-      GST_PLUGIN_FEATURE (gst_element_get_factory (h->element)));
-  fail_unless_equals_string (gst_plugin_get_name (plugin), "cudastreams");
-  gst_object_unref (plugin);
-  gst_harness_set_src_caps_str (h, kCaps);
-  gst_harness_set_sink_caps_str (h, kDeviceCaps);
+  GstHarness * h = testutil::harness_ours ("cudaupload");
+  gchar * caps =
+      g_strdup_printf ("video/x-raw,format=%s,width=64,height=48,framerate=30/1", format);
+  gchar * device_caps = g_strdup_printf ("video/x-raw(memory:CUDAStreamsMemory),"
+                                         "format=%s,width=64,height=48,framerate=30/1",
+      format);
+  gst_harness_set_src_caps_str (h, caps);
+  gst_harness_set_sink_caps_str (h, device_caps);
+  g_free (caps);
+  g_free (device_caps);
   return h;
 }
 
@@ -48,7 +48,7 @@ expect_frame (GstBuffer * out, guint8 value, int index)
  * by then. */
 GST_START_TEST (test_foreign_pinned_ring)
 {
-  GstHarness * h = upload_harness ();
+  GstHarness * h = upload_harness ("RGBA");
   GstAllocator * pinned = gst_cs_pinned_allocator_get ();
   GstBuffer * ring[2];
   for (GstBuffer *& b : ring)
@@ -83,13 +83,7 @@ GST_START_TEST (test_pageable_waits_counted)
 {
   for (auto [format, planes] :
       { std::pair{ "RGBA", 1 }, std::pair{ "NV12", 2 }, std::pair{ "I420", 3 } }) {
-    gchar * desc = g_strdup_printf ("appsrc name=src format=time caps=video/x-raw,"
-                                    "format=%s,width=64,height=48,framerate=30/1 ! "
-                                    "cudaupload name=up ! fakesink",
-        format);
-    GstElement * pipeline = gst_parse_launch (desc, NULL);
-    g_free (desc);
-    GstElement * src = testutil::by_name (pipeline, "src");
+    GstHarness * h = upload_harness (format);
     GstVideoInfo info;
     gst_video_info_set_format (&info, gst_video_format_from_string (format), 64, 48);
     const int frames = 5;
@@ -97,16 +91,15 @@ GST_START_TEST (test_pageable_waits_counted)
       GstBuffer * buf = gst_buffer_new_allocate (NULL, info.size, NULL);
       gst_buffer_memset (buf, 0, i, info.size);
       GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
-      gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+      fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+      gst_buffer_unref (gst_harness_pull (h));
     }
-    gst_app_src_end_of_stream (GST_APP_SRC (src));
-    testutil::run_to_eos (pipeline, format);
-    const guint64 waits = testutil::host_waits (pipeline, "up");
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    const guint64 waits = testutil::host_waits (h->element);
     fail_unless (waits == (guint64)frames * planes,
         "%s: %" G_GUINT64_FORMAT " host waits for %d frames of %d planes", format, waits,
         frames, planes);
-    gst_object_unref (src);
-    gst_object_unref (pipeline);
+    gst_harness_teardown (h);
   }
 }
 GST_END_TEST;
