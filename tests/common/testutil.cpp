@@ -58,6 +58,23 @@ runtime_host_blocks ()
   return on_stand_in () ? fakecuda_host_blocks_total () : 0;
 }
 
+/* --- formats ------------------------------------------------------------ */
+
+const std::vector<const char *> videocrop_formats = { "RGBA", "BGRA", "RGBx", "BGRx",
+  "ARGB", "ABGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12",
+  "Y42B", "Y444", "YUY2", "UYVY" };
+const std::vector<const char *> semi_planar_16_formats = { "P010_10LE", "P016_LE" };
+
+static std::vector<const char *>
+concatenated (std::vector<const char *> a, const std::vector<const char *> & b)
+{
+  a.insert (a.end (), b.begin (), b.end ());
+  return a;
+}
+
+const std::vector<const char *> all_formats =
+    concatenated (videocrop_formats, semi_planar_16_formats);
+
 /* --- capturing frames --------------------------------------------------- */
 
 Captured::Captured ()
@@ -306,6 +323,41 @@ add_probe (GstElement * pipeline, const char * element, const char * pad,
   gst_object_unref (e);
 }
 
+GstElement *
+parse_beside_reference (const char * format, gint w, gint h, gint frames,
+    const char * reference, const char * chain, Captured * expected, Captured * out)
+{
+  gchar * ref = reference
+                    ? g_strdup_printf ("%s ! appsink name=ref sync=false", reference)
+                    : g_strdup ("fakesink");
+  gchar * desc = g_strdup_printf (
+      "videotestsrc pattern=snow num-buffers=%d ! "
+      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t "
+      "t. ! queue ! %s t. ! queue ! %s ! appsink name=out sync=false",
+      frames, format, w, h, ref, chain);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL && err == NULL, "%s: %s", desc, err ? err->message : "");
+  g_free (desc);
+  g_free (ref);
+  if (reference && expected)
+    capture_appsink (pipeline, "ref", expected);
+  if (out)
+    capture_appsink (pipeline, "out", out);
+  return pipeline;
+}
+
+GstElement *
+parse_beside_videocrop (const char * format, gint frames, const char * crop,
+    const char * chain, Captured * expected, Captured * out)
+{
+  gchar * reference = g_strdup_printf ("videocrop %s", crop);
+  GstElement * pipeline =
+      parse_beside_reference (format, 64, 48, frames, reference, chain, expected, out);
+  g_free (reference);
+  return pipeline;
+}
+
 Outcome
 run_to_end (GstElement * pipeline, GstClockTime timeout, guint64 * waits_at_eos)
 {
@@ -349,6 +401,37 @@ run_to_eos (GstElement * pipeline, const char * what, GstClockTime timeout,
 }
 
 /* --- references and comparisons ----------------------------------------- */
+
+GstBuffer *
+crop_on_cpu (GstBuffer * in, const GstVideoInfo * in_info, guint x, guint y,
+    const GstVideoInfo * out_info)
+{
+  GstVideoFrame f, o;
+  GstBuffer * out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (
+      &o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_WRITE));
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (out_info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (in_info->finfo, p, comp);
+    /* the sample (a chroma pair in a semi-planar plane) covering x and y */
+    const gsize from =
+        (gsize)(x >> GST_VIDEO_FORMAT_INFO_W_SUB (in_info->finfo, comp[0])) *
+        GST_VIDEO_INFO_COMP_PSTRIDE (in_info, comp[0]);
+    const guint row0 = y >> GST_VIDEO_FORMAT_INFO_H_SUB (in_info->finfo, comp[0]);
+    const gsize row_bytes = gst_cs_video_plane_row_bytes (out_info, p);
+    for (guint r = 0; r < gst_cs_video_plane_rows (out_info, p); r++)
+      std::memcpy ((guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&o, p) +
+                       (gsize)r * GST_VIDEO_FRAME_PLANE_STRIDE (&o, p),
+          (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
+              (gsize)(row0 + r) * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p) + from,
+          row_bytes);
+  }
+  gst_video_frame_unmap (&f);
+  gst_video_frame_unmap (&o);
+  return out;
+}
 
 /* The index of the first byte where rows a and b differ; n when equal. */
 static gsize

@@ -1,6 +1,6 @@
 // Helpers shared by the tests: GPU detection, harnesses and pipelines of our
-// elements, capturing the frames that enter or leave an element, and
-// comparing frames pixel by pixel.
+// elements, capturing the frames that enter or leave an element, CPU
+// references, and comparing frames pixel by pixel.
 //
 // The helpers that check something fail the test where they find the
 // failure (gst-check's fail_unless works inside them); `what` names the case
@@ -34,6 +34,15 @@ bool on_stand_in ();
 // The host blocks the CUDA runtime saw in the whole process so far, where
 // it can tell (the stand-in counts them); 0 on a real runtime.
 guint64 runtime_host_blocks ();
+
+/* --- formats ------------------------------------------------------------ */
+
+// The formats of GST_CS_VIDEO_FORMATS that CPU videocrop (1.22) crops too.
+extern const std::vector<const char *> videocrop_formats;
+// The others, P010_10LE and P016_LE: cropped with crop_on_cpu() instead.
+extern const std::vector<const char *> semi_planar_16_formats;
+// All of GST_CS_VIDEO_FORMATS: the two lists above.
+extern const std::vector<const char *> all_formats;
 
 /* --- capturing frames --------------------------------------------------- */
 
@@ -99,6 +108,18 @@ guint64 host_waits (GstElement *pipeline, const char *name);
 void add_probe (GstElement *pipeline, const char *element, const char *pad,
     GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
 
+// "videotestsrc pattern=snow" frames (random content) of `format`, `w`x`h`,
+// teed into "queue ! `reference` ! appsink name=ref" and "queue ! `chain`
+// ! appsink name=out"; a NULL `reference` is "fakesink", for a test that
+// computes its reference from the input. The appsinks' frames go into
+// `expected` and `out`, where given.
+GstElement *parse_beside_reference (const char *format, gint w, gint h, gint frames,
+    const char *reference, const char *chain, Captured *expected, Captured *out);
+
+// The same at 64x48, beside "videocrop `crop`".
+GstElement *parse_beside_videocrop (const char *format, gint frames, const char *crop,
+    const char *chain, Captured *expected, Captured *out);
+
 // What a pipeline run to its end saw on its bus.
 struct Outcome {
   bool eos = false;
@@ -119,6 +140,12 @@ void run_to_eos (GstElement *pipeline, const char *what = "",
     GstClockTime timeout = 120 * GST_SECOND, guint64 *waits_at_eos = nullptr);
 
 /* --- references and comparisons ----------------------------------------- */
+
+// `in` cropped on the CPU to `out_info`'s size from (x, y): each plane from
+// the sample covering (x, y), the rule videocrop applies to planar and
+// semi-planar formats, for those it lacks (P010, P016). Not for packed 4:2:2.
+GstBuffer *crop_on_cpu (GstBuffer *in, const GstVideoInfo *in_info, guint x, guint y,
+    const GstVideoInfo *out_info);
 
 // Fails the test unless the visible pixels of both frames are equal, saying
 // where they differ.

@@ -16,12 +16,6 @@
 
 using testutil::Captured;
 
-/* GST_CS_VIDEO_FORMATS less P010_10LE and P016_LE, which videocrop 1.22
- * does not support. */
-static const char * videocrop_formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB",
-  "ABGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
-  "Y444", "YUY2", "UYVY" };
-
 static GstElement *
 make_crop (void)
 {
@@ -425,7 +419,7 @@ GST_START_TEST (test_arithmetic_matches_videocrop)
   struct Size {
     gint w, h;
   };
-  for (const char * f : videocrop_formats) {
+  for (const char * f : testutil::videocrop_formats) {
     for (Size s : { Size{ 64, 48 }, Size{ 63, 47 }, Size{ 33, 17 } }) {
       const Crop crops[] = {
         { 0, 0, 0, 0 }, { 3, 5, 1, 2 }, { 1, 1, 1, 1 }, { 2, 2, 2, 2 }, { 5, 2, 7, 3 },

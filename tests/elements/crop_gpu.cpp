@@ -8,7 +8,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -16,13 +15,6 @@
 #include "testutil.h"
 
 using testutil::Captured;
-
-/* Every format of GST_CS_VIDEO_FORMATS videocrop 1.22 supports. */
-static const char * videocrop_formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB",
-  "ABGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
-  "Y444", "YUY2", "UYVY" };
-/* ... and those it does not: compared with a crop computed on the CPU. */
-static const char * semi_planar_16[] = { "P010_10LE", "P016_LE" };
 
 struct Crop {
   gint l, r, t, b;
@@ -146,37 +138,6 @@ add_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
-/* --- the CPU reference for P010/P016 ---------------------------------- */
-
-/* videocrop's NV12 rule with 2-byte samples, sample by sample: luma from
- * (x, y); chroma pairs from the pair covering x, the row covering y. */
-static GstBuffer *
-crop_semi_planar_16 (GstBuffer * in, const GstVideoInfo * in_info, guint x, guint y,
-    const GstVideoInfo * out_info)
-{
-  GstVideoFrame f, o;
-  GstBuffer * out = gst_buffer_new_allocate (NULL, out_info->size, NULL);
-  fail_unless (
-      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ));
-  fail_unless (gst_video_frame_map (
-      &o, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_WRITE));
-  auto row = [] (GstVideoFrame * fr, guint plane, guint r) {
-    return (guint16 *)((guint8 *)GST_VIDEO_FRAME_PLANE_DATA (fr, plane) +
-                       (gsize)r * GST_VIDEO_FRAME_PLANE_STRIDE (fr, plane));
-  };
-  const guint ow = out_info->width, oh = out_info->height;
-  for (guint j = 0; j < oh; j++)
-    for (guint i = 0; i < ow; i++)
-      row (&o, 0, j)[i] = row (&f, 0, y + j)[x + i];
-  for (guint j = 0; j < (oh + 1) / 2; j++)
-    for (guint k = 0; k < (ow + 1) / 2; k++)
-      for (guint c = 0; c < 2; c++)
-        row (&o, 1, j)[2 * k + c] = row (&f, 1, y / 2 + j)[2 * (x / 2 + k) + c];
-  gst_video_frame_unmap (&f);
-  gst_video_frame_unmap (&o);
-  return out;
-}
-
 /* --- one run ---------------------------------------------------------- */
 
 /* Zero-copy: cudacrop's output is its input's memory and event; a copy: a
@@ -219,37 +180,27 @@ check_case (const Case & c)
   const Crop ref = { (gint)(c.crop.l + c.mx), (gint)(c.crop.r - c.mx),
     (gint)(c.crop.t + c.my), (gint)(c.crop.b - c.my) };
   gchar * size =
-      c.out_size ? g_strdup_printf ("! video/x-raw,%s ", c.out_size) : g_strdup ("");
+      c.out_size ? g_strdup_printf (" ! video/x-raw,%s", c.out_size) : g_strdup ("");
   gchar * dsize =
       c.out_size
-          ? g_strdup_printf ("! video/x-raw(memory:CUDAStreamsMemory),%s ", c.out_size)
+          ? g_strdup_printf (" ! video/x-raw(memory:CUDAStreamsMemory),%s", c.out_size)
           : g_strdup ("");
-  gchar * ref_branch =
-      cpu_reference ? g_strdup ("t. ! queue ! fakesink")
-                    : g_strdup_printf (
-                          "t. ! queue ! videocrop left=%d right=%d top=%d bottom=%d %s! "
-                          "appsink name=ref sync=false",
+  gchar * reference =
+      cpu_reference ? NULL
+                    : g_strdup_printf ("videocrop left=%d right=%d top=%d bottom=%d%s",
                           ref.l, ref.r, ref.t, ref.b, size);
-  gchar * desc = g_strdup_printf (
-      "videotestsrc pattern=snow num-buffers=%d ! "
-      "video/x-raw,format=%s,width=%d,height=%d,framerate=30/1 ! tee name=t %s "
-      "t. ! queue ! cudaupload name=up ! cudacrop name=crop left=%d right=%d top=%d "
-      "bottom=%d %s! cudadownload ! appsink name=out sync=false",
-      c.frames, c.format, c.w, c.h, ref_branch, c.crop.l, c.crop.r, c.crop.t, c.crop.b,
-      dsize);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  fail_unless (pipeline != NULL, "%s", desc);
-  g_free (desc);
-  g_free (ref_branch);
+  gchar * chain = g_strdup_printf ("cudaupload name=up ! cudacrop name=crop left=%d "
+                                   "right=%d top=%d bottom=%d%s ! cudadownload",
+      c.crop.l, c.crop.r, c.crop.t, c.crop.b, dsize);
+  Captured in, expected, out;
+  GstElement * pipeline = testutil::parse_beside_reference (
+      c.format, c.w, c.h, c.frames, reference, chain, &expected, &out);
+  g_free (chain);
+  g_free (reference);
   g_free (size);
   g_free (dsize);
-
-  Captured in, expected, out;
   if (cpu_reference)
     testutil::capture_pad (pipeline, "up", "sink", &in);
-  else
-    testutil::capture_appsink (pipeline, "ref", &expected);
-  testutil::capture_appsink (pipeline, "out", &out);
   MetaAdder adder = { c.mx, c.my };
   if (c.crop_meta)
     testutil::add_probe (
@@ -262,8 +213,8 @@ check_case (const Case & c)
   testutil::run_to_eos (pipeline, what.c_str ());
   if (cpu_reference) {
     for (size_t i = 0; i < in.buffers.size () && i < out.buffers.size (); i++)
-      expected.buffers.push_back (
-          crop_semi_planar_16 (in.buffers[i], &in.infos[i], ref.l, ref.t, &out.infos[i]));
+      expected.buffers.push_back (testutil::crop_on_cpu (
+          in.buffers[i], &in.infos[i], ref.l, ref.t, &out.infos[i]));
     expected.infos = out.infos;
   }
   testutil::assert_all_cropped_equal (expected, out, what.c_str ());
@@ -279,10 +230,7 @@ check_case (const Case & c)
 static void
 all_formats (Path path)
 {
-  std::vector<const char *> formats (
-      std::begin (videocrop_formats), std::end (videocrop_formats));
-  formats.insert (formats.end (), std::begin (semi_planar_16), std::end (semi_planar_16));
-  for (const char * f : formats) {
+  for (const char * f : testutil::all_formats) {
     for (auto [w, h] : { std::pair{ 64, 48 }, std::pair{ 63, 47 } }) {
       const Crop crops[] = {
         { 0, 0, 0, 0 }, /* nothing: the input goes on */
@@ -354,18 +302,16 @@ GST_START_TEST (test_videocrop_meta_upstream)
       for (const Chain & ch : chains) {
         gchar * what =
             g_strdup_printf ("%s %s, cudacrop %s", f, path_name (path), ch.mine);
-        gchar * desc = g_strdup_printf (
-            "videotestsrc pattern=snow num-buffers=30 ! "
-            "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
-            "t. ! queue ! videocrop left=%d right=%d top=%d bottom=%d ! appsink name=ref "
-            "sync=false t. ! queue ! cudaupload ! videocrop left=3 top=1 ! cudacrop "
-            "name=crop %s ! cudadownload ! appsink name=out sync=false",
-            f, ch.total.l, ch.total.r, ch.total.t, ch.total.b, ch.mine);
-        GstElement * pipeline = gst_parse_launch (desc, NULL);
-        g_free (desc);
+        gchar * crop = g_strdup_printf ("left=%d right=%d top=%d bottom=%d", ch.total.l,
+            ch.total.r, ch.total.t, ch.total.b);
+        gchar * chain = g_strdup_printf (
+            "cudaupload ! videocrop left=3 top=1 ! cudacrop name=crop %s ! cudadownload",
+            ch.mine);
         Captured expected, out;
-        testutil::capture_appsink (pipeline, "ref", &expected);
-        testutil::capture_appsink (pipeline, "out", &out);
+        GstElement * pipeline =
+            testutil::parse_beside_videocrop (f, 30, crop, chain, &expected, &out);
+        g_free (crop);
+        g_free (chain);
         Seen seen_in, seen_out;
         record_crop_memory (pipeline, &seen_in, &seen_out);
         if (path == Path::PACKED)
@@ -391,21 +337,16 @@ GST_START_TEST (test_tee_of_device_buffers)
     for (const char * crop :
         { "left=4 right=6 top=2 bottom=4", "left=3 right=5 top=1 bottom=2" }) {
       gchar * what = g_strdup_printf ("%s %s", f, crop);
-      gchar * desc = g_strdup_printf (
-          "videotestsrc pattern=snow num-buffers=30 ! "
-          "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
-          "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
-          "t. ! queue ! cudaupload name=up ! tee name=d "
-          "d. ! queue ! cudacrop name=crop %s ! cudadownload ! appsink name=out "
-          "sync=false "
-          "d. ! queue ! cudadownload ! appsink name=full sync=false",
-          f, crop, crop);
-      GstElement * pipeline = gst_parse_launch (desc, NULL);
-      g_free (desc);
+      gchar * chain =
+          g_strdup_printf ("cudaupload name=up ! tee name=d "
+                           "d. ! queue ! cudadownload ! appsink name=full sync=false "
+                           "d. ! queue ! cudacrop name=crop %s ! cudadownload",
+              crop);
       Captured in, expected, out, full;
+      GstElement * pipeline =
+          testutil::parse_beside_videocrop (f, 30, crop, chain, &expected, &out);
+      g_free (chain);
       testutil::capture_pad (pipeline, "up", "sink", &in);
-      testutil::capture_appsink (pipeline, "ref", &expected);
-      testutil::capture_appsink (pipeline, "out", &out);
       testutil::capture_appsink (pipeline, "full", &full);
       testutil::run_to_eos (pipeline, what);
       testutil::assert_all_cropped_equal (expected, out, what);
@@ -468,19 +409,11 @@ GST_START_TEST (test_live_property_change)
   for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
     for (const char * f : { "NV12", "YUY2", "RGBA", "I420" }) {
       gchar * what = g_strdup_printf ("%s %s", f, path_name (path));
-      gchar * desc = g_strdup_printf (
-          "videotestsrc pattern=snow num-buffers=60 ! "
-          "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
-          "t. ! queue ! videocrop name=vc left=2 right=2 top=2 bottom=2 ! appsink "
-          "name=ref sync=false "
-          "t. ! queue ! cudaupload ! cudacrop name=crop left=2 right=2 top=2 bottom=2 ! "
-          "cudadownload ! appsink name=out sync=false",
-          f);
-      GstElement * pipeline = gst_parse_launch (desc, NULL);
-      g_free (desc);
       Captured expected, out;
-      testutil::capture_appsink (pipeline, "ref", &expected);
-      testutil::capture_appsink (pipeline, "out", &out);
+      GstElement * pipeline = testutil::parse_beside_videocrop (f, 60,
+          "name=vc left=2 right=2 top=2 bottom=2",
+          "cudaupload ! cudacrop name=crop left=2 right=2 top=2 bottom=2 ! cudadownload",
+          &expected, &out);
       Changer ref_changer, changer;
       testutil::add_probe (
           pipeline, "vc", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &ref_changer);

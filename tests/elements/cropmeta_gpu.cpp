@@ -43,18 +43,9 @@ check_chain (const char * format, const char * crop, const char * chain,
     const char * victim, const char * victim_desc)
 {
   gchar * what = g_strdup_printf ("%s %s", format, crop);
-  gchar * desc = g_strdup_printf (
-      "videotestsrc pattern=snow num-buffers=8 ! "
-      "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
-      "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
-      "t. ! queue ! %s ! appsink name=out sync=false",
-      format, crop, chain);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  fail_unless (pipeline != NULL, "%s", desc);
-  g_free (desc);
   Captured expected, out;
-  testutil::capture_appsink (pipeline, "ref", &expected);
-  testutil::capture_appsink (pipeline, "out", &out);
+  GstElement * pipeline =
+      testutil::parse_beside_videocrop (format, 8, crop, chain, &expected, &out);
   testutil::add_probe (pipeline, "out", "sink", GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
       accept_crop_meta, NULL);
   Seen seen;
@@ -73,21 +64,24 @@ check_chain (const char * format, const char * crop, const char * chain,
   gst_object_unref (pipeline);
 }
 
-static const char * formats[] = { "RGBA", "RGB", "NV12", "I420", "Y42B", "YUY2", "UYVY" };
-static const char * crops[] = { "left=8 right=2 top=4 bottom=6",
-  "left=3 right=6 top=1 bottom=2" };
+/* Every format and crop, with videocrop at `%s` in `chain`. */
+static void
+check_all (const char * chain, const char * victim, const char * victim_desc)
+{
+  for (const char * f : { "RGBA", "RGB", "NV12", "I420", "Y42B", "YUY2", "UYVY" }) {
+    for (const char * c :
+        { "left=8 right=2 top=4 bottom=6", "left=3 right=6 top=1 bottom=2" }) {
+      gchar * with_crop = g_strdup_printf (chain, c);
+      check_chain (f, c, with_crop, victim, victim_desc);
+      g_free (with_crop);
+    }
+  }
+}
 
 /* videocrop ! cudaupload: the crop meta goes into the upload. */
 GST_START_TEST (test_crop_meta_into_upload)
 {
-  for (const char * f : formats) {
-    for (const char * c : crops) {
-      gchar * chain =
-          g_strdup_printf ("videocrop %s ! cudaupload name=up ! cudadownload", c);
-      check_chain (f, c, chain, "up", "cudaupload");
-      g_free (chain);
-    }
-  }
+  check_all ("videocrop %s ! cudaupload name=up ! cudadownload", "up", "cudaupload");
 }
 GST_END_TEST;
 
@@ -95,14 +89,8 @@ GST_END_TEST;
  * download. */
 GST_START_TEST (test_crop_meta_into_download)
 {
-  for (const char * f : formats) {
-    for (const char * c : crops) {
-      gchar * chain =
-          g_strdup_printf ("cudaupload ! videocrop %s ! cudadownload name=down", c);
-      check_chain (f, c, chain, "down", "cudadownload");
-      g_free (chain);
-    }
-  }
+  check_all (
+      "cudaupload ! videocrop %s ! cudadownload name=down", "down", "cudadownload");
 }
 GST_END_TEST;
 

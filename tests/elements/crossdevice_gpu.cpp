@@ -18,18 +18,9 @@ static void
 check_against_videocrop (const char * format, const char * crop, const char * chain)
 {
   gchar * what = g_strdup_printf ("%s %s, %s", format, crop, chain);
-  gchar * desc = g_strdup_printf (
-      "videotestsrc pattern=snow num-buffers=12 ! "
-      "video/x-raw,format=%s,width=64,height=48,framerate=30/1 ! tee name=t "
-      "t. ! queue ! videocrop %s ! appsink name=ref sync=false "
-      "t. ! queue ! %s ! appsink name=out sync=false",
-      format, crop, chain);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  fail_unless (pipeline != NULL, "%s", desc);
-  g_free (desc);
   Captured expected, out;
-  testutil::capture_appsink (pipeline, "ref", &expected);
-  testutil::capture_appsink (pipeline, "out", &out);
+  GstElement * pipeline =
+      testutil::parse_beside_videocrop (format, 12, crop, chain, &expected, &out);
   testutil::run_to_eos (pipeline, what);
   testutil::assert_all_cropped_equal (expected, out, what);
   g_free (what);

@@ -10,10 +10,6 @@
 
 using testutil::Captured;
 
-static const char * formats[] = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "RGB",
-  "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B", "Y444",
-  "P010_10LE", "P016_LE", "YUY2", "UYVY" };
-
 struct Size {
   int w, h, frames;
 };
@@ -48,7 +44,7 @@ GST_START_TEST (test_roundtrip_all_formats)
 {
   const Size sizes[] = { { 64, 48, 4 }, { 63, 47, 4 }, { 1920, 1080, 3 },
     { 3840, 2160, 2 } };
-  for (const char * f : formats) {
+  for (const char * f : testutil::all_formats) {
     for (const Size & s : sizes) {
       guint pinned = 0;
       check_roundtrip (f, s, "", &pinned);
