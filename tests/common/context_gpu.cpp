@@ -93,7 +93,7 @@ GST_START_TEST (test_lease_returned_to_its_pool)
 GST_END_TEST;
 
 static Suite *
-context_suite (void)
+context_gpu_suite (void)
 {
   Suite * s = suite_create ("context_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -104,10 +104,4 @@ context_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("context_gpu");
-  return gst_check_run_suite (context_suite (), "context_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (context_gpu);

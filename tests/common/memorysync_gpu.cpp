@@ -202,7 +202,7 @@ GST_START_TEST (test_application_reader_bad_device)
 GST_END_TEST;
 
 static Suite *
-memorysync_suite (void)
+memorysync_gpu_suite (void)
 {
   Suite * s = suite_create ("memorysync_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -215,10 +215,4 @@ memorysync_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("memorysync_gpu");
-  return gst_check_run_suite (memorysync_suite (), "memorysync_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (memorysync_gpu);

@@ -185,7 +185,7 @@ GST_START_TEST (test_out_of_memory_error)
 GST_END_TEST;
 
 static Suite *
-sync_suite (void)
+sync_gpu_suite (void)
 {
   Suite * s = suite_create ("sync_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -201,10 +201,4 @@ sync_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("sync_gpu");
-  return gst_check_run_suite (sync_suite (), "sync_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (sync_gpu);

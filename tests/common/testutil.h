@@ -35,6 +35,16 @@ bool on_stand_in ();
 // it can tell (the stand-in counts them); 0 on a real runtime.
 guint64 runtime_host_blocks ();
 
+// GST_CHECK_MAIN for a GPU test binary: skipped (exit 77) without a usable
+// GPU; `name` is the binary's and the suite's, name_suite() makes the suite.
+#define TESTUTIL_GPU_CHECK_MAIN(name) \
+  int main (int argc, char ** argv) \
+  { \
+    gst_check_init (&argc, &argv); \
+    testutil::require_gpu_or_skip (#name); \
+    return gst_check_run_suite (name##_suite (), #name, __FILE__); \
+  }
+
 /* --- formats ------------------------------------------------------------ */
 
 // The formats of GST_CS_VIDEO_FORMATS that CPU videocrop (1.22) crops too.

@@ -660,7 +660,7 @@ GST_START_TEST (test_caps_change_mid_stream)
 GST_END_TEST;
 
 static Suite *
-crop_suite (void)
+crop_gpu_suite (void)
 {
   Suite * s = suite_create ("crop_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -680,10 +680,4 @@ crop_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("crop_gpu");
-  return gst_check_run_suite (crop_suite (), "crop_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (crop_gpu);

@@ -68,7 +68,7 @@ GST_START_TEST (test_property_change_during_negotiation)
 GST_END_TEST;
 
 static Suite *
-crop_race_suite (void)
+crop_race_gpu_suite (void)
 {
   Suite * s = suite_create ("crop_race_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -78,10 +78,4 @@ crop_race_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("crop_race_gpu");
-  return gst_check_run_suite (crop_race_suite (), "crop_race_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (crop_race_gpu);

@@ -95,7 +95,7 @@ GST_START_TEST (test_crop_meta_into_download)
 GST_END_TEST;
 
 static Suite *
-cropmeta_suite (void)
+cropmeta_gpu_suite (void)
 {
   Suite * s = suite_create ("cropmeta_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -106,10 +106,4 @@ cropmeta_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("cropmeta_gpu");
-  return gst_check_run_suite (cropmeta_suite (), "cropmeta_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (cropmeta_gpu);

@@ -328,7 +328,7 @@ GST_START_TEST (test_in_flight_latency)
 GST_END_TEST;
 
 static Suite *
-updown_suite (void)
+updown_gpu_suite (void)
 {
   Suite * s = suite_create ("updown_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -347,10 +347,4 @@ updown_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("updown_gpu");
-  return gst_check_run_suite (updown_suite (), "updown_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (updown_gpu);

@@ -132,7 +132,7 @@ GST_START_TEST (test_every_host_block_counted)
 GST_END_TEST;
 
 static Suite *
-upload_suite (void)
+upload_gpu_suite (void)
 {
   Suite * s = suite_create ("upload_gpu");
   TCase * tc = tcase_create ("gpu");
@@ -144,10 +144,4 @@ upload_suite (void)
   return s;
 }
 
-int
-main (int argc, char ** argv)
-{
-  gst_check_init (&argc, &argv);
-  testutil::require_gpu_or_skip ("upload_gpu");
-  return gst_check_run_suite (upload_suite (), "upload_gpu", __FILE__);
-}
+TESTUTIL_GPU_CHECK_MAIN (upload_gpu);
