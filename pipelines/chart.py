@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Bar chart of the benchmark: ours vs nvcodec vs the copy limit, per case.
+"""Chart of the benchmark: ours and nvcodec as % of the copy limit, per case.
 
     chart.py bench.csv bench.png [--title "GPU, date"]
+
+One panel per source kind (pinned, pageable, any other in the CSV). Each row
+is a case (case, format, size): two bars, this project and GStreamer's
+nvcodec, as a percentage of the PCIe copy limit measured in the same run for
+the same transfers (the 100% line), the frames/s written beside each bar.
+A row without a copy limit says so; a missing nvcodec figure shows as "n/a".
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib). pipelines/bench
 calls it when matplotlib is there; otherwise run it on its CSV elsewhere.
@@ -13,47 +19,117 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import PercentFormatter  # noqa: E402
 
-LABEL = {"updown": "up→down", "uponly": "up", "crop": "crop",
-         "updown-mif0": "up→down\nmif=0", "updown-default": "up→down\ndefault",
-         "updown-spin": "up→down\nspin-wait", "updown-bevents": "up→down\nblk events",
-         "uponly-bevents": "up\nblk events"}
-SHORT = {"1920x1080": "1080p", "3840x2160": "4K"}
+CASE = {"updown": "up→down", "uponly": "up only", "crop": "up→crop→down",
+        "updown-default": "up→down, max-in-flight default",
+        "updown-mif0": "up→down, max-in-flight=0", "updown-spin": "up→down, spin-wait=true"}
+SIZE = {"1920x1080": "1080p", "3840x2160": "4K"}
+SOURCE = {"pinned": "pinned source: the producer writes into the pool cudaupload offers",
+          "pageable": "pageable source: frames in ordinary malloc'd memory"}
+SOURCES = ["pinned", "pageable"]
+TITLE = "gst-cudastreams vs nvcodec: how close each gets to the copy limit"
+OURS, PEER = "#2a7ab9", "#c9622b"
+BAR = 0.38
 
 
 def num(v):
+    """A CSV cell as a positive float, or None (empty, "n/a", 0)."""
     try:
-        return float(v)
+        f = float(v)
     except (TypeError, ValueError):
-        return 0.0
+        return None
+    return f if f > 0 else None
+
+
+def pct(fps, limit):
+    return 100 * fps / limit if fps and limit else None
+
+
+def label(r):
+    lim = num(r.get("limit_fps"))
+    text = f"{CASE.get(r['case'], r['case'])}  {r['format']} {SIZE.get(r['size'], r['size'])}"
+    return text + (f"  (limit {lim:,.0f} fps)" if lim else "  (no limit measured)")
+
+
+def draw_panel(ax, source, rows, xmax):
+    ys = range(len(rows))
+    for y, r in zip(ys, rows):
+        lim = num(r.get("limit_fps"))
+        ours, peer = num(r.get("ours_fps")), num(r.get("nvcodec_fps"))
+        for dy, fps, color, who in ((-BAR / 2, ours, OURS, "ours"),
+                                    (BAR / 2, peer, PEER, "nvcodec")):
+            p = pct(fps, lim)
+            if p is not None:
+                ax.barh(y + dy, min(p, xmax), BAR, color=color)
+                # White behind the text, so the 100% line does not cross it.
+                ax.text(min(p, xmax) + 0.8, y + dy, f"{fps:,.0f} fps · {p:.0f}%", va="center",
+                        fontsize=7, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3})
+            else:
+                why = "n/a" if fps is None else f"{fps:,.0f} fps, no limit to compare with"
+                ax.text(0.8, y + dy, f"{who}: {why}", va="center", fontsize=7, color="#555")
+    ax.axvline(100, color="#333", linestyle="--", linewidth=1)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([label(r) for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    # A thin line between cases, so the rows of one case read as a group.
+    for y in range(1, len(rows)):
+        if rows[y]["case"] != rows[y - 1]["case"]:
+            ax.axhline(y - 0.5, color="#ccc", linewidth=0.8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(0, xmax)
+    ax.xaxis.set_major_formatter(PercentFormatter(decimals=0))
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_title(SOURCE.get(source, f"source: {source}"), fontsize=9.5, loc="left")
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("csv")
     ap.add_argument("png")
-    ap.add_argument("--title", default="")
+    ap.add_argument("--title", default="", help="the GPU and date, e.g. 'NVIDIA H200, 2026-11-21'")
     a = ap.parse_args()
-    rows = list(csv.DictReader(open(a.csv, encoding="utf-8")))
-    names = [f"{LABEL.get(r['case'], r['case'])}\n{r['format']} {SHORT.get(r['size'], r['size'])}"
-             f"\n{r['source']}" for r in rows]
-    series = [("ours", "ours_fps", "#2a7ab9"), ("nvcodec 1.22", "nvcodec_fps", "#c9622b"),
-              ("copy limit", "limit_fps", "#9a9a9a")]
-    width = 0.27
-    fig, ax = plt.subplots(figsize=(max(10, 0.95 * len(rows)), 5.5))
-    for i, (label, key, color) in enumerate(series):
-        xs = [j + (i - 1) * width for j in range(len(rows))]
-        ax.bar(xs, [num(r[key]) for r in rows], width, label=label, color=color)
-    ax.set_yscale("log")
-    ax.set_ylabel("frames/s (log scale)")
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels(names, fontsize=6.5)
-    ax.grid(axis="y", which="both", alpha=0.3)
-    ax.legend()
-    ax.set_title("gst-cudastreams vs nvcodec vs PCIe copy limit" +
-                 (f" — {a.title}" if a.title else ""), fontsize=10)
-    fig.tight_layout()
-    fig.savefig(a.png, dpi=110)
+    with open(a.csv, encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        for k in ("case", "format", "size", "source"):
+            r[k] = r.get(k) or "?"
+    sources = [s for s in SOURCES if any(r["source"] == s for r in rows)]
+    sources += sorted({r["source"] for r in rows} - set(sources))
+    panels = [(s, [r for r in rows if r["source"] == s]) for s in sources]
+
+    values = [pct(num(r.get(k)), num(r.get("limit_fps")))
+              for r in rows for k in ("ours_fps", "nvcodec_fps")]
+    # Room right of the longest bar for its label; bars past 160% are cut there.
+    xmax = min(160, max([110] + [v + 30 for v in values if v is not None]))
+
+    if not panels:
+        # A chart that says so beats a missing file in the benchmark's output.
+        fig, ax = plt.subplots(figsize=(10, 2))
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"no results in {a.csv}", ha="center", va="center")
+        fig.suptitle(TITLE + (f" — {a.title}" if a.title else ""), fontsize=11)
+        fig.savefig(a.png, dpi=120)
+        return
+
+    heights = [len(p) for _, p in panels]
+    height = 1.6 + 0.36 * sum(heights) + 0.5 * len(heights)
+    fig, axes = plt.subplots(len(heights), 1, sharex=True, squeeze=False, figsize=(10, height),
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (source, prows) in zip(axes[:, 0], panels):
+        draw_panel(ax, source, prows, xmax)
+    bottom = axes[-1, 0]
+    bottom.set_xlabel("frames/s as % of the PCIe copy limit for the same transfers, measured "
+                      "in the same run (dashed line = 100%)", fontsize=8.5)
+    handles = [plt.Rectangle((0, 0), 1, 1, color=OURS), plt.Rectangle((0, 0), 1, 1, color=PEER)]
+    fig.legend(handles, ["gst-cudastreams (this project; cudadownload max-in-flight=3 "
+                         "unless the row says otherwise)",
+                         "GStreamer 1.22 nvcodec (up→crop→down: nvcodec up→down, then "
+                         "videocrop on the CPU)"],
+               loc="lower left", bbox_to_anchor=(0.01, 0), ncol=1, fontsize=8, frameon=False)
+    fig.suptitle(TITLE + (f"\n{a.title}" if a.title else ""), fontsize=11, x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0.45 / height, 1, 1))  # 0.45 in for the legend
+    fig.savefig(a.png, dpi=120)
 
 
 if __name__ == "__main__":
