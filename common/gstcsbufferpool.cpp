@@ -1,7 +1,8 @@
-#include "gstcsbufferpool.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcsbufferpool-private.h"
 
-#include "gstcsmemory.h"
-#include "gstcsvideo.h"
+#include "gstcsmemory-private.h"
+#include "gstcsvideo-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_buffer_pool_debug);
 #define GST_CAT_DEFAULT gst_cs_buffer_pool_debug
@@ -17,14 +18,14 @@ struct _GstCsBufferPool {
 G_DEFINE_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST_TYPE_BUFFER_POOL);
 
 static const gchar **
-get_options (GstBufferPool *)
+gst_cs_buffer_pool_get_options (GstBufferPool *)
 {
   static const gchar * options[] = { GST_BUFFER_POOL_OPTION_VIDEO_META, NULL };
   return options;
 }
 
 static gboolean
-set_config (GstBufferPool * pool, GstStructure * config)
+gst_cs_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   GstCaps * caps = NULL;
@@ -64,12 +65,13 @@ set_video_meta (GstBuffer * buffer, const GstVideoInfo * layout)
 }
 
 static GstFlowReturn
-alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams *)
+gst_cs_buffer_pool_alloc_buffer (
+    GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams *)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   GError * err = NULL;
-  GstMemory * mem = gst_cs_device_allocator_alloc (
-      GST_CS_DEVICE_ALLOCATOR (self->allocator), self->layout.size, &err);
+  GstMemory * mem = gst_cs_allocator_alloc (
+      GST_CS_ALLOCATOR (self->allocator), self->layout.size, &err);
   if (!mem) {
     GST_ERROR_OBJECT (pool, "%s", err->message);
     GST_OBJECT_LOCK (pool);
@@ -87,7 +89,7 @@ alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquirePar
 }
 
 static void
-reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
+gst_cs_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   set_video_meta (buffer, &self->layout);
@@ -95,7 +97,7 @@ reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 }
 
 static void
-finalize (GObject * object)
+gst_cs_buffer_pool_finalize (GObject * object)
 {
   auto * self = GST_CS_BUFFER_POOL (object);
   gst_clear_object (&self->allocator);
@@ -107,11 +109,11 @@ static void
 gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
 {
   GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
-  G_OBJECT_CLASS (klass)->finalize = finalize;
-  pool_class->get_options = get_options;
-  pool_class->set_config = set_config;
-  pool_class->alloc_buffer = alloc_buffer;
-  pool_class->reset_buffer = reset_buffer;
+  G_OBJECT_CLASS (klass)->finalize = gst_cs_buffer_pool_finalize;
+  pool_class->get_options = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_get_options);
+  pool_class->set_config = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_set_config);
+  pool_class->alloc_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_alloc_buffer);
+  pool_class->reset_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_reset_buffer);
   GST_DEBUG_CATEGORY_INIT (
       gst_cs_buffer_pool_debug, "csbufferpool", 0, "gst-cudastreams device buffer pool");
 }
@@ -126,7 +128,7 @@ gst_cs_buffer_pool_new (gint device_id)
   auto * self = GST_CS_BUFFER_POOL (g_object_new (GST_TYPE_CS_BUFFER_POOL, NULL));
   gst_object_ref_sink (self);
   self->device_id = device_id;
-  self->allocator = gst_cs_device_allocator_new (device_id);
+  self->allocator = gst_cs_allocator_new (device_id);
   return GST_BUFFER_POOL_CAST (self);
 }
 

@@ -1,6 +1,5 @@
-#include "gstcscontext.h"
-
-#include "gstcserror.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcscontext-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_context_debug);
 #define GST_CAT_DEFAULT gst_cs_context_debug
@@ -16,18 +15,39 @@ init_debug (void)
   }
 }
 
+/**
+ * gst_cs_context_new_stream_pool:
+ * @pool: a pool
+ *
+ * Returns: (transfer full): a persistent context of type
+ * %GST_CS_STREAM_POOL_CONTEXT_TYPE carrying @pool
+ *
+ * Since: 0.1
+ */
 GstContext *
 gst_cs_context_new_stream_pool (GstCsStreamPool * pool)
 {
+  g_return_val_if_fail (GST_IS_CS_STREAM_POOL (pool), NULL);
   GstContext * ctx = gst_context_new (GST_CS_STREAM_POOL_CONTEXT_TYPE, TRUE);
   gst_structure_set (
       gst_context_writable_structure (ctx), "pool", GST_TYPE_CS_STREAM_POOL, pool, NULL);
   return ctx;
 }
 
+/**
+ * gst_cs_context_get_stream_pool:
+ * @context: a context
+ * @pool: (out) (transfer full): its pool
+ *
+ * Returns: whether @context is a stream-pool context holding a pool
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cs_context_get_stream_pool (GstContext * context, GstCsStreamPool ** pool)
 {
+  g_return_val_if_fail (GST_IS_CONTEXT (context), FALSE);
+  g_return_val_if_fail (pool != NULL, FALSE);
   if (g_strcmp0 (
           gst_context_get_context_type (context), GST_CS_STREAM_POOL_CONTEXT_TYPE) != 0)
     return FALSE;
@@ -36,6 +56,14 @@ gst_cs_context_get_stream_pool (GstContext * context, GstCsStreamPool ** pool)
          *pool != NULL;
 }
 
+/**
+ * gst_cs_handle_set_context:
+ * @element: the element
+ * @context: the context given to it
+ * @device_id: the element's device, or -1 when not yet known
+ * @pool: (inout): the element's pool, replaced by the context's when it is
+ *   for that device
+ */
 void
 gst_cs_handle_set_context (
     GstElement * element, GstContext * context, gint device_id, GstCsStreamPool ** pool)
@@ -55,6 +83,15 @@ gst_cs_handle_set_context (
   *pool = given;
 }
 
+/**
+ * gst_cs_handle_context_query:
+ * @element: the element
+ * @query: a query
+ * @pool: (nullable): the element's pool
+ *
+ * Returns: %TRUE when @query asked for a stream-pool context and was
+ * answered
+ */
 gboolean
 gst_cs_handle_context_query (
     GstElement * element, GstQuery * query, GstCsStreamPool * pool)
@@ -118,6 +155,23 @@ pool_set_on (GstElement * element, gint device_id)
   return pool;
 }
 
+/**
+ * gst_cs_ensure_stream_pool:
+ * @element: the element that needs a pool; its set_context must chain up to
+ *   #GstElement's, which keeps the context
+ * @device_id: its device
+ * @pool: (out) (transfer full): the pool to use
+ * @error: (out) (optional): why no pool could be had
+ *
+ * Finds the pool an element should use: the one of a stream-pool context set
+ * on it (before, or meanwhile from any thread), else one from a neighbour
+ * (context query), else one from the application (need-context message,
+ * answered for instance from a bus sync handler), else the process' default
+ * for @device_id, which it then announces (have-context message). Contexts
+ * for another device are passed over.
+ *
+ * Returns: %TRUE when @pool is set
+ */
 gboolean
 gst_cs_ensure_stream_pool (
     GstElement * element, gint device_id, GstCsStreamPool ** pool, GError ** error)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Using a device for a while without changing the caller's (internal,
 // header-only).
 #pragma once
@@ -5,9 +6,9 @@
 #include <glib.h>
 #include <cuda_runtime_api.h>
 
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 // Makes `device` current on the calling thread and gives the thread its own
 // device back when it goes. The library runs on application threads too (state
@@ -44,4 +45,4 @@ private:
   bool changed_ = false;
 };
 
-} // namespace gcs
+} // namespace gst_cs

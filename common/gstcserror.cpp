@@ -1,9 +1,33 @@
-#include "gstcserror.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcserror-private.h"
 
 #include <string>
 
-G_DEFINE_QUARK (gst - cs - error - quark, gst_cs_error)
+/**
+ * gst_cs_error_quark:
+ *
+ * Returns: the quark of the #GST_CS_ERROR domain
+ *
+ * Since: 0.1
+ */
+GQuark
+gst_cs_error_quark (void)
+{
+  /* Spelled out rather than G_DEFINE_QUARK, whose first argument becomes the
+   * string: a formatter that spaces it ("gst - cs - ...") changes it. */
+  return g_quark_from_static_string ("gst-cs-error-quark");
+}
 
+/**
+ * gst_cs_cuda_check:
+ * @err: the result of a CUDA runtime call
+ * @call: the text of the call (its function name is used)
+ * @error: (out) (optional): set when @err is not cudaSuccess
+ *
+ * Returns: %TRUE when @err is cudaSuccess. Otherwise sets @error to a message
+ * naming the call, the CUDA error name and its description, and clears the
+ * runtime's last-error state.
+ */
 gboolean
 gst_cs_cuda_check (cudaError_t err, const gchar * call, GError ** error)
 {
@@ -33,6 +57,17 @@ gst_cs_cuda_check (cudaError_t err, const gchar * call, GError ** error)
   return FALSE;
 }
 
+/**
+ * gst_cs_element_post_error:
+ * @element: the element posting the error
+ * @error: (transfer full): the error
+ * @what: what the element was doing, for the user ("uploading a frame")
+ * @file: the source file
+ * @function: the function
+ * @line: the line
+ *
+ * Posts @error as a GST_MESSAGE_ERROR of @element and frees it.
+ */
 void
 gst_cs_element_post_error (GstElement * element, GError * error, const gchar * what,
     const gchar * file, const gchar * function, gint line)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsevent.hpp"
 
 #include <map>
@@ -5,9 +6,9 @@
 #include <vector>
 
 #include "gstcsdeviceguard.hpp"
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 
-namespace gcs {
+namespace gst_cs {
 namespace {
 
 // Free events per device. The pools live for the whole process: destroying
@@ -40,7 +41,7 @@ Event::acquire (int device, GError ** error)
     }
   }
   // An event belongs to the device current when it is created.
-  gcs::DeviceGuard guard (device, error);
+  gst_cs::DeviceGuard guard (device, error);
   if (!guard.ok ())
     return nullptr;
   cudaEvent_t e = nullptr;
@@ -77,4 +78,4 @@ Event::record (cudaStream_t stream, GError ** error)
   return GST_CS_CHECK (cudaEventRecord (event_, stream), error);
 }
 
-} // namespace gcs
+} // namespace gst_cs

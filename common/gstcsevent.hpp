@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Pooled, reference-counted CUDA events (internal to the library).
 //
 // Creating an event per frame is avoidable cost, so events come from a
@@ -13,7 +14,7 @@
 #include <glib.h>
 #include <cuda_runtime_api.h>
 
-namespace gcs {
+namespace gst_cs {
 
 class Event {
 public:
@@ -78,4 +79,4 @@ private:
   Event * e_ = nullptr;
 };
 
-} // namespace gcs
+} // namespace gst_cs

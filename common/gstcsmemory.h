@@ -1,32 +1,44 @@
-/* Device memory: a GstAllocator of CUDA device memory. */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Device memory: frames in CUDA device memory, and how to read them. */
 #pragma once
 
 #include <gst/gst.h>
-#include <cuda_runtime_api.h>
 
-#include "gstcsapi.h"
+#include "cudastreams-prelude.h"
 
 G_BEGIN_DECLS
 
 /**
- * GST_CS_MEMORY_TYPE_DEVICE:
+ * GST_CS_MEMORY_TYPE:
  *
- * The mem_type of #GstCsMemory.
+ * The mem_type of #GstCsMemory, and the name of its caps feature.
  *
  * Since: 0.1
  */
-#define GST_CS_MEMORY_TYPE_DEVICE "CsDeviceMemory"
+#define GST_CS_MEMORY_TYPE "CUDAStreamsMemory"
+
+/**
+ * GST_CAPS_FEATURE_MEMORY_CS:
+ *
+ * Caps feature of video frames in #GstCsMemory: one pitched block of device
+ * memory per frame, planes described by a #GstVideoMeta, a #GstCsSyncMeta
+ * saying when the pixels are ready. Distinct from nvcodec's
+ * "memory:CUDAMemory", whose memory is another type.
+ *
+ * Since: 0.1
+ */
+#define GST_CAPS_FEATURE_MEMORY_CS "memory:" GST_CS_MEMORY_TYPE
 
 /**
  * GST_MAP_CS_DEVICE:
  *
  * Map flag: with it, gst_memory_map() of a #GstCsMemory yields the device
- * pointer instead of a host copy. The caller must then order its GPU work
- * with the buffer's #GstCsSyncMeta.
+ * pointer instead of a host copy. The caller then orders its GPU work with
+ * the buffer's #GstCsSyncMeta.
  *
  * Since: 0.1
  */
-#define GST_MAP_CS_DEVICE ((GstMapFlags) (GST_MAP_FLAG_LAST << 2))
+#define GST_MAP_CS_DEVICE ((GstMapFlags)(GST_MAP_FLAG_LAST << 2))
 
 /**
  * GstCsMemory:
@@ -37,69 +49,38 @@ G_BEGIN_DECLS
  * CUDA device memory. Mapping it without %GST_MAP_CS_DEVICE gives a host
  * copy: the mapping waits for the GPU work that writes the memory, copies it
  * (and copies it back on unmap after a write). That path is slow and counted
- * as a host wait; it exists so that any element can still read the pixels.
+ * as host waits; it exists so that any element can still read the pixels.
  *
  * Since: 0.1
  */
 typedef struct {
   GstMemory mem;
   gint device_id;
-  guint8 *data;
+  guint8 * data;
   /*< private >*/
   gpointer priv;
+  gpointer _gst_reserved[GST_PADDING];
 } GstCsMemory;
 
-#define GST_TYPE_CS_DEVICE_ALLOCATOR (gst_cs_device_allocator_get_type ())
-G_DECLARE_FINAL_TYPE (GstCsDeviceAllocator, gst_cs_device_allocator, GST,
-    CS_DEVICE_ALLOCATOR, GstAllocator)
+#define GST_TYPE_CS_ALLOCATOR (gst_cs_allocator_get_type ())
+/* clang-format off */
+GST_CS_API
+GType gst_cs_allocator_get_type (void);
+G_DECLARE_FINAL_TYPE (GstCsAllocator, gst_cs_allocator, GST, CS_ALLOCATOR, GstAllocator)
 
-/**
- * gst_cs_device_allocator_new:
- * @device_id: a CUDA device ordinal
- *
- * Returns: (transfer full): an allocator of memory on @device_id
- *
- * Since: 0.1
- */
-GST_CS_API GstAllocator * gst_cs_device_allocator_new   (gint device_id);
+GST_CS_API
+gboolean    gst_is_cs_memory                 (GstMemory      * mem);
 
-/**
- * gst_cs_device_allocator_alloc:
- * @allocator: a #GstCsDeviceAllocator
- * @size: bytes
- * @error: (out) (optional): why the allocation failed
- *
- * Allocates with cudaMalloc (a device-wide synchronisation point: pools call
- * this once per buffer, never per frame).
- *
- * Returns: (transfer full) (nullable): a #GstCsMemory
- *
- * Since: 0.1
- */
-GST_CS_API GstMemory *    gst_cs_device_allocator_alloc (GstCsDeviceAllocator * allocator,
-                                                         gsize                  size,
-                                                         GError              ** error);
+GST_CS_API
+guint8    * gst_cs_memory_get_device_pointer (GstMemory      * mem);
 
-GST_CS_API gboolean       gst_is_cs_memory              (GstMemory * mem);
+GST_CS_API
+GstMemory * gst_cs_memory_new_wrapped        (gint             device_id,
+                                              gpointer         data,
+                                              gsize            size,
+                                              gpointer         user_data,
+                                              GDestroyNotify   notify);
 
-/**
- * gst_cs_memory_get_device_pointer:
- * @mem: a #GstCsMemory
- *
- * Returns: the device address of @mem's first byte (allocation + offset)
- *
- * Since: 0.1
- */
-GST_CS_API guint8 *       gst_cs_memory_get_device_pointer (GstMemory * mem);
-
-/**
- * gst_cs_memory_host_map_waits:
- *
- * Returns: the counter of host waits made by mapping device memory on the
- * CPU (the slow path), for tests and diagnostics.
- *
- * Since: 0.1
- */
-GST_CS_API guint64        gst_cs_memory_host_map_waits  (void);
+/* clang-format on */
 
 G_END_DECLS

@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsmemorysync.hpp"
 
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "gstcsmemory.h"
-#include "gstcspinnedmemory.h"
+#include "gstcspinnedmemory-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 void
 MemorySync::set_writer (const EventRef & e)
@@ -99,4 +100,4 @@ memory_sync (GstMemory * mem)
   return nullptr;
 }
 
-} // namespace gcs
+} // namespace gst_cs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What GPU work may still touch a piece of memory (internal to the library).
 //
 // Device and pinned memory outlive the buffers that carry them: a pool hands
@@ -13,9 +14,9 @@
 #include <gst/gst.h>
 
 #include "gstcsevent.hpp"
-#include "gstcshostwait.h"
+#include "gstcshostwait-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 class MemorySync {
 public:
@@ -53,4 +54,4 @@ MemorySync * memory_sync (GstMemory * mem);
 MemorySync * device_memory_sync (GstMemory * mem); // mem must be a GstCsMemory
 MemorySync * pinned_memory_sync (GstMemory * mem); // mem must be pinned memory
 
-} // namespace gcs
+} // namespace gst_cs

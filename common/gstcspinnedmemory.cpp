@@ -1,6 +1,7 @@
-#include "gstcspinnedmemory.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcspinnedmemory-private.h"
 
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "gstcsmemorysync.hpp"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_pinned_debug);
@@ -11,7 +12,7 @@ namespace {
 struct PinnedMemory {
   GstMemory mem;
   guint8 * data;
-  gcs::MemorySync * sync; /* shared with sub-memories */
+  gst_cs::MemorySync * sync; /* shared with sub-memories */
 };
 
 PinnedMemory *
@@ -21,8 +22,8 @@ root_of (GstMemory * mem)
 }
 
 PinnedMemory *
-wrap (GstAllocator * allocator, GstMemory * parent, guint8 * data, gcs::MemorySync * sync,
-    gsize maxsize, gsize align, gsize offset, gsize size)
+wrap (GstAllocator * allocator, GstMemory * parent, guint8 * data,
+    gst_cs::MemorySync * sync, gsize maxsize, gsize align, gsize offset, gsize size)
 {
   auto * m = g_new0 (PinnedMemory, 1);
   gst_memory_init (
@@ -41,7 +42,8 @@ struct _GstCsPinnedAllocator {
 G_DEFINE_TYPE (GstCsPinnedAllocator, gst_cs_pinned_allocator, GST_TYPE_ALLOCATOR);
 
 static GstMemory *
-pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params)
+gst_cs_pinned_allocator_alloc (
+    GstAllocator * allocator, gsize size, GstAllocationParams * params)
 {
   gsize align = params ? params->align : 0;
   gsize prefix = params ? params->prefix : 0;
@@ -58,13 +60,13 @@ pinned_alloc (GstAllocator * allocator, gsize size, GstAllocationParams * params
     (void)cudaGetLastError ();
     return NULL;
   }
-  return &wrap (allocator, NULL, static_cast<guint8 *> (data), new gcs::MemorySync,
+  return &wrap (allocator, NULL, static_cast<guint8 *> (data), new gst_cs::MemorySync,
       maxsize, align, prefix, size)
               ->mem;
 }
 
 static void
-pinned_free (GstAllocator *, GstMemory * mem)
+gst_cs_pinned_allocator_free (GstAllocator *, GstMemory * mem)
 {
   auto * m = reinterpret_cast<PinnedMemory *> (mem);
   if (!mem->parent) {
@@ -82,17 +84,17 @@ pinned_free (GstAllocator *, GstMemory * mem)
 }
 
 static gpointer
-pinned_map (GstMemory * mem, gsize, GstMapFlags)
+gst_cs_pinned_memory_map (GstMemory * mem, gsize, GstMapFlags)
 {
   return root_of (mem)->data;
 }
 
 static void
-pinned_unmap (GstMemory *)
+gst_cs_pinned_memory_unmap (GstMemory *)
 {}
 
 static GstMemory *
-pinned_share (GstMemory * mem, gssize offset, gssize size)
+gst_cs_pinned_memory_share (GstMemory * mem, gssize offset, gssize size)
 {
   PinnedMemory * root = root_of (mem);
   if (size == -1)
@@ -106,20 +108,20 @@ static void
 gst_cs_pinned_allocator_class_init (GstCsPinnedAllocatorClass * klass)
 {
   GstAllocatorClass * alloc_class = GST_ALLOCATOR_CLASS (klass);
-  alloc_class->alloc = pinned_alloc;
-  alloc_class->free = pinned_free;
+  alloc_class->alloc = GST_DEBUG_FUNCPTR (gst_cs_pinned_allocator_alloc);
+  alloc_class->free = GST_DEBUG_FUNCPTR (gst_cs_pinned_allocator_free);
   GST_DEBUG_CATEGORY_INIT (
-      gst_cs_pinned_debug, "cspinned", 0, "gst-cudastreams pinned host memory");
+      gst_cs_pinned_debug, "cspinnedmemory", 0, "gst-cudastreams pinned host memory");
 }
 
 static void
 gst_cs_pinned_allocator_init (GstCsPinnedAllocator * self)
 {
   GstAllocator * alloc = GST_ALLOCATOR_CAST (self);
-  alloc->mem_type = GST_CS_MEMORY_TYPE_PINNED;
-  alloc->mem_map = pinned_map;
-  alloc->mem_unmap = pinned_unmap;
-  alloc->mem_share = pinned_share;
+  alloc->mem_type = GST_CS_PINNED_MEMORY_TYPE;
+  alloc->mem_map = GST_DEBUG_FUNCPTR (gst_cs_pinned_memory_map);
+  alloc->mem_unmap = GST_DEBUG_FUNCPTR (gst_cs_pinned_memory_unmap);
+  alloc->mem_share = GST_DEBUG_FUNCPTR (gst_cs_pinned_memory_share);
   /* mem_copy stays the default: a copy into system memory. */
 }
 
@@ -143,13 +145,13 @@ gst_is_cs_pinned_memory (GstMemory * mem)
   return mem && mem->allocator && GST_IS_CS_PINNED_ALLOCATOR (mem->allocator);
 }
 
-namespace gcs {
+namespace gst_cs {
 MemorySync *
 pinned_memory_sync (GstMemory * mem)
 {
   return root_of (mem)->sync;
 }
-} // namespace gcs
+} // namespace gst_cs
 
 /* ---- the pool ---- */
 
@@ -162,7 +164,7 @@ G_DEFINE_TYPE (
     GstCsPinnedBufferPool, gst_cs_pinned_buffer_pool, GST_TYPE_VIDEO_BUFFER_POOL);
 
 static gboolean
-pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
+gst_cs_pinned_buffer_pool_set_config (GstBufferPool * pool, GstStructure * config)
 {
   /* Whatever allocator a producer asks for, the memory must be pinned. */
   GstAllocationParams params;
@@ -177,7 +179,7 @@ pinned_pool_set_config (GstBufferPool * pool, GstStructure * config)
 }
 
 static GstFlowReturn
-pinned_pool_acquire (
+gst_cs_pinned_buffer_pool_acquire_buffer (
     GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
 {
   auto * self = GST_CS_PINNED_BUFFER_POOL (pool);
@@ -190,7 +192,7 @@ pinned_pool_acquire (
     if (!gst_is_cs_pinned_memory (mem))
       continue;
     GError * err = NULL;
-    if (!gcs::pinned_memory_sync (mem)->host_wait_all (&self->waits, &err)) {
+    if (!gst_cs::pinned_memory_sync (mem)->host_wait_all (&self->waits, &err)) {
       GST_ERROR_OBJECT (
           pool, "waiting for GPU copies of a pinned buffer: %s", err->message);
       g_error_free (err);
@@ -206,8 +208,9 @@ static void
 gst_cs_pinned_buffer_pool_class_init (GstCsPinnedBufferPoolClass * klass)
 {
   GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
-  pool_class->set_config = pinned_pool_set_config;
-  pool_class->acquire_buffer = pinned_pool_acquire;
+  pool_class->set_config = GST_DEBUG_FUNCPTR (gst_cs_pinned_buffer_pool_set_config);
+  pool_class->acquire_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_pinned_buffer_pool_acquire_buffer);
 }
 
 static void

@@ -1,19 +1,21 @@
-#include "gstcssyncmeta.h"
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcssyncmeta-private.h"
 
+#include "gstcserror-private.h"
 #include "gstcsevent.hpp"
-#include "gstcserror.h"
+#include "gstcshostwait-private.h"
 #include "gstcsmemorysync.hpp"
 
 namespace {
 
-gcs::Event *
+gst_cs::Event *
 event_of (GstCsSyncMeta * meta)
 {
-  return static_cast<gcs::Event *> (meta->priv);
+  return static_cast<gst_cs::Event *> (meta->priv);
 }
 
 void
-set_event (GstCsSyncMeta * meta, gcs::Event * event /* transfer full */)
+set_event (GstCsSyncMeta * meta, gst_cs::Event * event /* transfer full */)
 {
   if (meta->priv)
     event_of (meta)->unref ();
@@ -40,23 +42,29 @@ meta_free (GstMeta * meta, GstBuffer *)
   set_event (reinterpret_cast<GstCsSyncMeta *> (meta), nullptr);
 }
 
+/* Makes @dest's sync meta (added when it has none) share @src's event. */
+void
+share_event (GstBuffer * dest, GstCsSyncMeta * src)
+{
+  auto * d = reinterpret_cast<GstCsSyncMeta *> (
+      gst_buffer_get_meta (dest, GST_CS_SYNC_META_API_TYPE));
+  if (!d)
+    d = reinterpret_cast<GstCsSyncMeta *> (
+        gst_buffer_add_meta (dest, GST_CS_SYNC_META_INFO, nullptr));
+  event_of (src)->ref ();
+  set_event (d, event_of (src));
+}
+
 gboolean
-meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *, GQuark type, gpointer data)
+meta_transform (GstBuffer * dest, GstMeta * meta, GstBuffer *, GQuark type, gpointer)
 {
   /* A copy, or a region of the same memory, shares the pixels and so what
    * they wait for. Other transforms make new memory with its own producer. */
   if (!GST_META_TRANSFORM_IS_COPY (type))
     return FALSE;
-  (void)data;
   auto * src = reinterpret_cast<GstCsSyncMeta *> (meta);
-  if (!src->priv)
-    return TRUE;
-  auto * d = reinterpret_cast<GstCsSyncMeta *> (
-      gst_buffer_add_meta (dest, GST_CS_SYNC_META_INFO, nullptr));
-  if (!d)
-    return FALSE;
-  event_of (src)->ref ();
-  set_event (d, event_of (src));
+  if (src->priv)
+    share_event (dest, src);
   return TRUE;
 }
 
@@ -65,7 +73,7 @@ bool
 for_each_sync (GstBuffer * buffer, F && f)
 {
   for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
-    if (gcs::MemorySync * s = gcs::memory_sync (gst_buffer_peek_memory (buffer, i)))
+    if (gst_cs::MemorySync * s = gst_cs::memory_sync (gst_buffer_peek_memory (buffer, i)))
       if (!f (s))
         return false;
   }
@@ -74,6 +82,14 @@ for_each_sync (GstBuffer * buffer, F && f)
 
 } // namespace
 
+/**
+ * gst_cs_sync_meta_api_get_type:
+ *
+ * Returns: the API type of #GstCsSyncMeta; tagged "memory", as it describes
+ *   the memory's pixels
+ *
+ * Since: 0.1
+ */
 GType
 gst_cs_sync_meta_api_get_type (void)
 {
@@ -86,6 +102,13 @@ gst_cs_sync_meta_api_get_type (void)
   return type;
 }
 
+/**
+ * gst_cs_sync_meta_get_info:
+ *
+ * Returns: the #GstMetaInfo of #GstCsSyncMeta
+ *
+ * Since: 0.1
+ */
 const GstMetaInfo *
 gst_cs_sync_meta_get_info (void)
 {
@@ -98,15 +121,34 @@ gst_cs_sync_meta_get_info (void)
   return info;
 }
 
+/**
+ * gst_cs_sync_meta_record:
+ * @buffer: a buffer (its metadata writable) whose memory the work on @stream
+ *   writes
+ * @device_id: the device of @stream
+ * @stream: the stream the producing work was enqueued on
+ * @error: (out) (optional): the CUDA error
+ *
+ * The producer rule: after enqueuing the work that writes @buffer, record an
+ * event on @stream and attach it (replacing an older one). Also notes the
+ * event as the last writer of @buffer's device and pinned memory, which
+ * from then on stands for every earlier access: the writer must have waited
+ * for them first (gst_cs_buffer_wait_writable()). Never blocks.
+ *
+ * Returns: (transfer none) (nullable): the meta
+ *
+ * Since: 0.1
+ */
 GstCsSyncMeta *
 gst_cs_sync_meta_record (
     GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
-  gcs::EventRef event (gcs::Event::acquire (device_id, error));
+  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, error));
   if (!event || !event->record (stream, error))
     return NULL;
-  for_each_sync (buffer, [&] (gcs::MemorySync * s) {
+  for_each_sync (buffer, [&] (gst_cs::MemorySync * s) {
     s->set_writer (event);
     return true;
   });
@@ -118,36 +160,99 @@ gst_cs_sync_meta_record (
   return meta;
 }
 
+/**
+ * gst_cs_sync_meta_add_reader:
+ * @meta: a meta just recorded by gst_cs_sync_meta_record()
+ * @read: a buffer whose device or pinned memory the same work read
+ *
+ * Notes @meta's event as the end of GPU reads of @read's memory, so that a
+ * later writer of that memory (a pool handing it out again) waits for them:
+ * one event per frame serves both purposes.
+ */
 void
 gst_cs_sync_meta_add_reader (GstCsSyncMeta * meta, GstBuffer * read)
 {
   g_return_if_fail (meta && meta->priv);
+  g_return_if_fail (GST_IS_BUFFER (read));
   event_of (meta)->ref ();
-  gcs::EventRef event (event_of (meta));
-  for_each_sync (read, [&] (gcs::MemorySync * s) {
+  gst_cs::EventRef event (event_of (meta));
+  for_each_sync (read, [&] (gst_cs::MemorySync * s) {
     s->add_reader (event);
     return true;
   });
 }
 
+/**
+ * gst_cs_sync_meta_copy:
+ * @dest: a buffer (its metadata writable) with the same pixels as @src
+ * @src: a buffer
+ *
+ * Makes @dest wait for what @src waits for: its sync meta shares @src's
+ * event. (A buffer copy does this by itself; this is for a buffer that sees
+ * the same memory through another memory object.)
+ */
+void
+gst_cs_sync_meta_copy (GstBuffer * dest, GstBuffer * src)
+{
+  g_return_if_fail (GST_IS_BUFFER (dest) && GST_IS_BUFFER (src));
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (src);
+  if (meta && meta->priv)
+    share_event (dest, meta);
+}
+
+/**
+ * gst_cs_buffer_add_reader:
+ * @buffer: a buffer whose memory GPU work on @stream reads (or has read)
+ * @device_id: the device @stream belongs to
+ * @stream: the reader's stream, on which the reading work is already
+ *   enqueued
+ * @error: (out) (optional): the CUDA error
+ *
+ * For applications that read a buffer on a stream of their own (a kernel, a
+ * copy, a framework such as PyTorch): records an event on @stream after the
+ * work enqueued so far and notes it as a reader of @buffer's device and
+ * pinned memory. Whoever writes that memory next (a pool handing it out
+ * again, once the buffer is released) first waits on the GPU for the event,
+ * so the application may release the buffer right after enqueuing its reads,
+ * without waiting for them. Of two readers on one stream, the one enqueued
+ * later is kept. Never blocks the CPU.
+ *
+ * Returns: %TRUE when the reader was noted
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cs_buffer_add_reader (
     GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
-  gcs::EventRef event (gcs::Event::acquire (device_id, error));
+  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, error));
   if (!event || !event->record (stream, error))
     return FALSE;
-  for_each_sync (buffer, [&] (gcs::MemorySync * s) {
+  for_each_sync (buffer, [&] (gst_cs::MemorySync * s) {
     s->add_reader (event);
     return true;
   });
   return TRUE;
 }
 
+/**
+ * gst_cs_sync_meta_wait:
+ * @buffer: a buffer about to be read by GPU work on @stream
+ * @stream: the consumer's stream
+ * @error: (out) (optional): the CUDA error
+ *
+ * The consumer rule: nothing when the buffer was produced on @stream,
+ * otherwise cudaStreamWaitEvent() on its event. Never blocks the CPU.
+ *
+ * Returns: %TRUE when @stream now waits for the buffer's producer
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
   GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (meta && meta->event) {
     if (meta->stream == stream)
@@ -156,26 +261,54 @@ gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
   }
   /* No meta (an application's buffer, or one whose meta a transform dropped):
    * fall back to what the memory itself knows about its last writer. */
-  return for_each_sync (
-      buffer, [&] (gcs::MemorySync * s) { return s->gpu_wait_writer (stream, error); });
+  return for_each_sync (buffer,
+      [&] (gst_cs::MemorySync * s) { return s->gpu_wait_writer (stream, error); });
 }
 
+/**
+ * gst_cs_sync_meta_wait_host:
+ * @buffer: a buffer the CPU is about to read
+ * @counter: (nullable): the waiter's counter
+ * @error: (out) (optional): the CUDA error
+ *
+ * Waits on the host for the buffer's event only: a counted host wait that
+ * polls briefly, then sleeps until the GPU signals the event.
+ *
+ * Returns: %TRUE when the pixels are ready
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cs_sync_meta_wait_host (
     GstBuffer * buffer, GstCsWaitCounter * counter, GError ** error)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
   GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (meta && meta->event)
     return gst_cs_host_wait_event (meta->event, counter, error);
-  return for_each_sync (buffer, [&] (gcs::MemorySync * s) {
-    gcs::EventRef w = s->writer ();
+  return for_each_sync (buffer, [&] (gst_cs::MemorySync * s) {
+    gst_cs::EventRef w = s->writer ();
     return !w || gst_cs_host_wait_event (w->handle (), counter, error);
   });
 }
 
+/**
+ * gst_cs_buffer_wait_writable:
+ * @buffer: a buffer whose device memory work on @stream is about to write
+ * @stream: the writer's stream
+ * @error: (out) (optional): the CUDA error
+ *
+ * Makes @stream wait (on the GPU) for every GPU reader and writer of the
+ * memory still in flight from the memory's previous use. Never blocks.
+ *
+ * Returns: %TRUE when @stream now waits for them
+ *
+ * Since: 0.1
+ */
 gboolean
 gst_cs_buffer_wait_writable (GstBuffer * buffer, cudaStream_t stream, GError ** error)
 {
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
   return for_each_sync (
-      buffer, [&] (gcs::MemorySync * s) { return s->gpu_wait_all (stream, error); });
+      buffer, [&] (gst_cs::MemorySync * s) { return s->gpu_wait_all (stream, error); });
 }

@@ -1,17 +1,12 @@
-/* gst-cudastreams: everything an application needs to exchange device
- * buffers with the elements (sync meta, stream pool, memory, pools). */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gst-cudastreams: what an application needs to exchange device frames with
+ * the elements without blocking the CPU: the device memory, the sync meta,
+ * the stream pool and its context, the host-wait counters. */
 #pragma once
 
-#include "gstcsapi.h"
+#include "cudastreams-prelude.h"
 #include "gstcserror.h"
-#include "gstcsdevice.h"
 #include "gstcshostwait.h"
-#include "gstcsstreampool.h"
-#include "gstcscontext.h"
-#include "gstcssyncmeta.h"
 #include "gstcsmemory.h"
-#include "gstcspinnedmemory.h"
-#include "gstcsbufferpool.h"
-#include "gstcsbasetransform.h"
-#include "gstcsvideo.h"
-#include "gstcscroprect.h"
+#include "gstcsstreampool.h"
+#include "gstcssyncmeta.h"

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "plane_copy.h"
 
 #include <algorithm>
 
-namespace gcs::gpu {
+namespace gst_cs::gpu {
 namespace {
 
 struct PlaneArgs {
@@ -92,4 +93,4 @@ copy_planes (const PlaneCopy * planes, int n_planes, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-} // namespace gcs::gpu
+} // namespace gst_cs::gpu

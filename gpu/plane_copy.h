@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Copy up to four 2D planes device-to-device in one kernel launch.
 //
 // A crop that must produce packed output copies every plane of a frame; one
@@ -10,12 +11,12 @@
 
 #include <cuda_runtime_api.h>
 
-namespace gcs::gpu {
+namespace gst_cs::gpu {
 
 struct PlaneCopy {
-  const std::uint8_t *src = nullptr;
+  const std::uint8_t * src = nullptr;
   std::size_t src_pitch = 0;
-  std::uint8_t *dst = nullptr;
+  std::uint8_t * dst = nullptr;
   std::size_t dst_pitch = 0;
   std::size_t row_bytes = 0;
   unsigned rows = 0;
@@ -31,6 +32,6 @@ struct PlaneCopy {
 constexpr int kMaxPlanes = 4;
 
 // Enqueues the copy on `stream`; returns the launch status (never blocks).
-cudaError_t copy_planes(const PlaneCopy *planes, int n_planes, cudaStream_t stream);
+cudaError_t copy_planes (const PlaneCopy * planes, int n_planes, cudaStream_t stream);
 
-} // namespace gcs::gpu
+} // namespace gst_cs::gpu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gcs-bench: steady-state throughput of one pipeline case.
  *
  *   gcs-bench --format RGBA --width 3840 --height 2160 --source pinned \
@@ -53,6 +54,7 @@
 #include <gst/video/video.h>
 
 #include "gstcudastreams.h"
+#include "gstcspinnedmemory-private.h"
 
 /* ---- the source ---- */
 

@@ -1,64 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
  * SECTION:element-cudacrop
+ * @title: cudacrop
  *
  * Crops raw video in CUDA device memory (memory:CUDAStreamsMemory), a
  * drop-in for videocrop: the same left/right/top/bottom properties, the same
- * automatic mode (-1), changeable while PLAYING (the next frame is
- * renegotiated), and the same pixels, bit for bit.
+ * automatic mode (-1, the output size then comes from downstream caps and
+ * two automatic sides split the difference, the odd pixel going right or
+ * down), changeable while PLAYING (the next frame is renegotiated), and the
+ * same pixels, bit for bit.
  *
- * When downstream reads GstVideoMeta (cudadownload does), the crop is
- * zero-copy: the output buffer is the input buffer with its video meta moved
- * to the crop (plane offsets, width, height). No GPU work is done and the
- * buffer keeps its sync meta, so the next element waits for the same event.
- * The device pools of this project restore the video meta when the buffer
- * returns. Otherwise the visible region is copied into packed frames of a
- * device pool with one kernel launch on the element's stream; the element
- * never waits for the GPU. Copied too: YUY2/UYVY cropped at an odd column
- * (its first pixel starts inside a macro-pixel, which offsets cannot
- * express), and input buffers shared with another element (a tee before
- * cudacrop), whose metadata is not ours to change.
+ * The crop is zero-copy where downstream allows it, and never touches
+ * upstream's metadata: where downstream takes a #GstVideoCropMeta, the frame
+ * goes on with one (as videocrop does); where it reads #GstVideoMeta, the
+ * frame goes on in a new buffer that sees the same device memory through
+ * plane offsets of its own. No GPU work is done and the buffer keeps its
+ * sync meta, so the next element waits for the same event. Otherwise the
+ * region is copied into packed frames with one kernel launch on the
+ * element's stream; so is YUY2/UYVY cropped at an odd column for a
+ * #GstVideoMeta reader (its first pixel starts inside a macro-pixel, which
+ * offsets cannot express). The element never waits for the GPU.
  *
- * A GstVideoCropMeta on the input is honoured: the crop applies within the
+ * A #GstVideoCropMeta on the input is honoured: the crop applies within the
  * region it marks (its x/y are added to left/top; the caps give the size),
- * for every format (videocrop 1.22 ignores it for YUY2/UYVY, a bug we do not
- * copy). The output carries no crop meta: downstream sees plane offsets or a
- * packed frame, which any GstVideoMeta reader handles, and YUY2/UYVY at odd
- * columns stays exact, which a crop meta would leave to the consumer.
- *
- * With nothing to crop (all four 0) frames go on untouched; a crop meta on
- * them is still applied.
+ * for every format. With nothing to crop (all four 0) frames go on
+ * untouched; a crop meta on them is still applied.
  *
  * A crop that leaves nothing (left + right >= width, top + bottom >= height)
  * refuses the caps: linking fails, or negotiation does and the element posts
- * a warning saying why. videocrop maps such sizes to 1 in its caps transform
- * and fails later; cudacrop drops them from the transform.
+ * a warning saying why. (videocrop maps such sizes to 1 in its caps
+ * transform and fails later.)
  *
  * Chroma of subsampled formats is never resampled: a subsampled plane starts
  * at the sample covering the crop origin (the origin rounded down), exactly
- * as videocrop 1.22 does, including its treatment of YUY2/UYVY at odd
+ * as videocrop 1.22 does, including its luma shift of YUY2/UYVY at odd
  * columns. P010_10LE and P016_LE, which videocrop does not support, follow
- * its NV12 rule with 2-byte samples.
+ * its NV12 rule with 2-byte samples. Frames of another device are copied to
+ * the element's device first.
  *
  * ## Example
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *   cudaupload ! cudacrop left=320 right=320 top=180 bottom=180 ! cudadownload ! autovideosink
  * ]|
+ *
+ * Since: 0.1
  */
 #include "gstcscrop.h"
 
 #include <utility>
 
-#include "gstcsbufferpool.h"
+#include <gst/video/navigation.h>
+
+#include "gstcsbufferpool-private.h"
+#include "gstcscaps.h"
 #include "gstcscropcopy.hpp"
 #include "gstcscroprect.h"
 #include "gstcsdeviceguard.hpp"
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "gstcsframe.hpp"
-#include "gstcsmemory.h"
+#include "gstcsmemory-private.h"
+#include "gstcsmetas.h"
 #include "gstcspeerimport.hpp"
-#include "gstcssyncmeta.h"
-#include "gstcsvideo.h"
+#include "gstcssyncmeta-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_crop_debug);
 #define GST_CAT_DEFAULT gst_cs_crop_debug
@@ -78,6 +82,14 @@ struct CropSides {
   }
 };
 
+/* How a frame leaves the element. */
+enum class Output {
+  UNTOUCHED,  /* nothing to crop: the input itself */
+  CROP_META,  /* the input, or an alias of it, with a crop meta */
+  VIDEO_META, /* an alias of the input with plane offsets of its own */
+  PACKED,     /* a packed copy in a frame of our pool */
+};
+
 struct _GstCsCrop {
   GstCsBaseTransform parent;
 
@@ -85,18 +97,18 @@ struct _GstCsCrop {
   /* what transform_caps computed sizes with, newest first (object lock) */
   CropSides recent[RECENT_CROPS];
   guint n_recent;
+  gboolean warned_nothing_left; /* object lock; reset by a new crop */
 
   /* the crop of the negotiated caps; left/top under the object lock (read
    * by navigation events), the rest used by the streaming thread only */
   gint left, right, top, bottom;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
-  gboolean zero_copy;           /* downstream reads GstVideoMeta */
-  gboolean warned_nothing_left; /* object lock; reset by a new crop */
-  gboolean nothing;             /* all four are 0 */
-  GstBufferPool * pool;         /* packed output frames */
-  gcs::ScratchPool * imports;   /* copies of frames from another device */
-  GstBuffer * imported;         /* this frame's copy, prepare to transform */
+  gboolean no_crop;              /* all four are 0 */
+  gboolean takes_crop_meta;      /* downstream reads GstVideoCropMeta */
+  gboolean takes_video_meta;     /* downstream reads GstVideoMeta */
+  GstBufferPool * pool;          /* packed output frames */
+  gst_cs::ScratchPool * imports; /* copies of frames from another device */
+  GstBuffer * imported;          /* this frame's copy, prepare to transform */
+  Output output;                 /* this frame's, prepare to transform */
 };
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
@@ -222,7 +234,7 @@ remember_crop (GstCsCrop * self, const CropSides & crop)
 }
 
 static GstCaps *
-transform_caps (
+gst_cs_crop_transform_caps (
     GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   auto * self = GST_CS_CROP (trans);
@@ -301,13 +313,11 @@ resolve_crop (const CropSides & crop, const GstVideoInfo * in, const GstVideoInf
 }
 
 static gboolean
-gst_cs_crop_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_cs_crop_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo * in,
+    GstCaps * outcaps, GstVideoInfo * out)
 {
-  auto * self = GST_CS_CROP (trans);
-  GstVideoInfo in, out;
-  if (!gst_video_info_from_caps (&in, incaps) ||
-      !gst_video_info_from_caps (&out, outcaps) ||
-      GST_VIDEO_INFO_FORMAT (&in) != GST_VIDEO_INFO_FORMAT (&out)) {
+  auto * self = GST_CS_CROP (base);
+  if (GST_VIDEO_INFO_FORMAT (in) != GST_VIDEO_INFO_FORMAT (out)) {
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("Cannot crop %" GST_PTR_FORMAT " into %" GST_PTR_FORMAT, incaps, outcaps));
     return FALSE;
@@ -324,9 +334,9 @@ gst_cs_crop_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outc
   GST_OBJECT_UNLOCK (self);
 
   CropSides c;
-  gchar * why = resolve_crop (candidates[0], &in, &out, &c);
+  gchar * why = resolve_crop (candidates[0], in, out, &c);
   for (guint i = 1; why && i < n; i++) {
-    gchar * other = resolve_crop (candidates[i], &in, &out, &c);
+    gchar * other = resolve_crop (candidates[i], in, out, &c);
     if (!other)
       std::swap (why, other);
     g_free (other);
@@ -343,13 +353,11 @@ gst_cs_crop_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outc
   self->top = c.top;
   self->bottom = c.bottom;
   GST_OBJECT_UNLOCK (self);
-  self->in_info = in;
-  self->out_info = out;
   /* Nothing to crop: buffers go through untouched, unless they carry a crop
    * meta. No basetransform passthrough: it would hand upstream downstream's
    * ALLOCATION answer, and an upstream that was told we take crop metas
    * would keep sending them to a downstream that ignores them. */
-  self->nothing = (c.left | c.right | c.top | c.bottom) == 0;
+  self->no_crop = (c.left | c.right | c.top | c.bottom) == 0;
   GST_DEBUG_OBJECT (self,
       "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, c.left,
       c.right, c.top, c.bottom, incaps, outcaps);
@@ -358,23 +366,16 @@ gst_cs_crop_set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outc
 
 /* --- allocation ------------------------------------------------------- */
 
-static void
-add_meta_once (GstQuery * query, GType api)
-{
-  if (!gst_query_find_allocation_meta (query, api, NULL))
-    gst_query_add_allocation_meta (query, api, NULL);
-}
-
 static gboolean
-propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+gst_cs_crop_propose_allocation (
+    GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
   if (!GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)
            ->propose_allocation (trans, decide_query, query))
     return FALSE;
   /* Whatever downstream takes (copied from our ALLOCATION query), we read
    * any plane layout and crop within an upstream crop. */
-  add_meta_once (query, GST_VIDEO_META_API_TYPE);
-  add_meta_once (query, GST_VIDEO_CROP_META_API_TYPE);
+  gst_cs_query_add_layout_metas (query);
   /* Zero-copy frames are upstream's: downstream holds as many of them as it
    * asked us for, and we hold one more. */
   guint held = 0;
@@ -399,7 +400,7 @@ activate_pool (GstCsCrop * self)
 }
 
 static gboolean
-decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CROP (trans);
   GstCaps * caps = NULL;
@@ -408,10 +409,12 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  self->zero_copy = gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  GST_INFO_OBJECT (self, "downstream %s GstVideoMeta: %s crop",
-      self->zero_copy ? "reads" : "does not read",
-      self->zero_copy ? "zero-copy" : "packed");
+  self->takes_crop_meta =
+      gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
+  self->takes_video_meta =
+      gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  GST_INFO_OBJECT (self, "downstream reads crop metas: %d, video metas: %d",
+      self->takes_crop_meta, self->takes_video_meta);
 
   guint min = POOL_MIN_BUFFERS;
   if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -432,22 +435,16 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
   }
   gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
-  /* A zero-copy crop needs no frames of its own (YUY2 at an odd column
-   * aside), nor does no crop: allocate them when a frame first needs them. */
-  if (!self->zero_copy && !self->nothing && !activate_pool (self))
+  /* Zero-copy crops need no frames of its own, nor does no crop: allocate
+   * them when a frame first needs them. */
+  if (!self->takes_crop_meta && !self->takes_video_meta && !self->no_crop &&
+      !activate_pool (self))
     return FALSE;
   gst_cs_query_set_pool (query, self->pool, info.size, min, 0);
   return TRUE;
 }
 
 /* --- frames ----------------------------------------------------------- */
-
-/* Nothing to crop in this frame: it goes on as it is. */
-static gboolean
-untouched (GstCsCrop * self, GstBuffer * buf)
-{
-  return self->nothing && !gst_buffer_get_video_crop_meta (buf);
-}
 
 /* The frame the crop reads: the input, or its copy on our device (the
  * policy for frames from another device), made here. */
@@ -456,14 +453,43 @@ source_of (GstCsCrop * self, GstBuffer * inbuf, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   const gint device = gst_cs_base_transform_get_device (base);
-  if (!gcs::on_other_device (inbuf, device))
+  if (!gst_cs::on_other_device (inbuf, device))
     return inbuf;
-  gcs::DeviceGuard guard (device, err);
+  gst_cs::DeviceGuard guard (device, err);
   if (!guard.ok () ||
-      !gcs::import_from_other_device (inbuf, device,
+      !gst_cs::import_from_other_device (inbuf, device,
           gst_cs_base_transform_get_stream (base), *self->imports, &self->imported, err))
     return NULL;
   return self->imported;
+}
+
+static Output
+output_for (GstCsCrop * self, GstBuffer * source)
+{
+  const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (source);
+  if (self->no_crop && !cm)
+    return Output::UNTOUCHED;
+  if (self->takes_crop_meta)
+    return Output::CROP_META;
+  const guint x = (guint)self->left + (cm ? cm->x : 0);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  if (self->takes_video_meta && gst_cs_crop_is_offsets_only (base->in_info.finfo, x))
+    return Output::VIDEO_META;
+  return Output::PACKED;
+}
+
+/* A new buffer that sees the pixels of `source` (the same device memory and
+ * sync meta) and holds `source` until it is gone; upstream's buffer and its
+ * metadata stay as they are. */
+static GstBuffer *
+alias_of (GstCsCrop * self, GstBuffer * source)
+{
+  GstBuffer * out = gst_buffer_new ();
+  gst_buffer_append_memory (out, gst_cs_memory_new_alias (source));
+  GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, out);
+  gst_cs_sync_meta_copy (out, source);
+  return out;
 }
 
 static GstFlowReturn
@@ -477,37 +503,60 @@ gst_cs_crop_prepare_output_buffer (
     GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
     return GST_FLOW_ERROR;
   }
-  if (untouched (self, source)) {
-    *outbuf = source;
-    return GST_FLOW_OK;
-  }
-  guint x = (guint)self->left;
-  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (source))
-    x += cm->x;
-  /* Zero-copy changes the input's video meta, so the input must be ours
-   * alone. A shallow copy of a shared buffer would share its memory, and
-   * upstream's pool frees rather than reuses memory still shared when the
-   * buffer comes back: a cudaMalloc per frame, much dearer than the copy. */
-  if (self->zero_copy && gst_buffer_is_writable (source) &&
-      gst_cs_crop_is_offsets_only (self->in_info.finfo, x)) {
-    *outbuf = source;
-    return GST_FLOW_OK;
+  self->output = output_for (self, source);
+  switch (self->output) {
+    case Output::UNTOUCHED:
+      *outbuf = source;
+      return GST_FLOW_OK;
+    case Output::CROP_META:
+      /* As videocrop: a crop meta on the frame itself when it is ours alone
+       * (it goes when the buffer returns to its pool). */
+      *outbuf = gst_buffer_is_writable (source) ? source : alias_of (self, source);
+      return GST_FLOW_OK;
+    case Output::VIDEO_META:
+      *outbuf = alias_of (self, source);
+      return GST_FLOW_OK;
+    case Output::PACKED:
+      break;
   }
   if (!self->pool || !activate_pool (self))
     return GST_FLOW_ERROR;
   GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
   if (ret != GST_FLOW_OK)
     return ret;
-  /* Timestamps and flags; memory-bound metas (the sync meta) and sized ones
-   * (video, crop) are not copied. */
-  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf, *outbuf);
+  /* Timestamps, flags and the metas that still describe a cropped frame */
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);
   return GST_FLOW_OK;
 }
 
-/* Zero-copy: the same memory, with the video meta moved to the crop. */
+/* The crop as a crop meta: within the input's crop meta, if any. */
 static void
-crop_in_place (GstCsCrop * self, GstBuffer * buf, const gcs::Region & region)
+crop_by_meta (GstCsCrop * self, GstBuffer * source, GstBuffer * out)
 {
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  const GstVideoCropMeta * in = gst_buffer_get_video_crop_meta (source);
+  const guint x = in ? in->x : 0, y = in ? in->y : 0;
+  if (out != source) {
+    /* an alias: the frame's layout is the input's */
+    if (const GstVideoMeta * vm = gst_buffer_get_video_meta (source))
+      gst_buffer_add_video_meta_full (out, vm->flags, vm->format, vm->width, vm->height,
+          vm->n_planes, const_cast<gsize *> (vm->offset),
+          const_cast<gint *> (vm->stride));
+  }
+  GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (out);
+  if (!cm)
+    cm = gst_buffer_add_video_crop_meta (out);
+  cm->x = x + (guint)self->left;
+  cm->y = y + (guint)self->top;
+  cm->width = base->out_info.width;
+  cm->height = base->out_info.height;
+}
+
+/* The crop as plane offsets: a video meta of the alias's own. */
+static void
+crop_by_offsets (GstCsCrop * self, GstBuffer * out, const gst_cs::Region & region)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
   const GstVideoInfo * frame = &region.frame;
   const guint n = GST_VIDEO_INFO_N_PLANES (frame);
   gsize offset[GST_VIDEO_MAX_PLANES] = {};
@@ -516,28 +565,16 @@ crop_in_place (GstCsCrop * self, GstBuffer * buf, const gcs::Region & region)
     offset[p] = frame->offset[p] + region.planes[p].offset;
     stride[p] = frame->stride[p];
   }
-  if (GstVideoMeta * vm = gst_buffer_get_video_meta (buf)) {
-    vm->width = self->out_info.width;
-    vm->height = self->out_info.height;
-    for (guint p = 0; p < n; p++) {
-      vm->offset[p] = offset[p];
-      vm->stride[p] = stride[p];
-    }
-  } else {
-    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
-        GST_VIDEO_INFO_FORMAT (frame), self->out_info.width, self->out_info.height, n,
-        offset, stride);
-  }
-  /* Applied: downstream sees the crop as the whole frame. */
-  if (GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buf))
-    gst_buffer_remove_meta (buf, (GstMeta *)cm);
+  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (frame), base->out_info.width, base->out_info.height, n,
+      offset, stride);
 }
 
 /* Packed: one kernel copies every plane on our stream, ordered after the
  * input's producer and after the output memory's previous readers. */
 static GstFlowReturn
-crop_copy (
-    GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf, const gcs::Region & region)
+crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
+    const gst_cs::Region & region)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   GstMemory * mem =
@@ -552,16 +589,17 @@ crop_copy (
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
   GError * err = NULL;
-  gcs::DeviceGuard guard (device, &err);
+  gst_cs::DeviceGuard guard (device, &err);
   GstVideoInfo out_layout;
-  gboolean ok = guard.ok () &&
-                gcs::buffer_layout (outbuf, &self->out_info, &out_layout,
-                    gst_buffer_get_size (outbuf), &err) &&
-                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
-                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                gcs::launch_region_copy (gst_cs_memory_get_device_pointer (mem), region,
-                    gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0)),
-                    &out_layout, stream, &err);
+  gboolean ok =
+      guard.ok () &&
+      gst_cs::buffer_layout (
+          outbuf, &base->out_info, &out_layout, gst_buffer_get_size (outbuf), &err) &&
+      gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+      gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
+      gst_cs::launch_region_copy (gst_cs_memory_get_device_pointer (mem), region,
+          gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0)),
+          &out_layout, stream, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (!meta) {
@@ -576,22 +614,28 @@ crop_copy (
 static GstFlowReturn
 crop_frame (GstCsCrop * self, GstBuffer * source, GstBuffer * outbuf)
 {
-  if (outbuf == source && untouched (self, source))
+  if (self->output == Output::UNTOUCHED)
     return GST_FLOW_OK;
-  gcs::Region region;
+  /* Where the crop lies in the source, which must fit even as a crop meta. */
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  gst_cs::Region region;
   GError * err = NULL;
-  if (!gcs::locate_region (source, &self->in_info, gst_buffer_get_size (source),
-          (guint)self->left, (guint)self->top, self->out_info.width,
-          self->out_info.height, &region, &err)) {
+  if (!gst_cs::locate_region (source, &base->in_info, gst_buffer_get_size (source),
+          (guint)self->left, (guint)self->top, base->out_info.width,
+          base->out_info.height, &region, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
-  if (outbuf != source)
-    return crop_copy (self, source, outbuf, region);
-  /* prepare_output_buffer only keeps the input for offset-only crops */
-  g_return_val_if_fail (region.offsets_only, GST_FLOW_ERROR);
-  crop_in_place (self, outbuf, region);
-  return GST_FLOW_OK;
+  switch (self->output) {
+    case Output::CROP_META:
+      crop_by_meta (self, source, outbuf);
+      return GST_FLOW_OK;
+    case Output::VIDEO_META:
+      crop_by_offsets (self, outbuf, region);
+      return GST_FLOW_OK;
+    default:
+      return crop_copy (self, source, outbuf, region);
+  }
 }
 
 static GstFlowReturn
@@ -608,9 +652,15 @@ gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * 
   return ret;
 }
 
+static gboolean
+gst_cs_crop_transform_meta (GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+{
+  return gst_cs_meta_survives_copy (meta, TRUE);
+}
+
 /* Controlled properties take the value for this buffer's time. */
 static void
-before_transform (GstBaseTransform * trans, GstBuffer * buf)
+gst_cs_crop_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClockTime t =
       gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
@@ -621,21 +671,17 @@ before_transform (GstBaseTransform * trans, GstBuffer * buf)
 /* Pointer positions from downstream are in the cropped frame; upstream
  * wants them in the whole frame. */
 static gboolean
-src_event (GstBaseTransform * trans, GstEvent * event)
+gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CROP (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION) {
-    const GstStructure * s = gst_event_get_structure (event);
-    gdouble x, y;
-    if (s && gst_structure_get_double (s, "pointer_x", &x) &&
-        gst_structure_get_double (s, "pointer_y", &y)) {
-      GST_OBJECT_LOCK (self);
-      const gint left = self->left, top = self->top;
-      GST_OBJECT_UNLOCK (self);
-      event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
-      gst_structure_set (gst_event_writable_structure (event), "pointer_x", G_TYPE_DOUBLE,
-          x + left, "pointer_y", G_TYPE_DOUBLE, y + top, NULL);
-    }
+  gdouble x, y;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION &&
+      gst_navigation_event_get_coordinates (event, &x, &y)) {
+    GST_OBJECT_LOCK (self);
+    const gint left = self->left, top = self->top;
+    GST_OBJECT_UNLOCK (self);
+    event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
+    gst_navigation_event_set_coordinates (event, x + left, y + top);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->src_event (trans, event);
 }
@@ -670,7 +716,8 @@ prop_field (GstCsCrop * self, guint id)
 }
 
 static void
-set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+gst_cs_crop_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_CROP (object);
   gint * field = prop_field (self, id);
@@ -693,7 +740,7 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
 }
 
 static void
-get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+gst_cs_crop_get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_CROP (object);
   gint * field = prop_field (self, id);
@@ -707,7 +754,7 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 }
 
 static void
-finalize (GObject * object)
+gst_cs_crop_finalize (GObject * object)
 {
   auto * self = GST_CS_CROP (object);
   gst_clear_object (&self->pool);
@@ -733,51 +780,77 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
   GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->set_property = set_property;
-  gobject_class->get_property = get_property;
-  gobject_class->finalize = finalize;
+  gobject_class->set_property = gst_cs_crop_set_property;
+  gobject_class->get_property = gst_cs_crop_get_property;
+  gobject_class->finalize = gst_cs_crop_finalize;
+  /**
+   * GstCsCrop:left:
+   *
+   * Pixels to remove at the left edge. -1: automatic, as many as it takes,
+   * with #GstCsCrop:right, to reach the width downstream asks for.
+   *
+   * Since: 0.1
+   */
   install_crop_property (gobject_class, PROP_LEFT, "left", "Left",
-      "Pixels to remove at the left edge. -1: automatic, as many as it takes "
-      "(with right) to reach the width downstream asks for");
+      "Pixels to crop at left (-1 to auto-crop)");
+  /**
+   * GstCsCrop:right:
+   *
+   * Pixels to remove at the right edge. -1: automatic; when both left and
+   * right are, an odd pixel goes to the right.
+   *
+   * Since: 0.1
+   */
   install_crop_property (gobject_class, PROP_RIGHT, "right", "Right",
-      "Pixels to remove at the right edge. -1: automatic, as many as it takes "
-      "(with left) to reach the width downstream asks for; when both are "
-      "automatic an odd pixel goes to the right");
-  install_crop_property (gobject_class, PROP_TOP, "top", "Top",
-      "Pixels to remove at the top edge. -1: automatic, as many as it takes "
-      "(with bottom) to reach the height downstream asks for");
+      "Pixels to crop at right (-1 to auto-crop)");
+  /**
+   * GstCsCrop:top:
+   *
+   * Pixels to remove at the top edge. -1: automatic, as many as it takes,
+   * with #GstCsCrop:bottom, to reach the height downstream asks for.
+   *
+   * Since: 0.1
+   */
+  install_crop_property (
+      gobject_class, PROP_TOP, "top", "Top", "Pixels to crop at top (-1 to auto-crop)");
+  /**
+   * GstCsCrop:bottom:
+   *
+   * Pixels to remove at the bottom edge. -1: automatic; when both top and
+   * bottom are, an odd pixel goes to the bottom.
+   *
+   * Since: 0.1
+   */
   install_crop_property (gobject_class, PROP_BOTTOM, "bottom", "Bottom",
-      "Pixels to remove at the bottom edge. -1: automatic, as many as it takes "
-      "(with top) to reach the height downstream asks for; when both are "
-      "automatic an odd pixel goes to the bottom");
+      "Pixels to crop at bottom (-1 to auto-crop)");
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "CUDA stream crop",
       "Filter/Effect/Video/Hardware",
       "Crops video in CUDA device memory like videocrop: zero-copy where "
-      "downstream reads video metas, else one kernel on a pooled stream",
+      "downstream reads video or crop metas, else one kernel on a pooled stream",
       "gst-cudastreams developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps = transform_caps;
-  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_crop_set_caps);
-  trans_class->propose_allocation = propose_allocation;
-  trans_class->decide_allocation = decide_allocation;
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cs_crop_transform_caps);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_crop_propose_allocation);
+  trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cs_crop_decide_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cs_crop_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_crop_transform);
-  trans_class->before_transform = before_transform;
-  trans_class->src_event = src_event;
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_crop_transform_meta);
+  trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cs_crop_before_transform);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_crop_src_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_crop_stop);
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_cs_crop_set_info);
 
-  GST_DEBUG_CATEGORY_INIT (gst_cs_crop_debug, "cudacrop", 0, "gst-cudastreams crop");
+  GST_DEBUG_CATEGORY_INIT (gst_cs_crop_debug, "cscrop", 0, "gst-cudastreams crop");
 }
 
 static void
 gst_cs_crop_init (GstCsCrop * self)
 {
-  gst_video_info_init (&self->in_info);
-  gst_video_info_init (&self->out_info);
-  self->imports = new gcs::ScratchPool;
+  self->imports = new gst_cs::ScratchPool;
 }

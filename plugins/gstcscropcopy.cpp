@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcscropcopy.hpp"
 
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "plane_copy.h"
 
-namespace gcs {
+namespace gst_cs {
 
 bool
 launch_region_copy (const guint8 * src, const Region & region, guint8 * dst,
@@ -27,4 +27,4 @@ launch_region_copy (const guint8 * src, const Region & region, guint8 * dst,
   return GST_CS_CHECK (gpu::copy_planes (copies, (int)n, stream), error);
 }
 
-} // namespace gcs
+} // namespace gst_cs

@@ -8,7 +8,7 @@
 
 #include "gstcsframe.hpp"
 
-namespace gcs {
+namespace gst_cs {
 
 // Enqueues on `stream` one kernel that copies `region` of the frame at device
 // address `src` into the packed planes of `dst_layout` at device address
@@ -17,4 +17,4 @@ namespace gcs {
 bool launch_region_copy (const guint8 * src, const Region & region, guint8 * dst,
     const GstVideoInfo * dst_layout, cudaStream_t stream, GError ** error);
 
-} // namespace gcs
+} // namespace gst_cs

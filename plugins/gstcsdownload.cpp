@@ -1,11 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
  * SECTION:element-cudadownload
+ * @title: cudadownload
  *
  * Copies raw video from CUDA device memory (memory:CUDAStreamsMemory) into
  * pinned system memory. Its stream waits on the GPU for the event the
  * producer attached (GstCsSyncMeta); the CPU then waits for this one copy
  * only, never for a whole stream or the device. Only the visible region is
- * copied. Output frames use the default (packed) layout of their caps.
+ * copied: a cropped frame's rectangle, or what a #GstVideoCropMeta marks. Output
+ * frames use the default (packed) layout of their caps, in pinned memory. A
+ * frame of another device is copied to this element's device first.
  *
  * With max-in-flight > 0 the element keeps that many copies running while it
  * accepts the next frames, so that uploads and downloads overlap: more
@@ -17,20 +21,24 @@
  * |[
  * gst-launch-1.0 videotestsrc num-buffers=1 ! cudaupload ! cudadownload ! pngenc ! filesink location=f.png
  * ]|
+ *
+ * Since: 0.1
  */
 #include "gstcsdownload.h"
 
 #include <deque>
 
+#include "gstcscaps.h"
 #include "gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "gstcsframe.hpp"
+#include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
+#include "gstcsmetas.h"
 #include "gstcspeerimport.hpp"
-#include "gstcspinnedmemory.h"
-#include "gstcssyncmeta.h"
-#include "gstcsvideo.h"
+#include "gstcspinnedmemory-private.h"
+#include "gstcssyncmeta-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_download_debug);
 #define GST_CAT_DEFAULT gst_cs_download_debug
@@ -45,15 +53,13 @@ enum { PROP_0, PROP_MAX_IN_FLIGHT, PROP_SPIN_WAIT };
 
 struct _GstCsDownload {
   GstCsBaseTransform parent;
-  GstVideoInfo in_info;
-  GstVideoInfo out_info;
-  gint max_in_flight;                /* property, object lock; -1 = auto */
-  gboolean live;                     /* upstream is live (auto keeps no frames) */
-  gboolean spin_wait;                /* property, object lock */
-  GstBufferPool * pool;              /* pinned output frames */
-  std::deque<GstBuffer *> * pending; /* copies enqueued, not yet pushed */
-  gcs::ScratchPool * scratch;        /* intermediate frames */
-  gcs::ScratchPool * scratch_import; /* copies of frames from another device */
+  gint max_in_flight;                   /* property, object lock; -1 = auto */
+  gboolean live;                        /* upstream is live (auto keeps no frames) */
+  gboolean spin_wait;                   /* property, object lock */
+  GstBufferPool * pool;                 /* pinned output frames */
+  std::deque<GstBuffer *> * pending;    /* copies enqueued, not yet pushed */
+  gst_cs::ScratchPool * scratch;        /* intermediate frames */
+  gst_cs::ScratchPool * scratch_import; /* copies of frames from another device */
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
@@ -68,7 +74,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
 
 static GstCaps *
-transform_caps (
+gst_cs_download_transform_caps (
     GstBaseTransform *, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   if (direction == GST_PAD_SINK) /* device (or system: passthrough) in: system out */
@@ -77,16 +83,11 @@ transform_caps (
 }
 
 static gboolean
-set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_cs_download_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo *,
+    GstCaps *, GstVideoInfo *)
 {
-  auto * self = GST_CS_DOWNLOAD (trans);
-  if (!gst_video_info_from_caps (&self->in_info, incaps) ||
-      !gst_video_info_from_caps (&self->out_info, outcaps)) {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("Cannot parse caps %" GST_PTR_FORMAT " / %" GST_PTR_FORMAT, incaps, outcaps));
-    return FALSE;
-  }
-  gst_base_transform_set_passthrough (trans, !gst_cs_video_caps_are_device (incaps));
+  gst_base_transform_set_passthrough (
+      GST_BASE_TRANSFORM (base), !gst_cs_caps_are_device (incaps));
   return TRUE;
 }
 
@@ -114,20 +115,23 @@ in_flight (GstCsDownload * self)
 }
 
 static gboolean
-propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+gst_cs_download_propose_allocation (
+    GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
   if (!GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
            ->propose_allocation (trans, decide_query, query))
     return FALSE;
-  /* Device frames always carry a video meta; we read any layout. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (gst_base_transform_is_passthrough (trans)) /* system memory: not ours */
+    return TRUE;
+  /* Any plane layout, and only the region a crop meta marks is copied. */
+  gst_cs_query_add_layout_metas (query);
   /* The frames whose copies are in flight, and the one being copied. */
   gst_cs_query_propose_held (query, in_flight (GST_CS_DOWNLOAD (trans)) + 1);
   return TRUE;
 }
 
 static gboolean
-decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_cs_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   GstCaps * caps = NULL;
@@ -175,30 +179,32 @@ decide_allocation (GstBaseTransform * trans, GstQuery * query)
 /* Enqueues the copy of the visible region (all of the frame, or what its crop
  * meta marks) of the device frame `src` into the pinned frame `out`. */
 static gboolean
-download_region (GstCsDownload * self, GstBuffer * src, const gcs::Region & region,
+download_region (GstCsDownload * self, GstBuffer * src, const gst_cs::Region & region,
     guint8 * out, cudaStream_t stream, GError ** err)
 {
   guint8 * data = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (src, 0));
-  const gcs::Planes dst = gcs::planes_at (out, &self->out_info);
+  const gst_cs::Planes dst =
+      gst_cs::planes_at (out, &GST_CS_BASE_TRANSFORM (self)->out_info);
   if (region.offsets_only)
-    return gcs::copy_planes (gcs::region_planes (data, region), dst, &self->out_info,
-        cudaMemcpyDeviceToHost, stream, err);
+    return gst_cs::copy_planes (gst_cs::region_planes (data, region), dst,
+        &GST_CS_BASE_TRANSFORM (self)->out_info, cudaMemcpyDeviceToHost, stream, err);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
    * cannot express it. Copy the region on the GPU as videocrop copies it,
    * then download that. */
   const gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBuffer * staged = self->scratch->frame (device, &self->out_info, err);
+  GstBuffer * staged =
+      self->scratch->frame (device, &GST_CS_BASE_TRANSFORM (self)->out_info, err);
   if (!staged)
     return FALSE;
   GstVideoInfo staged_layout;
   guint8 * mid = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (staged, 0));
   gboolean ok =
-      gcs::buffer_layout (
-          staged, &self->out_info, &staged_layout, gst_buffer_get_size (staged), err) &&
-      gcs::launch_region_copy (data, region, mid, &staged_layout, stream, err) &&
-      gcs::copy_planes (gcs::planes_at (mid, &staged_layout), dst, &self->out_info,
-          cudaMemcpyDeviceToHost, stream, err);
+      gst_cs::buffer_layout (staged, &GST_CS_BASE_TRANSFORM (self)->out_info,
+          &staged_layout, gst_buffer_get_size (staged), err) &&
+      gst_cs::launch_region_copy (data, region, mid, &staged_layout, stream, err) &&
+      gst_cs::copy_planes (gst_cs::planes_at (mid, &staged_layout), dst,
+          &GST_CS_BASE_TRANSFORM (self)->out_info, cudaMemcpyDeviceToHost, stream, err);
   /* Written and read on our stream only: stream order protects its reuse. */
   gst_buffer_unref (staged);
   return ok;
@@ -221,15 +227,15 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     return GST_FLOW_ERROR;
   }
   GError * err = NULL;
-  gcs::DeviceGuard guard (device, &err);
+  gst_cs::DeviceGuard guard (device, &err);
   if (!guard.ok ()) {
     GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
     return GST_FLOW_ERROR;
   }
   /* A frame of another device is copied to ours first. */
   GstBuffer * src = NULL;
-  if (gcs::on_other_device (inbuf, device)) {
-    if (!gcs::import_from_other_device (
+  if (gst_cs::on_other_device (inbuf, device)) {
+    if (!gst_cs::import_from_other_device (
             inbuf, device, stream, *self->scratch_import, &src, &err)) {
       GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
       return GST_FLOW_ERROR;
@@ -243,11 +249,11 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     return ret;
   }
 
-  gcs::Region region;
+  gst_cs::Region region;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
-  gboolean ok = gcs::locate_visible (
-                    src, &self->in_info, gst_buffer_get_size (src), &region, &err) &&
+  gboolean ok = gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
+                    gst_buffer_get_size (src), &region, &err) &&
                 gst_cs_sync_meta_wait (src, stream, &err) &&
                 download_region (self, src, region, map.data, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
@@ -261,8 +267,9 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
     return GST_FLOW_ERROR;
   }
-  gst_buffer_copy_into (*outbuf, inbuf,
-      (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
+  /* Timestamps, flags and the metas that still describe the frame */
+  GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, inbuf, *outbuf);
   return GST_FLOW_OK;
 }
 
@@ -289,8 +296,16 @@ finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
+static gboolean
+gst_cs_download_transform_meta (
+    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+{
+  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+}
+
 static GstFlowReturn
-submit_input_buffer (GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
+gst_cs_download_submit_input_buffer (
+    GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
@@ -314,7 +329,7 @@ submit_input_buffer (GstBaseTransform * trans, gboolean is_discont, GstBuffer * 
 }
 
 static GstFlowReturn
-generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+gst_cs_download_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
@@ -329,7 +344,7 @@ generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 /* Never called (generate_output makes the frames), but basetransform treats
  * an element without transform() as in-place and would decide no allocation. */
 static GstFlowReturn
-transform (GstBaseTransform *, GstBuffer *, GstBuffer *)
+gst_cs_download_transform (GstBaseTransform *, GstBuffer *, GstBuffer *)
 {
   g_return_val_if_reached (GST_FLOW_NOT_SUPPORTED);
 }
@@ -357,7 +372,7 @@ discard (GstCsDownload * self)
 }
 
 static gboolean
-sink_event (GstBaseTransform * trans, GstEvent * event)
+gst_cs_download_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
@@ -369,7 +384,7 @@ sink_event (GstBaseTransform * trans, GstEvent * event)
 }
 
 static gboolean
-query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
+gst_cs_download_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
@@ -379,9 +394,10 @@ query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
     GstClockTime min, max;
     gst_query_parse_latency (q, &live, &min, &max);
     guint keep = in_flight_for (self, live);
-    GstClockTime frame = self->in_info.fps_n > 0
-                             ? gst_util_uint64_scale_int (
-                                   GST_SECOND, self->in_info.fps_d, self->in_info.fps_n)
+    GstClockTime frame = GST_CS_BASE_TRANSFORM (self)->in_info.fps_n > 0
+                             ? gst_util_uint64_scale_int (GST_SECOND,
+                                   GST_CS_BASE_TRANSFORM (self)->in_info.fps_d,
+                                   GST_CS_BASE_TRANSFORM (self)->in_info.fps_n)
                              : 0;
     GstClockTime extra = frame * keep;
     gst_query_set_latency (
@@ -391,7 +407,7 @@ query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 }
 
 static gboolean
-stop (GstBaseTransform * trans)
+gst_cs_download_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   discard (self);
@@ -402,7 +418,8 @@ stop (GstBaseTransform * trans)
 }
 
 static void
-set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+gst_cs_download_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_DOWNLOAD (object);
   switch (id) {
@@ -422,7 +439,8 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
 }
 
 static void
-get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+gst_cs_download_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_DOWNLOAD (object);
   switch (id) {
@@ -442,7 +460,7 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 }
 
 static void
-finalize (GObject * object)
+gst_cs_download_finalize (GObject * object)
 {
   auto * self = GST_CS_DOWNLOAD (object);
   discard (self);
@@ -468,42 +486,58 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
       "gst-cudastreams developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps = transform_caps;
-  trans_class->set_caps = set_caps;
-  trans_class->propose_allocation = propose_allocation;
-  trans_class->decide_allocation = decide_allocation;
-  trans_class->submit_input_buffer = submit_input_buffer;
-  trans_class->generate_output = generate_output;
-  trans_class->transform = transform;
-  trans_class->sink_event = sink_event;
-  trans_class->query = query;
-  trans_class->stop = stop;
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cs_download_transform_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cs_download_propose_allocation);
+  trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cs_download_decide_allocation);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_download_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cs_download_generate_output);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_download_transform);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_download_transform_meta);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_download_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_download_query);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_download_stop);
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_cs_download_set_info);
 
-  gobject_class->finalize = finalize;
-  gobject_class->set_property = set_property;
-  gobject_class->get_property = get_property;
+  gobject_class->finalize = gst_cs_download_finalize;
+  gobject_class->set_property = gst_cs_download_set_property;
+  gobject_class->get_property = gst_cs_download_get_property;
+  /**
+   * GstCsDownload:max-in-flight:
+   *
+   * Frames whose copy may still be running while the element accepts the
+   * next one. 0 pushes each frame as soon as its copy is done (lowest
+   * latency); 2 or 3 overlap uploads and downloads and double the
+   * throughput, adding that many frames of latency (reported in the LATENCY
+   * query). -1 picks 0 when upstream is live and 2 otherwise.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
       g_param_spec_int ("max-in-flight", "Max in flight",
-          "Frames whose copy may still be running while the element accepts "
-          "the next one (0 = push each frame as soon as its copy is done). "
-          "Higher values overlap uploads and downloads for throughput, at the "
-          "cost of that many frames of latency. -1 = automatic: 0 when "
-          "upstream is live, 2 otherwise",
-          -1, MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
+          "Frames whose copy may run while the next is taken (-1 = auto)", -1,
+          MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
           (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                         GST_PARAM_MUTABLE_PLAYING)));
-
+  /**
+   * GstCsDownload:spin-wait:
+   *
+   * How the CPU waits for each frame's copy: by default it polls for 30 µs,
+   * then sleeps until the GPU signals the copy; with spin-wait it keeps
+   * polling, a few microseconds less latency per frame for one busy core.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_SPIN_WAIT,
       g_param_spec_boolean ("spin-wait", "Spin wait",
-          "Busy-wait on the CPU for each frame's copy instead of sleeping until "
-          "the GPU signals it: a few microseconds less latency per frame, one "
-          "CPU core kept busy while waiting",
-          DEFAULT_SPIN_WAIT,
+          "Busy-wait for each frame's copy instead of sleeping", DEFAULT_SPIN_WAIT,
           (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                         GST_PARAM_MUTABLE_PLAYING)));
 
   GST_DEBUG_CATEGORY_INIT (
-      gst_cs_download_debug, "cudadownload", 0, "gst-cudastreams download");
+      gst_cs_download_debug, "csdownload", 0, "gst-cudastreams download");
 }
 
 static void
@@ -512,6 +546,6 @@ gst_cs_download_init (GstCsDownload * self)
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->spin_wait = DEFAULT_SPIN_WAIT;
   self->pending = new std::deque<GstBuffer *>;
-  self->scratch = new gcs::ScratchPool;
-  self->scratch_import = new gcs::ScratchPool;
+  self->scratch = new gst_cs::ScratchPool;
+  self->scratch_import = new gst_cs::ScratchPool;
 }

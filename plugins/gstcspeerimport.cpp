@@ -5,11 +5,11 @@
 #include <set>
 #include <utility>
 
-#include "gstcserror.h"
-#include "gstcsmemory.h"
-#include "gstcssyncmeta.h"
+#include "gstcserror-private.h"
+#include "gstcsmemory-private.h"
+#include "gstcssyncmeta-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 bool
 on_other_device (GstBuffer * buffer, gint device)
@@ -85,4 +85,4 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
   return true;
 }
 
-} // namespace gcs
+} // namespace gst_cs

@@ -7,7 +7,7 @@
 
 #include "gstcsscratchpool.hpp"
 
-namespace gcs {
+namespace gst_cs {
 
 // Whether `buffer` is one block of the project's device memory on a device
 // other than `device`.
@@ -24,4 +24,4 @@ bool on_other_device (GstBuffer * buffer, gint device);
 bool import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
     ScratchPool & pool, GstBuffer ** local, GError ** error);
 
-} // namespace gcs
+} // namespace gst_cs

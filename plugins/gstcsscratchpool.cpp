@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsscratchpool.hpp"
 
-#include "gstcsbufferpool.h"
-#include "gstcserror.h"
-#include "gstcsmemory.h"
+#include "gstcsbufferpool-private.h"
+#include "gstcserror-private.h"
+#include "gstcsmemory-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 void
 ScratchPool::reset ()
@@ -24,7 +24,7 @@ ScratchPool::configure (GstBufferPool * pool, GstCaps * caps, gsize size, GError
   GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, (guint)size, 0, 0);
   if (!GST_IS_CS_BUFFER_POOL (pool)) {
-    GstAllocator * alloc = gst_cs_device_allocator_new (device_);
+    GstAllocator * alloc = gst_cs_allocator_new (device_);
     gst_buffer_pool_config_set_allocator (config, alloc, NULL);
     gst_object_unref (alloc);
   }
@@ -89,4 +89,4 @@ ScratchPool::acquire (GError ** error)
   return nullptr;
 }
 
-} // namespace gcs
+} // namespace gst_cs

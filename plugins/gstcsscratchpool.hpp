@@ -5,7 +5,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
-namespace gcs {
+namespace gst_cs {
 
 // A pool of device buffers of one kind, configured on first use and again
 // when what is asked for changes: video frames of one layout (an
@@ -39,4 +39,4 @@ private:
   gsize size_ = 0;
 };
 
-} // namespace gcs
+} // namespace gst_cs

@@ -1,35 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
  * SECTION:element-cudaupload
+ * @title: cudaupload
  *
  * Copies raw video from system memory into CUDA device memory
  * (memory:CUDAStreamsMemory) on a CUDA stream leased from the shared pool.
  * The copy is enqueued, an event is recorded after it and attached to the
- * buffer (GstCsSyncMeta), and the buffer is pushed at once: the element
- * never waits for the GPU.
+ * buffer (#GstCsSyncMeta), and the buffer is pushed at once.
  *
- * Upstream is offered a pool of pinned host memory in the ALLOCATION query;
+ * Upstream is offered a pool of pinned host memory in the ALLOCATION query:
  * a producer that writes into it gets truly asynchronous copies at the PCIe
- * rate. Other (pageable) input is copied correctly, more slowly. Input
- * strides and offsets (GstVideoMeta) are honoured. Buffers already in device
- * memory pass through.
+ * rate, and the element never waits for the GPU. Input in other pinned
+ * memory costs one host wait per frame for its copy (the element cannot
+ * know when its producer rewrites it); from pageable memory, CUDA itself
+ * waits for the stream before each plane's copy, which the "host-waits"
+ * property counts.
+ *
+ * Input strides and offsets (#GstVideoMeta) are honoured, and so is a
+ * #GstVideoCropMeta: only the region it marks is copied. Buffers already in
+ * device memory pass through; those of another device are copied to this
+ * one first.
  *
  * ## Example
  * |[
  * gst-launch-1.0 videotestsrc ! cudaupload ! cudadownload ! autovideosink
  * ]|
+ *
+ * Since: 0.1
  */
 #include "gstcsupload.h"
 
-#include "gstcsbufferpool.h"
+#include "gstcsbufferpool-private.h"
+#include "gstcscaps.h"
 #include "gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
-#include "gstcserror.h"
+#include "gstcserror-private.h"
 #include "gstcsframe.hpp"
+#include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
+#include "gstcsmetas.h"
 #include "gstcspeerimport.hpp"
-#include "gstcspinnedmemory.h"
-#include "gstcssyncmeta.h"
-#include "gstcsvideo.h"
+#include "gstcspinnedmemory-private.h"
+#include "gstcssyncmeta-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 #define GST_CAT_DEFAULT gst_cs_upload_debug
@@ -39,8 +51,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 
 struct _GstCsUpload {
   GstCsBaseTransform parent;
-  GstVideoInfo in_info;
-  gcs::ScratchPool * scratch; /* intermediate frames and copies across devices */
+  gst_cs::ScratchPool * scratch; /* intermediate frames and copies across devices */
 };
 
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
@@ -54,7 +65,7 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
 
 static GstCaps *
-transform_caps (
+gst_cs_upload_transform_caps (
     GstBaseTransform *, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
   if (direction == GST_PAD_SINK) /* system or device memory in: device out */
@@ -64,22 +75,21 @@ transform_caps (
 }
 
 static gboolean
-set_caps (GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+gst_cs_upload_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo *,
+    GstCaps * outcaps, GstVideoInfo *)
 {
-  auto * self = GST_CS_UPLOAD (trans);
-  if (!gst_video_info_from_caps (&self->in_info, incaps)) {
-    GST_ELEMENT_ERROR (
-        self, CORE, NEGOTIATION, (NULL), ("Cannot parse caps %" GST_PTR_FORMAT, incaps));
-    return FALSE;
-  }
-  gst_base_transform_set_passthrough (trans, gst_cs_video_caps_are_device (incaps));
-  GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
+  gst_base_transform_set_passthrough (
+      GST_BASE_TRANSFORM (base), gst_cs_caps_are_device (incaps));
+  GST_DEBUG_OBJECT (base, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
   return TRUE;
 }
 
 static gboolean
-propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+gst_cs_upload_propose_allocation (
+    GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
 {
+  /* Passes on the metas downstream takes (a crop meta among them: it is
+   * honoured here). */
   if (!GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)
            ->propose_allocation (trans, decide_query, query))
     return FALSE;
@@ -92,7 +102,8 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  /* Any plane layout, and only the region a crop meta marks is copied. */
+  gst_cs_query_add_layout_metas (query);
 
   /* Pinned memory lets the copy engine read the producer's pixels directly. */
   GstAllocator * pinned = gst_cs_pinned_allocator_get ();
@@ -113,7 +124,7 @@ propose_allocation (GstBaseTransform * trans, GstQuery * decide_query, GstQuery 
 }
 
 static gboolean
-decide_allocation (GstBaseTransform * trans, GstQuery * query)
+gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_UPLOAD (trans);
   GstCaps * caps = NULL;
@@ -177,19 +188,20 @@ classify_input (GstBuffer * inbuf, const guint8 * data)
 /* Enqueues the copy of the input's visible region (all of it, or what its
  * crop meta marks) into the device frame of `outbuf`. */
 static gboolean
-upload_region (GstCsUpload * self, guint8 * data, const gcs::Region & region,
+upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
     GstBuffer * outbuf, cudaStream_t stream, GstCsWaitCounter * pageable, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
+  const GstVideoInfo * info = &base->in_info;
   GstVideoInfo dst_layout;
-  if (!gcs::buffer_layout (
-          outbuf, &self->in_info, &dst_layout, gst_buffer_get_size (outbuf), err))
+  if (!gst_cs::buffer_layout (
+          outbuf, info, &dst_layout, gst_buffer_get_size (outbuf), err))
     return FALSE;
   guint8 * dst = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0));
   if (region.offsets_only)
-    return gcs::copy_planes (gcs::region_planes (data, region),
-        gcs::planes_at (dst, &dst_layout), &self->in_info, cudaMemcpyHostToDevice, stream,
-        err, pageable);
+    return gst_cs::copy_planes (gst_cs::region_planes (data, region),
+        gst_cs::planes_at (dst, &dst_layout), info, cudaMemcpyHostToDevice, stream, err,
+        pageable);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
    * cannot express it. Upload the whole frame, then copy the region on the
@@ -203,13 +215,14 @@ upload_region (GstCsUpload * self, guint8 * data, const gcs::Region & region,
     return FALSE;
   GstVideoInfo staged_layout;
   guint8 * mid = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (staged, 0));
-  gboolean ok = gcs::buffer_layout (
-                    staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
-                gcs::copy_planes (gcs::planes_at (data, &region.frame),
-                    gcs::planes_at (mid, &staged_layout), &whole, cudaMemcpyHostToDevice,
-                    stream, err, pageable) &&
-                gcs::launch_region_copy (mid, gcs::region_in (region, &staged_layout),
-                    dst, &dst_layout, stream, err);
+  gboolean ok =
+      gst_cs::buffer_layout (
+          staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
+      gst_cs::copy_planes (gst_cs::planes_at (data, &region.frame),
+          gst_cs::planes_at (mid, &staged_layout), &whole, cudaMemcpyHostToDevice, stream,
+          err, pageable) &&
+      gst_cs::launch_region_copy (
+          mid, gst_cs::region_in (region, &staged_layout), dst, &dst_layout, stream, err);
   /* Written and read on our stream only: stream order protects its reuse. */
   gst_buffer_unref (staged);
   return ok;
@@ -224,7 +237,7 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
   GError * err = NULL;
-  gcs::DeviceGuard guard (device, &err);
+  gst_cs::DeviceGuard guard (device, &err);
   if (!guard.ok ()) {
     GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
     return GST_FLOW_ERROR;
@@ -235,8 +248,8 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     return GST_FLOW_ERROR;
   }
   const HostMemory kind = classify_input (inbuf, map.data);
-  gcs::Region region;
-  gboolean ok = gcs::locate_visible (inbuf, &self->in_info, map.size, &region, &err) &&
+  gst_cs::Region region;
+  gboolean ok = gst_cs::locate_visible (inbuf, &base->in_info, map.size, &region, &err) &&
                 gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
                 upload_region (self, map.data, region, outbuf, stream,
                     kind == HostMemory::PAGEABLE ? waits : NULL, &err);
@@ -258,6 +271,13 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   return GST_FLOW_OK;
 }
 
+static gboolean
+gst_cs_upload_transform_meta (
+    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+{
+  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+}
+
 /* Device input passes through, unless it lives on another device: then it is
  * copied across (the policy for frames from another device). */
 static GstFlowReturn
@@ -267,13 +287,14 @@ gst_cs_upload_prepare_output_buffer (
   auto * self = GST_CS_UPLOAD (trans);
   auto * base = GST_CS_BASE_TRANSFORM (self);
   const gint device = gst_cs_base_transform_get_device (base);
-  if (!gst_base_transform_is_passthrough (trans) || !gcs::on_other_device (inbuf, device))
+  if (!gst_base_transform_is_passthrough (trans) ||
+      !gst_cs::on_other_device (inbuf, device))
     return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)
         ->prepare_output_buffer (trans, inbuf, outbuf);
   GError * err = NULL;
-  gcs::DeviceGuard guard (device, &err);
+  gst_cs::DeviceGuard guard (device, &err);
   if (!guard.ok () ||
-      !gcs::import_from_other_device (inbuf, device,
+      !gst_cs::import_from_other_device (inbuf, device,
           gst_cs_base_transform_get_stream (base), *self->scratch, outbuf, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
     return GST_FLOW_ERROR;
@@ -300,7 +321,9 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
 {
   GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCsBaseTransformClass * base_class = GST_CS_BASE_TRANSFORM_CLASS (klass);
 
+  G_OBJECT_CLASS (klass)->finalize = gst_cs_upload_finalize;
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "CUDA stream upload",
@@ -310,22 +333,21 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
       "gst-cudastreams developers");
 
   trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_caps = transform_caps;
-  trans_class->set_caps = set_caps;
-  trans_class->propose_allocation = propose_allocation;
-  trans_class->decide_allocation = decide_allocation;
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cs_upload_transform_caps);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_upload_propose_allocation);
+  trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cs_upload_decide_allocation);
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cs_upload_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_upload_transform);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_upload_transform_meta);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_upload_stop);
-  G_OBJECT_CLASS (klass)->finalize = gst_cs_upload_finalize;
+  base_class->set_info = GST_DEBUG_FUNCPTR (gst_cs_upload_set_info);
 
-  GST_DEBUG_CATEGORY_INIT (
-      gst_cs_upload_debug, "cudaupload", 0, "gst-cudastreams upload");
+  GST_DEBUG_CATEGORY_INIT (gst_cs_upload_debug, "csupload", 0, "gst-cudastreams upload");
 }
 
 static void
 gst_cs_upload_init (GstCsUpload * self)
 {
-  self->scratch = new gcs::ScratchPool;
+  self->scratch = new gst_cs::ScratchPool;
 }

@@ -1,4 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cudastreams plugin: registers the elements. */
+#include "config.h"
+
 #include <gst/gst.h>
 
 #include "gstcscrop.h"
@@ -17,7 +20,6 @@ plugin_init (GstPlugin * plugin)
   return ok;
 }
 
-#define PACKAGE "gst-cudastreams"
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, cudastreams,
     "CUDA elements that order their GPU work with events across streams", plugin_init,
-    "0.1.0", "LGPL", PACKAGE, "https://example.invalid/gst-cudastreams")
+    VERSION, GST_LICENSE, GST_PACKAGE_NAME, GST_PACKAGE_ORIGIN)

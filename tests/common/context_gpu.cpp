@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU (and on the CUDA stand-in): the elements take the application's
 // stream pool however it is handed in, and give their stream lease back to
 // the pool they took it from.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU (and on the CUDA stand-in, where work not ordered by an event runs
 // late every time): memory that GPU work still reads is not rewritten early,
 // whatever order readers register in, whatever fails on the way, and
@@ -7,6 +8,9 @@
 #include <cstring>
 
 #include "gstcudastreams.h"
+#include "gstcsmemory-private.h"
+#include "gstcsbufferpool-private.h"
+#include "gstcssyncmeta-private.h"
 #include "testutil.h"
 
 static const gsize kBytes = 4096;
@@ -29,7 +33,7 @@ struct Bench {
     reader = gst_cs_stream_pool_lease (streams);
     writer = gst_cs_stream_pool_lease (streams);
     writer2 = gst_cs_stream_pool_lease (streams);
-    alloc = gst_cs_device_allocator_new (0);
+    alloc = gst_cs_allocator_new (0);
     frame = new_device_buffer ();
     fail_unless_equals_int (cudaMallocHost ((void **)&host_a, kBytes), cudaSuccess);
     fail_unless_equals_int (cudaMallocHost ((void **)&host_b, kBytes), cudaSuccess);
@@ -46,7 +50,7 @@ struct Bench {
   {
     GstBuffer * b = gst_buffer_new ();
     gst_buffer_append_memory (
-        b, gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), kBytes, NULL));
+        b, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), kBytes, NULL));
     return b;
   }
   guint8 * device (GstBuffer * b)

@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU: the stream pool, its context, the sync meta and the host-wait
 // counter.
 #include <gst/check/gstcheck.h>
 
 #include "gstcudastreams.h"
+#include "gstcsmemory-private.h"
 #include "testutil.h"
 
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
@@ -91,10 +93,10 @@ GST_START_TEST (test_sync_meta_record_copy_wait)
   GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 2, 0, NULL);
   cudaStream_t s1 = gst_cs_stream_pool_lease (spool);
   cudaStream_t s2 = gst_cs_stream_pool_lease (spool);
-  GstAllocator * alloc = gst_cs_device_allocator_new (0);
+  GstAllocator * alloc = gst_cs_allocator_new (0);
   GstBuffer * buf = gst_buffer_new ();
   gst_buffer_append_memory (
-      buf, gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 4096, NULL));
+      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 4096, NULL));
 
   /* produce: fill on s1, record */
   fail_unless_equals_int (
@@ -114,7 +116,7 @@ GST_START_TEST (test_sync_meta_record_copy_wait)
 
   /* consume on s2 (GPU-side wait), then on the host: exactly one wait */
   fail_unless (gst_cs_sync_meta_wait (copy, s2, NULL));
-  GstCsWaitCounter counter = { 0 };
+  GstCsWaitCounter counter = {};
   guint64 total = gst_cs_host_waits_total ();
   fail_unless (gst_cs_sync_meta_wait_host (copy, &counter, NULL));
   fail_unless_equals_uint64 (gst_cs_wait_counter_get (&counter), 1);
@@ -143,9 +145,8 @@ GST_END_TEST;
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
-  GstAllocator * alloc = gst_cs_device_allocator_new (0);
-  GstMemory * mem =
-      gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1000, NULL);
+  GstAllocator * alloc = gst_cs_allocator_new (0);
+  GstMemory * mem = gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 1000, NULL);
   GstMapInfo map;
   fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
   memset (map.data, 0xc3, map.size);
@@ -164,10 +165,10 @@ GST_END_TEST;
 /* Out of device memory is a clear error naming the size and the device. */
 GST_START_TEST (test_out_of_memory_error)
 {
-  GstAllocator * alloc = gst_cs_device_allocator_new (0);
+  GstAllocator * alloc = gst_cs_allocator_new (0);
   GError * err = NULL;
-  GstMemory * mem = gst_cs_device_allocator_alloc (
-      GST_CS_DEVICE_ALLOCATOR (alloc), (gsize)1 << 50, &err);
+  GstMemory * mem =
+      gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), (gsize)1 << 50, &err);
   fail_unless (mem == NULL);
   fail_unless (g_error_matches (err, GST_CS_ERROR, GST_CS_ERROR_OUT_OF_MEMORY), "%s",
       err ? err->message : "no error");
@@ -177,7 +178,7 @@ GST_START_TEST (test_out_of_memory_error)
       err->message);
   g_clear_error (&err);
   /* the runtime is usable afterwards */
-  mem = gst_cs_device_allocator_alloc (GST_CS_DEVICE_ALLOCATOR (alloc), 1024, &err);
+  mem = gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 1024, &err);
   fail_unless (mem != NULL);
   gst_memory_unref (mem);
   gst_object_unref (alloc);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "testutil.h"
 
 #include <cstdio>
@@ -10,9 +11,10 @@
 #include <cuda_runtime_api.h>
 
 #include "fakecuda.h"
-#include "gstcshostwait.h"
-#include "gstcspinnedmemory.h"
-#include "gstcsvideo.h"
+#include "gstcshostwait-private.h"
+#include "gstcspinnedmemory-private.h"
+#include "gstcscaps.h"
+#include "gstcsvideo-private.h"
 
 namespace testutil {
 

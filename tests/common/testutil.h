@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Helpers shared by the tests: GPU detection, harnesses and pipelines of our
 // elements, capturing the frames that enter or leave an element, CPU
 // references, and comparing frames pixel by pixel.
@@ -20,11 +21,11 @@ namespace testutil {
 /* --- the GPU ------------------------------------------------------------ */
 
 // True when a CUDA device can be used; otherwise `why` says why not.
-bool gpu_available (std::string *why);
+bool gpu_available (std::string * why);
 
 // For GPU test binaries: exits with 77 (meson's "skipped") and the reason
 // when there is no usable GPU.
-void require_gpu_or_skip (const char *binary);
+void require_gpu_or_skip (const char * binary);
 
 // True on the fakecuda stand-in for the CUDA runtime (tests/fakecuda): no
 // GPU, and stream work runs only when something waits for it, so bounds
@@ -60,62 +61,62 @@ extern const std::vector<const char *> all_formats;
 // it had, so a test can compare what entered an element with what came out.
 struct Captured {
   std::vector<GstBuffer *> buffers;
-  std::vector<GstVideoInfo> infos;  // the caps of each buffer (they may change)
-  GstVideoInfo info;                // the caps of the last one
-  guint pinned = 0;    // how many captured buffers were in our pinned memory
+  std::vector<GstVideoInfo> infos; // the caps of each buffer (they may change)
+  GstVideoInfo info;               // the caps of the last one
+  guint pinned = 0;                // how many captured buffers were in our pinned memory
   GMutex lock;
   Captured ();
   ~Captured ();
 };
-void capture_pad (GstPad *pad, Captured *into);
-void capture_pad (GstElement *pipeline, const char *element, const char *pad,
-    Captured *into);
-void capture_appsink (GstElement *appsink, Captured *into);
-void capture_appsink (GstElement *pipeline, const char *appsink, Captured *into);
+void capture_pad (GstPad * pad, Captured * into);
+void capture_pad (
+    GstElement * pipeline, const char * element, const char * pad, Captured * into);
+void capture_appsink (GstElement * appsink, Captured * into);
+void capture_appsink (GstElement * pipeline, const char * appsink, Captured * into);
 
 // A buffer of `size` random bytes (deterministic per seed).
-GstBuffer *random_buffer (gsize size, guint32 seed);
+GstBuffer * random_buffer (gsize size, guint32 seed);
 
 // Fills `data` with random bytes (deterministic per seed).
-void fill_random (guint8 *data, gsize size, guint32 seed);
+void fill_random (guint8 * data, gsize size, guint32 seed);
 
 /* --- elements and harnesses --------------------------------------------- */
 
 // A new element of `factory`, failing the test unless it comes from our
 // plugin "cudastreams" (nvcodec registers the same element names).
-GstElement *make_ours (const char *factory);
+GstElement * make_ours (const char * factory);
 
 // A harness around our element `factory` (gst_harness_new), or around the
 // bin `launchline` of our elements (gst_harness_new_parse), failing unless
 // every element is ours. Not live, like the appsrc or file source a test
 // would otherwise feed the element from.
-GstHarness *harness_ours (const char *factory);
-GstHarness *harness_parse_ours (const char *launchline);
+GstHarness * harness_ours (const char * factory);
+GstHarness * harness_parse_ours (const char * launchline);
 
 // Pulls `n` buffers from `h` into `into` with the caps of the harness's
 // sink pad, failing the test when one does not come.
-void pull_frames (GstHarness *h, guint n, Captured *into, const char *what = "");
+void pull_frames (GstHarness * h, guint n, Captured * into, const char * what = "");
 
 // A bus on `element`, which has none outside a pipeline (a harness's
 // element), so that what it posts can be read. Unref it when done.
-GstBus *watch_bus (GstElement *element);
+GstBus * watch_bus (GstElement * element);
 
 // "source: message (debug)" of each message of `type` (ERROR or WARNING)
 // waiting on `bus`, a line each; they are popped.
-std::string pop_messages (GstBus *bus, GstMessageType type);
+std::string pop_messages (GstBus * bus, GstMessageType type);
 
 /* --- pipelines ---------------------------------------------------------- */
 
 // The element of `pipeline` named `name` (a new reference).
-GstElement *by_name (GstElement *pipeline, const char *name);
+GstElement * by_name (GstElement * pipeline, const char * name);
 
 // The "host-waits" property of `element`, or of the element of `pipeline`
 // named `name`.
-guint64 host_waits (GstElement *element);
-guint64 host_waits (GstElement *pipeline, const char *name);
+guint64 host_waits (GstElement * element);
+guint64 host_waits (GstElement * pipeline, const char * name);
 
 // Adds a probe on the pad `pad` of the element `element` of `pipeline`.
-void add_probe (GstElement *pipeline, const char *element, const char *pad,
+void add_probe (GstElement * pipeline, const char * element, const char * pad,
     GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
 
 // "videotestsrc pattern=snow" frames (random content) of `format`, `w`x`h`,
@@ -123,12 +124,12 @@ void add_probe (GstElement *pipeline, const char *element, const char *pad,
 // ! appsink name=out"; a NULL `reference` is "fakesink", for a test that
 // computes its reference from the input. The appsinks' frames go into
 // `expected` and `out`, where given.
-GstElement *parse_beside_reference (const char *format, gint w, gint h, gint frames,
-    const char *reference, const char *chain, Captured *expected, Captured *out);
+GstElement * parse_beside_reference (const char * format, gint w, gint h, gint frames,
+    const char * reference, const char * chain, Captured * expected, Captured * out);
 
 // The same at 64x48, beside "videocrop `crop`".
-GstElement *parse_beside_videocrop (const char *format, gint frames, const char *crop,
-    const char *chain, Captured *expected, Captured *out);
+GstElement * parse_beside_videocrop (const char * format, gint frames, const char * crop,
+    const char * chain, Captured * expected, Captured * out);
 
 // What a pipeline run to its end saw on its bus.
 struct Outcome {
@@ -141,43 +142,43 @@ struct Outcome {
 // returns what happened: for tests that expect an error. `waits_at_eos`,
 // when given, gets gst_cs_host_waits_total() at the end, before the pipeline
 // is torn down (freeing pools is a counted host wait).
-Outcome run_to_end (GstElement *pipeline, GstClockTime timeout = 120 * GST_SECOND,
-    guint64 *waits_at_eos = nullptr);
+Outcome run_to_end (GstElement * pipeline, GstClockTime timeout = 120 * GST_SECOND,
+    guint64 * waits_at_eos = nullptr);
 
 // run_to_end(), failing the test with the error (source element, message,
 // debug) unless the pipeline reached EOS.
-void run_to_eos (GstElement *pipeline, const char *what = "",
-    GstClockTime timeout = 120 * GST_SECOND, guint64 *waits_at_eos = nullptr);
+void run_to_eos (GstElement * pipeline, const char * what = "",
+    GstClockTime timeout = 120 * GST_SECOND, guint64 * waits_at_eos = nullptr);
 
 /* --- references and comparisons ----------------------------------------- */
 
 // `in` cropped on the CPU to `out_info`'s size from (x, y): each plane from
 // the sample covering (x, y), the rule videocrop applies to planar and
 // semi-planar formats, for those it lacks (P010, P016). Not for packed 4:2:2.
-GstBuffer *crop_on_cpu (GstBuffer *in, const GstVideoInfo *in_info, guint x, guint y,
-    const GstVideoInfo *out_info);
+GstBuffer * crop_on_cpu (GstBuffer * in, const GstVideoInfo * in_info, guint x, guint y,
+    const GstVideoInfo * out_info);
 
 // Fails the test unless the visible pixels of both frames are equal, saying
 // where they differ.
-void assert_frames_equal (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib, const char *what);
+void assert_frames_equal (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, const char * what);
 
 // Like assert_frames_equal, for frames cropped by CPU videocrop: it copies 2
 // bytes per pixel of YUY2/UYVY rows, so with an odd width it leaves the
 // second half of the last macro-pixel (a luma sample outside the frame and
 // one chroma byte) undefined; those two bytes are not compared.
-void assert_cropped_equal (GstBuffer *a, const GstVideoInfo *ia, GstBuffer *b,
-    const GstVideoInfo *ib, const char *what);
+void assert_cropped_equal (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b,
+    const GstVideoInfo * ib, const char * what);
 
 // The captured frame lists, one by one, with the caps of the last frame of
 // each (assert_frames_equal); at least one frame, as many in both.
-void assert_all_frames_equal (Captured &expected, Captured &got, const char *what);
+void assert_all_frames_equal (Captured & expected, Captured & got, const char * what);
 
 // The same with assert_cropped_equal, each frame with its own caps (sizes may
 // change mid-stream).
-void assert_all_cropped_equal (Captured &expected, Captured &got, const char *what);
+void assert_all_cropped_equal (Captured & expected, Captured & got, const char * what);
 
 // Whether `element`'s sink pad accepts `caps` (an ACCEPT_CAPS query).
-bool sink_accepts (GstElement *element, const char *caps);
+bool sink_accepts (GstElement * element, const char * caps);
 
 } // namespace testutil

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Without a GPU: plane geometry, the device layout and CUDA error messages.
 #include <gst/check/gstcheck.h>
 
-#include "gstcserror.h"
-#include "gstcsvideo.h"
+#include "gstcserror-private.h"
+#include "gstcsvideo-private.h"
 
 static GstVideoInfo
 info_of (GstVideoFormat f, gint w, gint h)

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU: cudacrop gives exactly CPU videocrop's pixels on random content,
-// for every format, zero-copy where downstream reads video metas (same
-// device memory, same event) and packed otherwise; honours an upstream crop
+// for every format, zero-copy where downstream reads crop metas or video
+// metas (same device memory, same event) and packed otherwise; honours an upstream crop
 // meta and the automatic mode; renegotiates on live property changes; never
 // waits on the host; and turns impossible crops into clear errors.
 #include <gst/check/gstcheck.h>
@@ -20,13 +21,16 @@ struct Crop {
   gint l, r, t, b;
 };
 
-enum class Path { ZERO_COPY, PACKED };
+/* How the crop reaches cudadownload: as a crop meta (cudadownload takes
+ * them), as plane offsets (a downstream that takes video metas only), or as
+ * a packed copy (one that takes neither). */
+enum class Path { CROP_META, OFFSETS, PACKED };
 
 struct Case {
   const char * format;
   gint w, h;
   Crop crop;
-  Path path = Path::ZERO_COPY;
+  Path path = Path::CROP_META;
   gint frames = 30;
   bool crop_meta = false; /* add one at (mx, my) to cudacrop's input */
   guint mx = 0, my = 0;
@@ -49,7 +53,14 @@ is_packed_422 (const char * format)
 static const char *
 path_name (Path path)
 {
-  return path == Path::PACKED ? "packed" : "zero-copy";
+  switch (path) {
+    case Path::CROP_META:
+      return "crop meta";
+    case Path::OFFSETS:
+      return "offsets";
+    default:
+      return "packed";
+  }
 }
 
 /* The case, for messages: "NV12 64x48 l3 r5 t1 b2 packed with a crop meta". */
@@ -66,27 +77,33 @@ describe (const Case & c)
 
 /* --- probes ----------------------------------------------------------- */
 
-/* Hides GstVideoMeta support in the answer to cudacrop's ALLOCATION query,
- * as a downstream that cannot read plane offsets would: forces the copy. */
+/* Hides support for crop metas (and, for the packed path, video metas) in
+ * the answer to cudacrop's ALLOCATION query, as a downstream that cannot read
+ * them would. */
 static GstPadProbeReturn
-strip_video_meta (GstPad *, GstPadProbeInfo * info, gpointer)
+strip_metas (GstPad *, GstPadProbeInfo * info, gpointer user)
 {
   GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  const bool packed = static_cast<Path> (GPOINTER_TO_INT (user)) == Path::PACKED;
   guint idx;
-  if (GST_QUERY_TYPE (q) == GST_QUERY_ALLOCATION) {
-    while (gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
-      gst_query_remove_nth_allocation_meta (q, idx);
-  }
+  while (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, &idx))
+    gst_query_remove_nth_allocation_meta (q, idx);
+  while (packed && gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
+    gst_query_remove_nth_allocation_meta (q, idx);
   return GST_PAD_PROBE_OK;
 }
 
-/* cudacrop (named "crop") of `pipeline` takes the packed path. */
+/* cudacrop (named "crop") of `pipeline` takes `path`. */
 static void
-force_packed (GstElement * pipeline)
+force_path (GstElement * pipeline, Path path)
 {
+  if (path == Path::CROP_META)
+    return; /* what cudadownload takes anyway */
   testutil::add_probe (pipeline, "crop", "src",
       (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
-      strip_video_meta, NULL);
+      strip_metas, GINT_TO_POINTER ((gint)path));
 }
 
 /* The device memory and event of each buffer passing a pad. */
@@ -147,8 +164,8 @@ expect_memory (const Case & c, const Seen & in, const Seen & out, const char * w
 {
   const guint x = (c.crop.l < 0 ? c.auto_left : c.crop.l) + c.mx;
   const bool nothing = !c.crop.l && !c.crop.r && !c.crop.t && !c.crop.b && !c.out_size;
-  const bool same =
-      nothing || (c.path == Path::ZERO_COPY && !(is_packed_422 (c.format) && (x & 1)));
+  const bool same = nothing || c.path == Path::CROP_META ||
+                    (c.path == Path::OFFSETS && !(is_packed_422 (c.format) && (x & 1)));
   fail_unless (in.memory.size () == out.memory.size (),
       "%s: cudacrop took %zu frames and gave %zu", what, in.memory.size (),
       out.memory.size ());
@@ -207,8 +224,7 @@ check_case (const Case & c)
         pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, add_crop_meta, &adder);
   Seen seen_in, seen_out;
   record_crop_memory (pipeline, &seen_in, &seen_out);
-  if (c.path == Path::PACKED)
-    force_packed (pipeline);
+  force_path (pipeline, c.path);
 
   testutil::run_to_eos (pipeline, what.c_str ());
   if (cpu_reference) {
@@ -258,7 +274,8 @@ all_formats (Path path)
 
 GST_START_TEST (test_exact_zero_copy)
 {
-  all_formats (Path::ZERO_COPY);
+  all_formats (Path::CROP_META);
+  all_formats (Path::OFFSETS);
 }
 GST_END_TEST;
 
@@ -271,7 +288,7 @@ GST_END_TEST;
 /* A crop meta from upstream: cudacrop crops within the region it marks. */
 GST_START_TEST (test_upstream_crop_meta)
 {
-  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+  for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
     for (const char * f :
         { "NV12", "I420", "RGBA", "YUY2", "UYVY", "Y42B", "P010_10LE" }) {
       for (auto [mx, my] : { std::pair{ 4u, 2u }, std::pair{ 3u, 1u } }) {
@@ -297,7 +314,7 @@ GST_START_TEST (test_videocrop_meta_upstream)
 {
   /* the second: no crop of our own, the crop meta alone is applied */
   const Chain chains[] = { { "left=2 right=1", { 5, 1, 1, 0 } }, { "", { 3, 0, 1, 0 } } };
-  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+  for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
     for (const char * f : { "NV12", "I420", "RGBA", "YUY2" }) {
       for (const Chain & ch : chains) {
         gchar * what =
@@ -314,11 +331,10 @@ GST_START_TEST (test_videocrop_meta_upstream)
         g_free (chain);
         Seen seen_in, seen_out;
         record_crop_memory (pipeline, &seen_in, &seen_out);
-        if (path == Path::PACKED)
-          force_packed (pipeline);
+        force_path (pipeline, path);
         testutil::run_to_eos (pipeline, what);
         testutil::assert_all_cropped_equal (expected, out, what);
-        /* the origin is odd: YUY2 is always copied */
+        /* the origin is odd: YUY2 is copied unless it goes as a crop meta */
         Case c{ f, 64, 48, ch.total, path };
         expect_memory (c, seen_in, seen_out, what);
         g_free (what);
@@ -363,7 +379,7 @@ GST_END_TEST;
 /* -1: the size comes from downstream, split like videocrop splits it. */
 GST_START_TEST (test_automatic_crop)
 {
-  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+  for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
     for (const char * f : { "NV12", "I420", "RGBA", "YUY2" }) {
       Case c{ f, 64, 48, Crop{ -1, -1, -1, 5 }, path };
       c.out_size = "width=51,height=31"; /* left 6, right 7, top 12 */
@@ -406,7 +422,7 @@ change_crop (GstPad * pad, GstPadProbeInfo *, gpointer user)
 
 GST_START_TEST (test_live_property_change)
 {
-  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+  for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
     for (const char * f : { "NV12", "YUY2", "RGBA", "I420" }) {
       gchar * what = g_strdup_printf ("%s %s", f, path_name (path));
       Captured expected, out;
@@ -419,8 +435,7 @@ GST_START_TEST (test_live_property_change)
           pipeline, "vc", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &ref_changer);
       testutil::add_probe (
           pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, change_crop, &changer);
-      if (path == Path::PACKED)
-        force_packed (pipeline);
+      force_path (pipeline, path);
       testutil::run_to_eos (pipeline, what);
       testutil::assert_all_cropped_equal (expected, out, what);
       /* the new size from the very frame that follows the change */
@@ -444,7 +459,7 @@ GST_END_TEST;
 GST_START_TEST (test_no_host_waits)
 {
   const int frames = 120;
-  for (Path path : { Path::ZERO_COPY, Path::PACKED }) {
+  for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
     for (const char * crop : { "left=320 right=320 top=180 bottom=180",
              "left=101 right=37 top=33 bottom=9" }) {
       gchar * desc = g_strdup_printf (
@@ -455,8 +470,7 @@ GST_START_TEST (test_no_host_waits)
           frames, crop);
       GstElement * pipeline = gst_parse_launch (desc, NULL);
       g_free (desc);
-      if (path == Path::PACKED)
-        force_packed (pipeline);
+      force_path (pipeline, path);
       guint64 before = gst_cs_host_waits_total ();
       guint64 blocks_before = testutil::runtime_host_blocks ();
       guint64 at_eos = 0;

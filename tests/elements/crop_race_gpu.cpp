@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU (and on the CUDA stand-in): a cudacrop property changed by the
 // application while cudacrop negotiates (after it computed the output size,
 // before it applies the caps) never fails the pipeline; the frame in hand

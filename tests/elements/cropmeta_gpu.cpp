@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU (and on the CUDA stand-in): cudaupload and cudadownload tell
 // upstream they take GstVideoCropMeta when downstream does, and then honour
 // it: the frames that come out are exactly CPU videocrop's.

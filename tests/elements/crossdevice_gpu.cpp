@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On two GPUs (and on the CUDA stand-in with FAKECUDA_DEVICES=2): frames made
 // on one device and used by an element of another are copied across (the
 // consumer's stream waiting on the producer's event), pixel-exact, never read

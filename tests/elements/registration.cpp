@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Without a GPU: the elements register, are fully described, negotiate caps
 // and refuse to start with an error a person can act on.
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 
-#include "gstcsvideo.h"
+#include "gstcscaps.h"
+#include "gstcsvideo-private.h"
 #include "testutil.h"
 
 static GstElement *
@@ -54,8 +56,8 @@ template_has_feature (GstElement * e, const char * pad, bool want)
   GstCaps * caps = gst_pad_template_get_caps (t);
   bool found = false;
   for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    found |= gst_caps_features_contains (gst_caps_get_features (caps, i),
-                 GST_CAPS_FEATURE_MEMORY_CS_DEVICE) == want;
+    found |= gst_caps_features_contains (
+                 gst_caps_get_features (caps, i), GST_CAPS_FEATURE_MEMORY_CS) == want;
   gst_caps_unref (caps);
   return found;
 }
@@ -89,7 +91,7 @@ GST_START_TEST (test_caps_transform)
 {
   GstCaps * c = query_src_caps_for (
       "cudaupload", "video/x-raw,format=NV12,width=64,height=48,framerate=30/1");
-  fail_unless (gst_cs_video_caps_are_device (c));
+  fail_unless (gst_cs_caps_are_device (c));
   GstStructure * s = gst_caps_get_structure (c, 0);
   fail_unless_equals_string (gst_structure_get_string (s, "format"), "NV12");
   gint w = 0;
@@ -99,7 +101,7 @@ GST_START_TEST (test_caps_transform)
   c = query_src_caps_for ("cudadownload",
       "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=48,framerate=30/"
       "1");
-  fail_unless (!gst_cs_video_caps_are_device (c));
+  fail_unless (!gst_cs_caps_are_device (c));
   fail_unless (gst_caps_get_size (c) >= 1);
   gst_caps_unref (c);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU: cudaupload ! cudadownload is bit-exact for every format and
 // size, honours strides, waits on the host once per frame at the download
 // only, and survives a tee of device buffers.
@@ -6,6 +7,8 @@
 #include <gst/check/gstharness.h>
 
 #include "gstcudastreams.h"
+#include "gstcsmemory-private.h"
+#include "gstcsvideo-private.h"
 #include "testutil.h"
 
 using testutil::Captured;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // On a GPU (and on the CUDA stand-in, where a copy that is not waited for
 // runs late every time): cudaupload never lets a producer rewrite memory a
 // copy still reads, and counts the host waits CUDA makes for it.
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "gstcudastreams.h"
+#include "gstcspinnedmemory-private.h"
 #include "testutil.h"
 
 static const gsize kFrame = 64 * 48 * 4;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fails when any of the given binaries loads a real CUDA runtime: the
 # fakecuda suite must run on libfakecudart alone.
 status=0

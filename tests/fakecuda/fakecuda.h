@@ -73,13 +73,13 @@ FAKECUDA_API void fakecuda_run_all (void);
  * lazy work, after checking that @stream belongs to the current device
  * (cudaErrorInvalidResourceHandle otherwise). free_data (data), if set, runs
  * once after fn, or when the work is dropped. */
-FAKECUDA_API cudaError_t fakecuda_launch (cudaStream_t stream, void (*fn) (void *data), void *data,
-    void (*free_data) (void *data));
+FAKECUDA_API cudaError_t fakecuda_launch (cudaStream_t stream, void (*fn) (void * data),
+    void * data, void (*free_data) (void * data));
 
 /* For the twin, inside fn: whether [ptr, ptr + bytes) lies in device memory
  * the launching device may touch (its own, or a peer's whose access it
  * enabled). When it does not, the twin calls fakecuda_fault() and returns. */
-FAKECUDA_API int fakecuda_kernel_may_access (const void *ptr, size_t bytes);
+FAKECUDA_API int fakecuda_kernel_may_access (const void * ptr, size_t bytes);
 
 /* For the twin, inside fn: the kernel touched memory it may not: sets the
  * process' sticky cudaErrorIllegalAddress. */

@@ -12,7 +12,7 @@
 
 #include "fakecuda.h"
 
-namespace gcs::gpu {
+namespace gst_cs::gpu {
 namespace {
 
 struct Launch {
@@ -101,4 +101,4 @@ copy_planes (const PlaneCopy * planes, int n_planes, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
-} // namespace gcs::gpu
+} // namespace gst_cs::gpu

@@ -384,7 +384,7 @@ GST_START_TEST (test_twin_copies_like_the_kernel)
   cudaStream_t s = new_stream ();
   CUDA_OK (cudaMemcpy (src, row, 12, cudaMemcpyHostToDevice));
   CUDA_OK (cudaMemcpy (src + 16, row, 12, cudaMemcpyHostToDevice));
-  gcs::gpu::PlaneCopy p[2];
+  gst_cs::gpu::PlaneCopy p[2];
   p[0].src = src;
   p[0].src_pitch = 16;
   p[0].dst = dst;
@@ -397,9 +397,9 @@ GST_START_TEST (test_twin_copies_like_the_kernel)
   p[1].src = src + 16;
   p[1].dst = dst + 16;
   p[1].shift_end = 0; /* plain */
-  fail_unless_equals_int (gcs::gpu::copy_planes (p, 0, s), cudaErrorInvalidValue);
-  fail_unless_equals_int (gcs::gpu::copy_planes (p, 5, s), cudaErrorInvalidValue);
-  CUDA_OK (gcs::gpu::copy_planes (p, 2, s));
+  fail_unless_equals_int (gst_cs::gpu::copy_planes (p, 0, s), cudaErrorInvalidValue);
+  fail_unless_equals_int (gst_cs::gpu::copy_planes (p, 5, s), cudaErrorInvalidValue);
+  CUDA_OK (gst_cs::gpu::copy_planes (p, 2, s));
   DEVICE_IS (dst, 8, 0xCD);
   CUDA_OK (cudaStreamSynchronize (s));
   const guint8 shifted[8] = { 0, 3, 2, 5, 4, 7, 6, 7 };
@@ -436,7 +436,7 @@ twin_fault_child (void)
   CHILD_EXPECT (cudaSetDevice (0), cudaSuccess);
   CHILD_EXPECT (cudaMalloc (&dst, n), cudaSuccess);
   CHILD_EXPECT (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), cudaSuccess);
-  gcs::gpu::PlaneCopy p;
+  gst_cs::gpu::PlaneCopy p;
   p.src = (const guint8 *)other;
   p.src_pitch = n;
   p.dst = (guint8 *)dst;
@@ -445,11 +445,11 @@ twin_fault_child (void)
   p.rows = 1;
 
   CHILD_EXPECT (cudaDeviceEnablePeerAccess (1, 0), cudaSuccess);
-  CHILD_EXPECT (gcs::gpu::copy_planes (&p, 1, s), cudaSuccess);
+  CHILD_EXPECT (gst_cs::gpu::copy_planes (&p, 1, s), cudaSuccess);
   CHILD_EXPECT (cudaStreamSynchronize (s), cudaSuccess);
   CHILD_EXPECT (cudaDeviceDisablePeerAccess (1), cudaSuccess);
 
-  CHILD_EXPECT (gcs::gpu::copy_planes (&p, 1, s), cudaSuccess); /* the launch works */
+  CHILD_EXPECT (gst_cs::gpu::copy_planes (&p, 1, s), cudaSuccess); /* the launch works */
   CHILD_EXPECT (cudaStreamSynchronize (s), cudaErrorIllegalAddress);
   CHILD_EXPECT (cudaMalloc (&more, 16), cudaErrorIllegalAddress);
   CHILD_EXPECT (cudaGetLastError (), cudaErrorIllegalAddress);

@@ -1,34 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsbasetransform.h"
 
-#include "gstcscontext.h"
-#include "gstcsdevice.h"
-#include "gstcserror.h"
+#include "gstcscontext-private.h"
+#include "gstcsdevice-private.h"
+#include "gstcserror-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cs_base_transform_debug
 
 enum { PROP_0, PROP_DEVICE_ID, PROP_HOST_WAITS };
 
-typedef struct {
-  gint requested_device;        /* the property: -1 = default */
+#define DEFAULT_DEVICE_ID -1
+
+struct _GstCsBaseTransformPrivate {
+  gint requested_device;        /* the property: -1 = default; object lock */
   gint device;                  /* resolved in start(), -1 before */
   GstCsStreamPool * pool;       /* the latest one set (context queries get it) */
   GstCsStreamPool * lease_pool; /* the one the stream is leased from */
   cudaStream_t stream;
   GstCsWaitCounter waits;
-} GstCsBaseTransformPrivate;
+};
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
     GstCsBaseTransform, gst_cs_base_transform, GST_TYPE_BASE_TRANSFORM);
 
-#define PRIV(self) \
-  ((GstCsBaseTransformPrivate *)gst_cs_base_transform_get_instance_private ( \
-      GST_CS_BASE_TRANSFORM (self)))
-
 static void
-set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+gst_cs_base_transform_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (object);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
   switch (id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
@@ -41,9 +41,10 @@ set_property (GObject * object, guint id, const GValue * value, GParamSpec * psp
 }
 
 static void
-get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+gst_cs_base_transform_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (object);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
   switch (id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (object);
@@ -59,9 +60,9 @@ get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
 }
 
 static void
-set_context (GstElement * element, GstContext * context)
+gst_cs_base_transform_set_context (GstElement * element, GstContext * context)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (element);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (element)->priv;
   GST_OBJECT_LOCK (element);
   gint device = priv->device >= 0 ? priv->device : priv->requested_device;
   GstCsStreamPool * pool =
@@ -72,13 +73,15 @@ set_context (GstElement * element, GstContext * context)
   gst_clear_object (&priv->pool);
   priv->pool = pool;
   GST_OBJECT_UNLOCK (element);
+  /* GstElement keeps the context: gst_cs_ensure_stream_pool() reads it back */
   GST_ELEMENT_CLASS (gst_cs_base_transform_parent_class)->set_context (element, context);
 }
 
 static gboolean
-query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
+gst_cs_base_transform_query (
+    GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (trans);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
   if (GST_QUERY_TYPE (q) == GST_QUERY_CONTEXT) {
     GST_OBJECT_LOCK (trans);
     GstCsStreamPool * pool =
@@ -94,9 +97,9 @@ query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 }
 
 static gboolean
-start (GstBaseTransform * trans)
+gst_cs_base_transform_start (GstBaseTransform * trans)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (trans);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
   GError * err = NULL;
   GST_OBJECT_LOCK (trans);
   gint requested = priv->requested_device;
@@ -127,9 +130,10 @@ start (GstBaseTransform * trans)
 }
 
 static gboolean
-stop (GstBaseTransform * trans)
+gst_cs_base_transform_stop (GstBaseTransform * trans)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (trans);
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstCsBaseTransformPrivate * priv = self->priv;
   GST_OBJECT_LOCK (trans);
   if (priv->lease_pool && priv->stream)
     gst_cs_stream_pool_release (priv->lease_pool, priv->stream);
@@ -137,14 +141,37 @@ stop (GstBaseTransform * trans)
   priv->stream = NULL;
   priv->device = -1;
   GST_OBJECT_UNLOCK (trans);
+  gst_video_info_init (&self->in_info);
+  gst_video_info_init (&self->out_info);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_base_transform_set_caps (
+    GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+{
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstVideoInfo in_info, out_info;
+  if (!gst_video_info_from_caps (&in_info, incaps) ||
+      !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("Cannot parse caps %" GST_PTR_FORMAT " / %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  auto * klass = GST_CS_BASE_TRANSFORM_GET_CLASS (self);
+  if (klass->set_info && !klass->set_info (self, incaps, &in_info, outcaps, &out_info))
+    return FALSE;
+  self->in_info = in_info;
+  self->out_info = out_info;
   return TRUE;
 }
 
 static void
-finalize (GObject * object)
+gst_cs_base_transform_finalize (GObject * object)
 {
-  gst_clear_object (&PRIV (object)->pool);
-  gst_clear_object (&PRIV (object)->lease_pool);
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
+  gst_clear_object (&priv->pool);
+  gst_clear_object (&priv->lease_pool);
   G_OBJECT_CLASS (gst_cs_base_transform_parent_class)->finalize (object);
 }
 
@@ -154,54 +181,74 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gobject_class->set_property = set_property;
-  gobject_class->get_property = get_property;
-  gobject_class->finalize = finalize;
-  GST_ELEMENT_CLASS (klass)->set_context = set_context;
-  trans_class->query = query;
-  trans_class->start = start;
-  trans_class->stop = stop;
+  gobject_class->set_property = gst_cs_base_transform_set_property;
+  gobject_class->get_property = gst_cs_base_transform_get_property;
+  gobject_class->finalize = gst_cs_base_transform_finalize;
+  GST_ELEMENT_CLASS (klass)->set_context =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_context);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_base_transform_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);
 
+  /**
+   * GstCsBaseTransform:device-id:
+   *
+   * The CUDA device the element works on: -1 is the default device, 0. Read
+   * when the element starts. A frame that arrives in another device's
+   * memory is copied to this device first.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID",
-          "CUDA device ordinal to run on (-1 = the default device, 0). "
-          "Read when the element starts",
-          -1, G_MAXINT16, -1,
+      g_param_spec_int ("device-id", "Device ID", "CUDA device ordinal (-1 = default, 0)",
+          -1, G_MAXINT16, DEFAULT_DEVICE_ID,
           (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                         GST_PARAM_MUTABLE_READY)));
+  /**
+   * GstCsBaseTransform:host-waits:
+   *
+   * How many times the element blocked the CPU on the GPU so far. A wait is
+   * on one frame's event, never on a whole stream; a copy from or to
+   * pageable memory counts too, as CUDA waits for the stream first.
+   *
+   * Since: 0.1
+   */
   g_object_class_install_property (gobject_class, PROP_HOST_WAITS,
       g_param_spec_uint64 ("host-waits", "Host waits",
-          "How many times this element blocked the CPU on the GPU so far "
-          "(each wait is on one frame's event, never a whole stream)",
-          0, G_MAXUINT64, 0, (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+          "How often this element blocked the CPU on the GPU", 0, G_MAXUINT64, 0,
+          (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
-  GST_DEBUG_CATEGORY_INIT (gst_cs_base_transform_debug, "csbasetransform", 0,
-      "gst-cudastreams element base class");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_base_transform_debug, "csbasetransform", 0, "gst-cudastreams element base");
   gst_type_mark_as_plugin_api (GST_TYPE_CS_BASE_TRANSFORM, (GstPluginAPIFlags)0);
 }
 
 static void
 gst_cs_base_transform_init (GstCsBaseTransform * self)
 {
-  GstCsBaseTransformPrivate * priv = PRIV (self);
-  priv->requested_device = -1;
-  priv->device = -1;
+  self->priv = static_cast<GstCsBaseTransformPrivate *> (
+      gst_cs_base_transform_get_instance_private (self));
+  self->priv->requested_device = DEFAULT_DEVICE_ID;
+  self->priv->device = -1;
+  gst_video_info_init (&self->in_info);
+  gst_video_info_init (&self->out_info);
 }
 
 gint
 gst_cs_base_transform_get_device (GstCsBaseTransform * self)
 {
-  return PRIV (self)->device;
+  return self->priv->device;
 }
 
 cudaStream_t
 gst_cs_base_transform_get_stream (GstCsBaseTransform * self)
 {
-  return PRIV (self)->stream;
+  return self->priv->stream;
 }
 
 GstCsWaitCounter *
 gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 {
-  return &PRIV (self)->waits;
+  return &self->priv->waits;
 }

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcscroprect.h"
 
-#include "gstcsvideo.h"
+#include "gstcsvideo-private.h"
 
 namespace {
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Where a frame's planes are, and copying them between memories (internal).
 #pragma once
 
@@ -5,9 +6,9 @@
 #include <cuda_runtime_api.h>
 
 #include "gstcscroprect.h"
-#include "gstcshostwait.h"
+#include "gstcshostwait-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 // Plane addresses and strides of one frame in one memory.
 struct Planes {
@@ -62,4 +63,4 @@ bool copy_planes (const Planes & src, const Planes & dst, const GstVideoInfo * g
     cudaMemcpyKind kind, cudaStream_t stream, GError ** error,
     GstCsWaitCounter * pageable = nullptr);
 
-} // namespace gcs
+} // namespace gst_cs

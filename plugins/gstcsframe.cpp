@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsframe.hpp"
 
-#include "gstcserror.h"
-#include "gstcsvideo.h"
+#include "gstcserror-private.h"
+#include "gstcsvideo-private.h"
 
-namespace gcs {
+namespace gst_cs {
 
 bool
 buffer_layout (GstBuffer * buffer, const GstVideoInfo * info, GstVideoInfo * layout,
@@ -139,4 +140,4 @@ copy_planes (const Planes & src, const Planes & dst, const GstVideoInfo * geomet
   return true;
 }
 
-} // namespace gcs
+} // namespace gst_cs

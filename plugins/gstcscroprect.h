@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Where a crop starts in each plane of a frame, rounded as videocrop does. */
 #pragma once
 
 #include <gst/video/video.h>
 
-#include "gstcsapi.h"
+#include <gst/gst.h>
 
 G_BEGIN_DECLS
 
@@ -20,8 +21,7 @@ G_BEGIN_DECLS
  *   the source byte 2 further on (the next luma sample); chroma is not moved
  *
  * One plane of a crop. Rows of the source plane are its stride apart.
- *
- * Since: 0.1
+
  */
 typedef struct {
   gsize offset;
@@ -39,11 +39,11 @@ typedef struct {
  * Returns: whether a crop starting at column @x is a plain change of plane
  * offsets (a zero-copy crop). Only packed 4:2:2 (YUY2, UYVY) at an odd
  * column is not: its first pixel starts inside a macro-pixel.
- *
- * Since: 0.1
+
  */
-GST_CS_API gboolean gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finfo,
-                                                 guint                      x);
+/* clang-format off */
+gboolean gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finfo,
+                                     guint                      x);
 
 /**
  * gst_cs_crop_planes:
@@ -65,14 +65,15 @@ GST_CS_API gboolean gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finf
  *
  * Returns: gst_cs_crop_is_offsets_only() of @x: %TRUE when every plane is
  * just @offset further on (no shift)
- *
- * Since: 0.1
+
  */
-GST_CS_API gboolean gst_cs_crop_planes (const GstVideoInfo * src,
-                                        guint                x,
-                                        guint                y,
-                                        guint                width,
-                                        guint                height,
-                                        GstCsCropPlane     * planes);
+gboolean gst_cs_crop_planes          (const GstVideoInfo * src,
+                                     guint                x,
+                                     guint                y,
+                                     guint                width,
+                                     guint                height,
+                                     GstCsCropPlane     * planes);
+
+/* clang-format on */
 
 G_END_DECLS

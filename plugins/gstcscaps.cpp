@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcscaps.h"
+
+#include <initializer_list>
+
+#include "gstcsvideo-private.h"
+
+/* Whether the first structure of @caps carries our device-memory feature. */
+gboolean
+gst_cs_caps_are_device (const GstCaps * caps)
+{
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  GstCapsFeatures * f = gst_caps_get_features (caps, 0);
+  return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CS);
+}
+
+/* @caps with every structure's feature replaced: device memory or system
+ * memory. The caps transform of an element that only moves frames between
+ * memories; intersected with @filter (in its order) when given. */
+GstCaps *
+gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
+{
+  GstCaps * out = gst_caps_copy (caps);
+  for (guint i = 0; i < gst_caps_get_size (out); i++)
+    gst_caps_set_features (out, i,
+        device ? gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS, NULL)
+               : gst_caps_features_new_empty ());
+  if (filter) {
+    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  return out;
+}
+
+/* @caps in device memory, then in system memory (device first: passthrough
+ * of device frames is preferred). */
+GstCaps *
+gst_cs_caps_any_memory (GstCaps * caps, GstCaps * filter)
+{
+  GstCaps * both = gst_caps_merge (gst_cs_caps_with_memory (caps, TRUE, NULL),
+      gst_cs_caps_with_memory (caps, FALSE, NULL));
+  if (!filter)
+    return both;
+  GstCaps * out = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (both);
+  return out;
+}
+
+/* Puts @pool first in an ALLOCATION @query, replacing the first pool
+ * downstream proposed. */
+void
+gst_cs_query_set_pool (
+    GstQuery * query, GstBufferPool * pool, guint size, guint min, guint max)
+{
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+}
+
+/* Tells upstream, in an ALLOCATION @query it answers, that the element reads
+ * any plane layout (GstVideoMeta) and honours crop metas (GstVideoCropMeta). */
+void
+gst_cs_query_add_layout_metas (GstQuery * query)
+{
+  for (GType api : { GST_VIDEO_META_API_TYPE, GST_VIDEO_CROP_META_API_TYPE })
+    if (!gst_query_find_allocation_meta (query, api, NULL))
+      gst_query_add_allocation_meta (query, api, NULL);
+}
+
+/* Tells upstream, through the first pool entry's minimum, how many of its
+ * buffers the element may hold at once: an element that keeps frames in
+ * flight holds that many (a pool too small for them makes the producer wait
+ * for the consumer). */
+void
+gst_cs_query_propose_held (GstQuery * query, guint held)
+{
+  if (gst_query_get_n_allocation_pools (query) == 0) {
+    /* An entry without a pool still needs the frame size: elements using
+     * basetransform's default allocation configure a pool with it. */
+    GstCaps * caps = NULL;
+    GstVideoInfo info, layout;
+    gst_query_parse_allocation (query, &caps, NULL);
+    if (!caps || !gst_video_info_from_caps (&info, caps))
+      return;
+    gst_cs_video_info_device_layout (&info, &layout);
+    /* The caps' default layout can be the larger one (NV12 rounds odd
+     * heights up), and a video pool refuses a size below it. */
+    gst_query_add_allocation_pool (query, NULL, MAX (layout.size, info.size), held, 0);
+    return;
+  }
+  GstBufferPool * pool = NULL;
+  guint size = 0, min = 0, max = 0;
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+  gst_query_set_nth_allocation_pool (query, 0, pool, size, MAX (min, held), max);
+  if (pool)
+    gst_object_unref (pool);
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Installs the build into a temporary prefix (meson install --destdir), then:
+# the library exports nothing but its C API (gst_cs_*, gst_is_cs_*), only
+# the public headers are installed, and a C program builds against the
+# installed .pc alone and runs.
+#   check.sh BUILD_DIR SOURCE_DIR C_COMPILER
+set -euo pipefail
+build=$1 src=$2 cc=$3
+dest=$(mktemp -d)
+trap 'rm -rf "$dest"' EXIT
+meson install -C "$build" --destdir "$dest" --no-rebuild --quiet > /dev/null
+pc=$(find "$dest" -name gstreamer-cudastreams-1.0.pc | head -1)
+lib=$(find "$dest" -name 'libgstcudastreams-1.0.so.*.*' | head -1)
+[ -n "$pc" ] && [ -n "$lib" ] || { echo "not installed: the .pc or the library"; exit 1; }
+
+# Exported symbols: the C API only.
+bad=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -Ev '^(gst_cs_|gst_is_cs_)' || true)
+if [ -n "$bad" ]; then
+  echo "the library exports symbols outside its C API:"; echo "$bad" | head -20; exit 1
+fi
+echo "exports: $(nm -D --defined-only "$lib" | wc -l) symbols, all gst_cs_*/gst_is_cs_*"
+
+# Installed headers: the public ones, none of the *-private ones.
+headers=$(find "$dest" -path '*gst/cudastreams/*.h' -printf '%f\n' | sort | tr '\n' ' ')
+echo "installed headers: $headers"
+case "$headers" in *private*) echo "a private header is installed"; exit 1 ;; esac
+
+# The .pc names no path of this machine but the CUDA headers' variable.
+if grep -v '^cudaincludedir=' "$pc" | grep -q "$src\|$build"; then
+  echo "the .pc names a path of the build:"; cat "$pc"; exit 1
+fi
+
+# A C program against the installed .pc alone (its prefix moved to where the
+# files went, as a packager's staged install is).
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+sed -i "s|^prefix=.*|prefix=$dest$prefix|" "$pc"
+export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0)
+# A build with sanitizers: the program needs their runtime first.
+san=
+ldd "$lib" | grep -q libasan && san="-fsanitize=address,undefined"
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Werror $san -o "$dest/app" "$src/tests/install/app.c" $flags
+LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dest/app"
