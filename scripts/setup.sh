@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by tests/run.sh and pipelines/run.sh: installs what is missing
 # (Debian/Ubuntu packages), finds the CUDA toolkit, configures and builds.
 #   source scripts/setup.sh        -> builds into $BUILD_DIR (default: build)
@@ -6,10 +7,13 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
 
-# A GPU machine without GStreamer uses the bundle made by ../shared/gpu/bundle.
+# Optional: a machine without GStreamer and without a package manager (a GPU
+# machine) can use a relocatable GStreamer in .gpu/ (see README.md).
+from_bundle=0
 if ! pkg-config --exists gstreamer-1.0 2>/dev/null && [ -f "$ROOT/.gpu/env.sh" ]; then
   # shellcheck disable=SC1091
   source "$ROOT/.gpu/env.sh"
+  from_bundle=1
 fi
 
 # Everything the build, the tests and the main job use, checked by use rather
@@ -18,12 +22,13 @@ have_all() {
   command -v meson && command -v ninja && command -v python3 && command -v g++ &&
     pkg-config --exists gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 \
       gstreamer-check-1.0 gstreamer-app-1.0 &&
-    gst-inspect-1.0 videotestsrc && gst-inspect-1.0 videocrop && gst-inspect-1.0 pngenc
+    gst-inspect-1.0 videotestsrc && gst-inspect-1.0 videocrop && gst-inspect-1.0 pngenc &&
+    { [ "$from_bundle" = 1 ] || command -v clang-format; }
 } > /dev/null 2>&1
 if ! have_all; then
   pkgs=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
     libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-    gstreamer1.0-plugins-good)
+    gstreamer1.0-plugins-good clang-format git)
   echo "setup: installing ${pkgs[*]} (what is missing of them)" >&2
   sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq > /dev/null
