@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Chart of the benchmark: ours and nvcodec as % of the copy limit, per case.
 
     chart.py bench.csv bench.png [--title "GPU, date"]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gcs-copy-limits: what the PCIe link and the copy engines allow per frame.
  *
  * For the frames of the benchmark (RGBA and NV12, 1920x1080 and 3840x2160)

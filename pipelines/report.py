@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Turns the raw results of pipelines/bench into one table, a CSV and a summary.
 
     report.py RAW.jsonl COPY_LIMITS.txt OUT.csv [--gpu "name, driver"] [--date D]
@@ -13,7 +14,7 @@ import csv
 import json
 import sys
 
-# The targets of issue 4.
+# The targets the benchmark was written against.
 TARGET_FPS = {
     ("updown", "RGBA", "3840x2160", "pinned"): 1200,
     ("updown", "NV12", "1920x1080", "pinned"): 8000,
@@ -149,7 +150,7 @@ def build_rows(results, limits):
 
 
 def targets_of(row, ours):
-    """Pass/miss marks of the issue's targets that apply to this row."""
+    """Pass/miss marks of the targets that apply to this row."""
     marks = []
     key = (row["case"], row["format"], row["size"], row["source"])
     fps = row["ours_fps"]

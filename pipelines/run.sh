@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The main job: builds, then shows what the GPU path costs - the steady-state
 # frames/s, CPU time and host waits per frame of
 # cudaupload ! cudacrop ! cudadownload (centre 1280x720 of 1080p NV12) beside

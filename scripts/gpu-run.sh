@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # One call on the GPU machine: the release build for the benchmark starts in
-# the background, tests/gpu-check.sh builds and runs every test (memcheck on
+# the background, scripts/gpu-check.sh builds and runs every test (memcheck on
 # a second GPU when there is one), then the benchmark cases of BENCH_ONLY
 # run; the summaries come last. Results under $OUT.
 #   scripts/gpu-run.sh
@@ -23,7 +24,7 @@ bench() {
 }
 export -f bench
 export BB OUT
-OUT=$OUT tests/gpu-check.sh bash -c bench
+OUT=$OUT scripts/gpu-check.sh bash -c bench
 rc=$?
 sed -n '/^SUMMARY/,$p' "$OUT/bench.txt"
 exit $rc

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The main job behind pipelines/run.sh: what the GPU path costs, beside the CPU.
 
     main-job.py --build-dir build --png cudastreams.png [--source pinned|pageable]

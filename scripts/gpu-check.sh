@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # On the GPU machine (see README): build, run the whole test suite, run the
 # GPU suites again under compute-sanitizer memcheck (out-of-bounds accesses in
 # kernels and copies), then an optional extra command; a short summary last.
 # Needs the .gpu/ bundle (../shared/gpu/bundle) when the machine has no
 # GStreamer.
-#   tests/gpu-check.sh [extra command to run after the tests]
+#   scripts/gpu-check.sh [extra command to run after the tests]
 # Env: BUILD_DIR (default /tmp/gcs-build), OUT (default /tmp/gcs-out),
 #   GPU_ARCHS (default 90), MEMCHECK=0 (skip memcheck), MEMCHECK_GPU=N (run
 #   memcheck on GPU N alone, beside the plain run and the extra command, on a

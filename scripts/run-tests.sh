@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The test command (tests/run.sh calls it): installs what is missing, builds,
+# runs `meson test`.
+# Without a GPU the GPU tests report "skipped" (exit 77); with one they run.
+# The `fakecuda` suite runs the GPU tests on a stand-in of the CUDA runtime
+# everywhere. Then the tests that run without a GPU (cpu and fakecuda suites)
+# run again in a second build under AddressSanitizer and
+# UndefinedBehaviorSanitizer (SANITIZE=0 skips that).
+set -euo pipefail
+source "$(dirname "$0")/setup.sh"
+set +e
+meson test -C "$BUILD_DIR" --print-errorlogs "$@"
+rc=$?
+set -e
+grep -m1 -o "SKIP [a-z_]*: no usable CUDA GPU.*" "$BUILD_DIR/meson-logs/testlog.txt" \
+  | sed 's/^SKIP /GPU tests skipped (/; s/$/)/' || true
+
+# One plain line per build, counted from meson's own log.
+count() {
+  python3 - "$1/meson-logs/testlog.json" "$2" <<'PY' || true
+import json, sys
+counts = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    counts[r] = counts.get(r, 0) + 1
+passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
+failed = sum(v for k, v in counts.items() if k not in ("OK", "EXPECTEDFAIL", "SKIP"))
+print(f"{sys.argv[2]}: {passed} passed, {failed} failed, {counts.get('SKIP', 0)} skipped")
+PY
+}
+
+san_rc=0
+if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
+  SAN_DIR=${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
+  echo "tests: again under AddressSanitizer and UndefinedBehaviorSanitizer ($SAN_DIR)" >&2
+  if [ -f "$SAN_DIR/build.ninja" ]; then
+    meson setup --reconfigure "$SAN_DIR" "$ROOT" > /dev/null
+  else
+    # b_lundef=false: the sanitizer runtimes resolve symbols at load time.
+    meson setup "$SAN_DIR" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dgpu_archs=75 > /dev/null
+  fi
+  ninja -C "$SAN_DIR" > /dev/null
+  set +e
+  # GStreamer keeps process-wide objects (the registry, types) to the end;
+  # leaks are not what this build looks for. Any UB report fails the test.
+  # The registry is scanned in-process: the plugin scanner is not built
+  # with the sanitizers and cannot load a plugin that is.
+  GST_REGISTRY_FORK=no ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    meson test -C "$SAN_DIR" --suite cpu --suite fakecuda --print-errorlogs
+  san_rc=$?
+  set -e
+fi
+count "$BUILD_DIR" tests
+[ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ] && count "$SAN_DIR" "tests under ASan+UBSan"
+[ $rc -ne 0 ] && exit $rc
+exit $san_rc
