@@ -4,6 +4,7 @@
 #include "gstcscontext-private.h"
 #include "gstcsdevice-private.h"
 #include "gstcserror-private.h"
+#include "gstcsmetas.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cs_base_transform_debug
@@ -166,6 +167,15 @@ gst_cs_base_transform_set_caps (
   return TRUE;
 }
 
+/* The elements copy frames into other memory (cropping them when the input
+ * carries a crop meta): the metas that still describe the frame go on. */
+static gboolean
+gst_cs_base_transform_transform_meta (
+    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+{
+  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+}
+
 static void
 gst_cs_base_transform_finalize (GObject * object)
 {
@@ -190,6 +200,7 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_base_transform_transform_meta);
 
   /**
    * GstCsBaseTransform:device-id:

@@ -35,7 +35,6 @@
 #include "gstcsframe.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
-#include "gstcsmetas.h"
 #include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
 #include "gstcssyncmeta-private.h"
@@ -296,13 +295,6 @@ finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
-static gboolean
-gst_cs_download_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
-{
-  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
-}
-
 static GstFlowReturn
 gst_cs_download_submit_input_buffer (
     GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
@@ -494,7 +486,6 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
       GST_DEBUG_FUNCPTR (gst_cs_download_submit_input_buffer);
   trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cs_download_generate_output);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_download_transform);
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_download_transform_meta);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_download_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_download_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_download_stop);

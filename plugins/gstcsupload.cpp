@@ -38,7 +38,6 @@
 #include "gstcsframe.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
-#include "gstcsmetas.h"
 #include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
 #include "gstcssyncmeta-private.h"
@@ -271,13 +270,6 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   return GST_FLOW_OK;
 }
 
-static gboolean
-gst_cs_upload_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
-{
-  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
-}
-
 /* Device input passes through, unless it lives on another device: then it is
  * copied across (the policy for frames from another device). */
 static GstFlowReturn
@@ -339,7 +331,6 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   trans_class->prepare_output_buffer =
       GST_DEBUG_FUNCPTR (gst_cs_upload_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_upload_transform);
-  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_upload_transform_meta);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_upload_stop);
   base_class->set_info = GST_DEBUG_FUNCPTR (gst_cs_upload_set_info);
 
