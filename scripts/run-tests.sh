@@ -35,13 +35,13 @@ if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
   SAN_DIR=${SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
   echo "tests: again under AddressSanitizer and UndefinedBehaviorSanitizer ($SAN_DIR)" >&2
   if [ -f "$SAN_DIR/build.ninja" ]; then
-    meson setup --reconfigure "$SAN_DIR" "$ROOT" > /dev/null
+    quietly meson setup --reconfigure "$SAN_DIR" "$ROOT"
   else
     # b_lundef=false: the sanitizer runtimes resolve symbols at load time.
-    meson setup "$SAN_DIR" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
-      -Dgpu_archs=75 > /dev/null
+    quietly meson setup "$SAN_DIR" "$ROOT" -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dgpu_archs=75
   fi
-  ninja -C "$SAN_DIR" > /dev/null
+  quietly ninja -C "$SAN_DIR"
   set +e
   # GStreamer keeps process-wide objects (the registry, types) to the end;
   # leaks are not what this build looks for. Any UB report fails the test.

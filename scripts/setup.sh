@@ -47,10 +47,22 @@ if ! command -v nvcc >/dev/null; then
   exit 1
 fi
 
+# Quiet when all goes well; on failure the whole log, so CI shows why.
+quietly() {
+  local log
+  log=$(mktemp)
+  if ! "$@" > "$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup: failed: $*" >&2
+    exit 1
+  fi
+  rm -f "$log"
+}
 if [ -f "$BUILD_DIR/build.ninja" ]; then
-  meson setup --reconfigure "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-} >/dev/null
+  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-}
 else
-  meson setup "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-} >/dev/null
+  quietly meson setup "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-}
 fi
-ninja -C "$BUILD_DIR" >/dev/null
+quietly ninja -C "$BUILD_DIR"
 echo "setup: built in $BUILD_DIR" >&2
