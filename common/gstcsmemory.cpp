@@ -37,6 +37,8 @@ struct Memory {
   Kind kind;
   GDestroyNotify notify;
   gpointer user_data;
+  /* WRAPPED only: where the application frees the memory (may be NULL). */
+  cudaStream_t release_stream;
 };
 
 Memory *
@@ -144,17 +146,30 @@ gst_cs_allocator_free (GstAllocator *, GstMemory * mem)
       delete shared_of (&m->pub);
       break;
     }
-    case Kind::WRAPPED:
+    case Kind::WRAPPED: {
       /* The application may reuse its memory once notified: GPU work that
-       * still reads or writes it finishes first (counted). */
-      if (!shared_of (&m->pub)->sync.host_wait_all (NULL, &err)) {
-        GST_WARNING ("waiting for GPU work on wrapped memory: %s", err->message);
+       * still reads or writes it is ordered before that reuse. With a
+       * release stream the order is made on the GPU (the stream waits for
+       * every access); without one the host waits (counted), only for
+       * accesses still running. */
+      gst_cs::MemorySync & sync = shared_of (&m->pub)->sync;
+      gboolean ordered;
+      if (m->release_stream) {
+        gst_cs::DeviceGuard guard (m->pub.device_id, &err);
+        ordered = guard.ok () && sync.gpu_wait_all (m->release_stream, &err);
+      } else {
+        ordered = sync.host_wait_all (NULL, &err);
+      }
+      if (!ordered) {
+        GST_WARNING (
+            "ordering GPU work on wrapped memory before its release: %s", err->message);
         g_clear_error (&err);
       }
       if (m->notify)
         m->notify (m->user_data);
       delete shared_of (&m->pub);
       break;
+    }
     case Kind::ALIAS:
       /* Gives the other buffer back: its pool's next writer waits for our
        * readers, whose events the shared sync state holds. */
@@ -353,12 +368,44 @@ GstMemory *
 gst_cs_memory_new_wrapped (
     gint device_id, gpointer data, gsize size, gpointer user_data, GDestroyNotify notify)
 {
+  return gst_cs_memory_new_wrapped_full (device_id, data, size, NULL, user_data, notify);
+}
+
+/**
+ * gst_cs_memory_new_wrapped_full:
+ * @device_id: the CUDA device @data lives on
+ * @data: device memory of the application
+ * @size: its size in bytes
+ * @release_stream: (nullable): the stream on which the application reuses or
+ *   frees @data once notified, e.g. the stream of the PyTorch allocator that
+ *   made it; it must outlive the memory
+ * @user_data: (nullable): passed to @notify
+ * @notify: (nullable): called when the memory is freed
+ *
+ * As gst_cs_memory_new_wrapped(), but with no host wait on release: before
+ * @notify is called, @release_stream is made to wait (on the GPU, with
+ * cudaStreamWaitEvent()) for every GPU access of the library to the memory,
+ * so work the application enqueues on @release_stream after @notify (a new
+ * tensor in the freed memory) runs after them. @notify may be called on any
+ * thread, whenever the last buffer of the memory is freed, and must not
+ * block on GPU work. With @release_stream %NULL this is
+ * gst_cs_memory_new_wrapped().
+ *
+ * Returns: (transfer full): a #GstCsMemory of @size bytes at @data
+ *
+ * Since: 0.2
+ */
+GstMemory *
+gst_cs_memory_new_wrapped_full (gint device_id, gpointer data, gsize size,
+    cudaStream_t release_stream, gpointer user_data, GDestroyNotify notify)
+{
   g_return_val_if_fail (device_id >= 0, NULL);
   g_return_val_if_fail (data != NULL, NULL);
   GstMemory * mem = new_memory (allocator_of_device (device_id), Kind::WRAPPED, device_id,
       static_cast<guint8 *> (data), new Shared, NULL, size, 0, size);
   impl_of (mem)->notify = notify;
   impl_of (mem)->user_data = user_data;
+  impl_of (mem)->release_stream = release_stream;
   return mem;
 }
 

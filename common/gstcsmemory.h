@@ -4,6 +4,8 @@
 
 #include <gst/gst.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cudastreams-prelude.h"
 
 G_BEGIN_DECLS
@@ -78,6 +80,14 @@ GST_CS_API
 GstMemory * gst_cs_memory_new_wrapped        (gint             device_id,
                                               gpointer         data,
                                               gsize            size,
+                                              gpointer         user_data,
+                                              GDestroyNotify   notify);
+
+GST_CS_API
+GstMemory * gst_cs_memory_new_wrapped_full   (gint             device_id,
+                                              gpointer         data,
+                                              gsize            size,
+                                              cudaStream_t     release_stream,
                                               gpointer         user_data,
                                               GDestroyNotify   notify);
 

@@ -70,12 +70,14 @@ gst_cs_query_add_layout_metas (GstQuery * query)
       gst_query_add_allocation_meta (query, api, NULL);
 }
 
-/* Tells upstream, through the first pool entry's minimum, how many of its
- * buffers the element may hold at once: an element that keeps frames in
- * flight holds that many (a pool too small for them makes the producer wait
- * for the consumer). */
+/* Tells upstream, through the first pool entry, how many of its buffers the
+ * element may hold at once (@held, the entry's minimum: an element that
+ * keeps frames in flight holds that many, and a pool too small for them
+ * makes the producer wait for the consumer) and, when @bound is not 0, how
+ * many at most its pool may have (the entry's maximum: an application that
+ * holds frames states how many; past that, the producer waits for it). */
 void
-gst_cs_query_propose_held (GstQuery * query, guint held)
+gst_cs_query_propose_held (GstQuery * query, guint held, guint bound)
 {
   if (gst_query_get_n_allocation_pools (query) == 0) {
     /* An entry without a pool still needs the frame size: elements using
@@ -88,13 +90,36 @@ gst_cs_query_propose_held (GstQuery * query, guint held)
     gst_cs_video_info_device_layout (&info, &layout);
     /* The caps' default layout can be the larger one (NV12 rounds odd
      * heights up), and a video pool refuses a size below it. */
-    gst_query_add_allocation_pool (query, NULL, MAX (layout.size, info.size), held, 0);
+    gst_query_add_allocation_pool (
+        query, NULL, MAX (layout.size, info.size), held, bound ? MAX (bound, held) : 0);
     return;
   }
   GstBufferPool * pool = NULL;
   guint size = 0, min = 0, max = 0;
   gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  gst_query_set_nth_allocation_pool (query, 0, pool, size, MAX (min, held), max);
+  min = MAX (min, held);
+  if (bound)
+    max = MAX (max, bound);
+  gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max ? MAX (max, min) : 0);
   if (pool)
     gst_object_unref (pool);
+}
+
+/* The frames downstream holds at once and the bound it sets on the pool (0:
+ * none), from the first pool entry of an ALLOCATION @query it answered. */
+void
+gst_cs_query_parse_held (GstQuery * query, guint * held, guint * bound)
+{
+  *held = *bound = 0;
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, held, bound);
+}
+
+/* The most buffers a pool of ours may have: none set (0, it grows as
+ * needed) unless downstream bounds what it holds; then that bound, plus the
+ * @own frames the element itself holds, and never below the pool's @min. */
+guint
+gst_cs_pool_bound (guint min, guint downstream_bound, guint own)
+{
+  return downstream_bound ? MAX (min, downstream_bound + own) : 0;
 }

@@ -43,7 +43,16 @@ void      gst_cs_query_set_pool     (GstQuery      * query,
                                      guint           max);
 
 void      gst_cs_query_propose_held (GstQuery      * query,
-                                     guint           held);
+                                     guint           held,
+                                     guint           bound);
+
+void      gst_cs_query_parse_held   (GstQuery      * query,
+                                     guint         * held,
+                                     guint         * bound);
+
+guint     gst_cs_pool_bound         (guint           min,
+                                     guint           downstream_bound,
+                                     guint           own);
 
 void      gst_cs_query_add_layout_metas (GstQuery  * query);
 

@@ -378,10 +378,10 @@ gst_cs_crop_propose_allocation (
   gst_cs_query_add_layout_metas (query);
   /* Zero-copy frames are upstream's: downstream holds as many of them as it
    * asked us for, and we hold one more. */
-  guint held = 0;
-  if (decide_query && gst_query_get_n_allocation_pools (decide_query) > 0)
-    gst_query_parse_nth_allocation_pool (decide_query, 0, NULL, NULL, &held, NULL);
-  gst_cs_query_propose_held (query, held + 1);
+  guint held = 0, bound = 0;
+  if (decide_query)
+    gst_cs_query_parse_held (decide_query, &held, &bound);
+  gst_cs_query_propose_held (query, held + 1, bound ? bound + 1 : 0);
   return TRUE;
 }
 
@@ -416,16 +416,14 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GST_INFO_OBJECT (self, "downstream reads crop metas: %d, video metas: %d",
       self->takes_crop_meta, self->takes_video_meta);
 
-  guint min = POOL_MIN_BUFFERS;
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint dmin = 0;
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
-    min = MAX (min, dmin);
-  }
+  guint dmin = 0, dbound = 0;
+  gst_cs_query_parse_held (query, &dmin, &dbound);
+  guint min = MAX (POOL_MIN_BUFFERS, dmin);
+  guint max = gst_cs_pool_bound (min, dbound, 1);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
   GstBufferPool * pool = gst_cs_buffer_pool_new (device);
   GstStructure * config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
@@ -440,7 +438,7 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!self->takes_crop_meta && !self->takes_video_meta && !self->no_crop &&
       !activate_pool (self))
     return FALSE;
-  gst_cs_query_set_pool (query, self->pool, info.size, min, 0);
+  gst_cs_query_set_pool (query, self->pool, info.size, min, max);
   return TRUE;
 }
 

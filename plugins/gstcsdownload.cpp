@@ -125,7 +125,7 @@ gst_cs_download_propose_allocation (
   /* Any plane layout, and only the region a crop meta marks is copied. */
   gst_cs_query_add_layout_metas (query);
   /* The frames whose copies are in flight, and the one being copied. */
-  gst_cs_query_propose_held (query, in_flight (GST_CS_DOWNLOAD (trans)) + 1);
+  gst_cs_query_propose_held (query, in_flight (GST_CS_DOWNLOAD (trans)) + 1, 0);
   return TRUE;
 }
 

@@ -132,16 +132,15 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  guint min = DEVICE_POOL_MIN_BUFFERS;
-  if (gst_query_get_n_allocation_pools (query) > 0) {
-    guint dmin = 0;
-    gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
-    min = MAX (min, dmin + 2); /* downstream's, one being written, one spare */
-  }
+  /* Downstream's, one being written, one spare. */
+  guint dmin = 0, dbound = 0;
+  gst_cs_query_parse_held (query, &dmin, &dbound);
+  guint min = MAX (DEVICE_POOL_MIN_BUFFERS, dmin + 2);
+  guint max = gst_cs_pool_bound (min, dbound, 2);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
   GstBufferPool * pool = gst_cs_buffer_pool_new (device);
   GstStructure * config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, min, 0);
+  gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config) ||
       !gst_buffer_pool_set_active (pool, TRUE)) {
@@ -153,7 +152,7 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
     gst_object_unref (pool);
     return FALSE;
   }
-  gst_cs_query_set_pool (query, pool, info.size, min, 0);
+  gst_cs_query_set_pool (query, pool, info.size, min, max);
   gst_object_unref (pool);
   return TRUE;
 }

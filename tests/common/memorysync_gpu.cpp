@@ -193,6 +193,59 @@ GST_START_TEST (test_application_reader)
 }
 GST_END_TEST;
 
+/* An application's memory (a tensor) goes into a pipeline with a release
+ * stream: when the last buffer of it is freed, the application is notified
+ * at once, with no host wait, and work it then enqueues on the release
+ * stream (a new tensor in the freed memory) runs after every GPU reader. */
+struct Released {
+  bool notified = false;
+};
+
+static void
+on_released (gpointer data)
+{
+  static_cast<Released *> (data)->notified = true;
+}
+
+GST_START_TEST (test_wrapped_release_on_stream)
+{
+  Bench b;
+  guint8 * tensor = nullptr;
+  fail_unless_equals_int (cudaMalloc ((void **)&tensor, kBytes), cudaSuccess);
+  cudaStream_t app = nullptr;
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&app, cudaStreamNonBlocking), cudaSuccess);
+  fail_unless_equals_int (cudaMemsetAsync (tensor, 0x66, kBytes, app), cudaSuccess);
+
+  Released released;
+  GstBuffer * pushed = gst_buffer_new ();
+  gst_buffer_append_memory (pushed,
+      gst_cs_memory_new_wrapped_full (0, tensor, kBytes, app, &released, on_released));
+  fail_unless (gst_cs_sync_meta_record (pushed, 0, app, NULL) != NULL);
+
+  /* an element reads it on its own stream and lets go */
+  fail_unless (gst_cs_sync_meta_wait (pushed, b.reader, NULL));
+  fail_unless_equals_int (
+      cudaMemcpyAsync (b.host_a, tensor, kBytes, cudaMemcpyDeviceToHost, b.reader),
+      cudaSuccess);
+  fail_unless (gst_cs_buffer_add_reader (pushed, 0, b.reader, NULL));
+  guint64 waits = gst_cs_host_waits_total ();
+  guint64 blocks = testutil::runtime_host_blocks ();
+  gst_buffer_unref (pushed);
+  fail_unless (released.notified);
+  fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+  fail_unless_equals_uint64 (testutil::runtime_host_blocks (), blocks);
+
+  /* the application reuses the memory on its stream */
+  fail_unless_equals_int (cudaMemsetAsync (tensor, 0x77, kBytes, app), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (app), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
+  expect_bytes (b.host_a, 0x66, "the element's read");
+  cudaStreamDestroy (app);
+  cudaFree (tensor);
+}
+GST_END_TEST;
+
 /* A reader event of another device than the one the application names is
  * an error, not a corrupt record. */
 GST_START_TEST (test_application_reader_bad_device)
@@ -216,6 +269,7 @@ memorysync_gpu_suite (void)
   tcase_add_test (tc, test_readers_survive_a_failed_write);
   tcase_add_test (tc, test_application_reader);
   tcase_add_test (tc, test_application_reader_bad_device);
+  tcase_add_test (tc, test_wrapped_release_on_stream);
   return s;
 }
 
