@@ -40,7 +40,9 @@ export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0)
 # A build with sanitizers: the program needs their runtime first.
 san=
-ldd "$lib" | grep -q libasan && san="-fsanitize=address,undefined"
+# (Not grep -q: it stops reading at the first match, ldd may then die of
+# SIGPIPE, and pipefail makes the test fail as if no sanitizer were there.)
+ldd "$lib" | grep libasan > /dev/null && san="-fsanitize=address,undefined"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $san -o "$dest/app" "$src/tests/install/app.c" $flags
 LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dest/app"
