@@ -47,11 +47,18 @@ def sources(root):
                    if f.endswith(EXTENSIONS) and os.path.isfile(os.path.join(root, f))})
 
 
-def include_flags(root):
+def include_flags(root, staging):
     flags = ["-I" + os.path.join(root, d)
-             for d in ("common", "plugins", "gpu", "tests/common", "tests/fakecuda")]
+             for d in ("common", "plugins", "gpu", "tests/common", "tests/fakecuda",
+                       "examples/c")]
+    # The examples include the public headers as installed:
+    # <gst/cudastreams/...>.
+    os.makedirs(os.path.join(staging, "gst"))
+    os.symlink(os.path.join(root, "common"), os.path.join(staging, "gst", "cudastreams"))
+    flags.append("-I" + staging)
     pc = subprocess.run(["pkg-config", "--cflags", "gstreamer-1.0", "gstreamer-video-1.0",
-                         "gstreamer-check-1.0"], capture_output=True, text=True)
+                         "gstreamer-app-1.0", "gstreamer-check-1.0"],
+                        capture_output=True, text=True)
     flags += pc.stdout.split()
     nvcc = shutil.which("nvcc")
     if nvcc:
@@ -136,9 +143,10 @@ def main():
     problems = []
     if fmt.returncode != 0:
         problems.append(fmt.stderr.strip())
-    flags = include_flags(root)
     other_style = OTHER_STYLE % protected_macros(root)
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+    with tempfile.TemporaryDirectory() as staging, \
+            ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        flags = include_flags(root, staging)
         for msg in pool.map(lambda f: check_expansion(root, compiler, flags, other_style, f),
                             files):
             if msg:

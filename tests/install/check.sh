@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the build into a temporary prefix (meson install --destdir), then:
 # the library exports nothing but its C API (gst_cs_*, gst_is_cs_*), only
-# the public headers are installed, and a C program builds against the
-# installed .pc alone and runs.
-#   check.sh BUILD_DIR SOURCE_DIR C_COMPILER
+# the public headers are installed, a C program builds against the installed
+# .pc alone and runs, and the C example (examples/c) builds and links as an
+# application would build it (it needs a GPU to run).
+#   check.sh BUILD_DIR SOURCE_DIR C_COMPILER CUDA_COMPILER
 set -euo pipefail
-build=$1 src=$2 cc=$3
+build=$1 src=$2 cc=$3 nvcc=$4
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet > /dev/null
@@ -26,8 +27,8 @@ headers=$(find "$dest" -path '*gst/cudastreams/*.h' -printf '%f\n' | sort | tr '
 echo "installed headers: $headers"
 case "$headers" in *private*) echo "a private header is installed"; exit 1 ;; esac
 
-# The .pc names no path of this machine but the CUDA headers' variable.
-if grep -v '^cudaincludedir=' "$pc" | grep -q "$src\|$build"; then
+# The .pc names no path of this machine but the CUDA toolkit's variables.
+if grep -Ev '^cuda(include|lib)dir=' "$pc" | grep -q "$src\|$build"; then
   echo "the .pc names a path of the build:"; cat "$pc"; exit 1
 fi
 
@@ -39,7 +40,23 @@ export PKG_CONFIG_PATH="$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0)
 # A build with sanitizers: the program needs their runtime first.
 san=
-ldd "$lib" | grep -q libasan && san="-fsanitize=address,undefined"
+# (Not grep -q: it stops reading at the first match, ldd may then die of
+# SIGPIPE, and pipefail makes the test fail as if no sanitizer were there.)
+ldd "$lib" | grep libasan > /dev/null && san="-fsanitize=address,undefined"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $san -o "$dest/app" "$src/tests/install/app.c" $flags
 LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dest/app"
+
+# The C example outside the build tree: its kernel compiled by nvcc alone,
+# the program by the C compiler, linked with nothing but what pkg-config
+# gives (the CUDA runtime included: the example creates its own streams).
+flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0 gstreamer-app-1.0 \
+  gstreamer-video-1.0)
+# The kernel needs only the CUDA headers, which nvcc has. Its host code is
+# C++ (nvcc's registration stubs use the C++ runtime): a C program that links
+# it adds -lstdc++.
+"$nvcc" -c -Xcompiler -fPIC -o "$dest/invert.o" "$src/examples/c/invert.cu"
+# shellcheck disable=SC2086
+"$cc" -std=c11 -Wall -Werror $san -o "$dest/example" "$src/examples/c/app.c" \
+  "$dest/invert.o" $flags -lstdc++
+echo "examples/c: built against the installed .pc ($(basename "$dest")/example)"
