@@ -31,7 +31,9 @@ memcheck() {
   sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   # Memory errors only: some tests provoke CUDA API errors on purpose (out of
   # memory, a device that does not exist) and check the messages.
-  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" --suite gpu --no-rebuild \
+  # Not the PyTorch tests (suite torch): CPython and PyTorch alone take
+  # minutes to start under memcheck, and test nothing of ours there.
+  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" --suite gpu --no-suite torch --no-rebuild \
     --print-errorlogs --timeout-multiplier 10 --logbase memcheck \
     --wrapper "$sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" \
     > "$OUT/memcheck.txt" 2>&1
@@ -55,6 +57,11 @@ fi
 
 echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}"
 grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$OUT/meson-test.txt"
+# The PyTorch tests' own count (tests/torch, where the Python module is built).
+if grep -qE "torch_gpu" "$OUT/meson-test.txt"; then
+  line=$(grep -hE "^torch: [0-9]+ passed" "$OUT/testlog.txt" 2> /dev/null | tail -1)
+  echo "--- PyTorch tests: ${line:-no 'torch: N passed' line (skipped or crashed: see testlog.txt)}"
+fi
 if [ -f "$OUT/memcheck.rc" ]; then
   echo "--- compute-sanitizer memcheck (exit $(cat "$OUT/memcheck.rc"); 124 = time limit)"
   grep -E "^ *[0-9]+/[0-9]+ " "$OUT/memcheck.txt"
