@@ -4,6 +4,7 @@
 #include <chrono>
 #include <vector>
 
+#include <gst/base/base.h>
 #include <gst/video/video.h>
 #include <gstcudastreams.h>
 
@@ -22,6 +23,8 @@ using Clock = std::chrono::steady_clock;
 static constexpr GstClockTime kSlice = 100 * GST_MSECOND;
 /* No frame for this long while the application holds its bound: stalled. */
 static constexpr std::chrono::seconds kStallAfter{ 2 };
+
+static void stop (GstElement * pipeline);
 
 Pipeline::Pipeline (
     const std::string & description, py::object streams, int device, int max_held_frames)
@@ -57,7 +60,36 @@ Pipeline::~Pipeline ()
   /* Streaming threads may run DLPack deleters that take the GIL. */
   py::gil_scoped_release nogil;
   if (pipeline_)
-    gst_element_set_state (pipeline_.get (), GST_STATE_NULL);
+    stop (pipeline_.get ());
+}
+
+/* Stops `pipeline` even while the application holds frames: a producer
+ * waiting for one of them to come back to its pool would hold its stream
+ * lock, and the state change would wait for it forever. Setting the pools
+ * flushing wakes such a producer (its pushes fail as flushing, which
+ * stopping expects); the pools are not used again, since elements make new
+ * ones when they start. */
+static void
+stop (GstElement * pipeline)
+{
+  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    auto * el = GST_ELEMENT (g_value_get_object (&item));
+    GstBufferPool * pool = nullptr;
+    if (GST_IS_BASE_TRANSFORM (el))
+      pool = gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (el));
+    else if (GST_IS_BASE_SRC (el))
+      pool = gst_base_src_get_buffer_pool (GST_BASE_SRC (el));
+    if (pool) {
+      gst_buffer_pool_set_flushing (pool, TRUE);
+      gst_object_unref (pool);
+    }
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
 }
 
 void
@@ -234,8 +266,11 @@ Pipeline::pull (py::object sink_name, py::object timeout)
     }
     if (s)
       return py::cast (std::make_shared<Frame> (SamplePtr (s), held_));
-    if (gst_app_sink_is_eos (GST_APP_SINK (sink.get ())))
+    if (gst_app_sink_is_eos (GST_APP_SINK (sink.get ()))) {
+      /* A source that fails sends EOS after posting its error. */
+      check_bus (0);
       return py::none ();
+    }
     check_signals ();
     auto now = Clock::now ();
     if (deadline && now >= *deadline)
@@ -314,7 +349,7 @@ Pipeline::close ()
     return;
   {
     py::gil_scoped_release nogil;
-    gst_element_set_state (pipeline_.get (), GST_STATE_NULL);
+    stop (pipeline_.get ());
   }
   bus_.reset ();
   pipeline_.reset ();
