@@ -105,6 +105,12 @@ def check_pull_export():
             assert (f.device, f.width, f.height, f.format) == (0, CW, CH, "RGBA")
             assert f.stream == s.value, "the elements use the application's stream"
             assert f.__dlpack_device__() == (2, 0)
+        # A DLPack 1.0 capsule of a device frame: writable, on CUDA device 0.
+        cap = gpu[0].__dlpack__(stream=-1, max_version=(1, 0))
+        t = managed_tensor(cap)
+        assert (t.version.major, t.version.minor, t.flags) == (1, 0, 0)
+        assert tensor_fields(t.dl_tensor)[1:3] == ((2, 0), (CH, CW, 4))
+        del cap, t
         dst = [pinned(CH * CW * 4) for _ in gpu]
         before = blocks()
         for f, d in zip(gpu, dst):
