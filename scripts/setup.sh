@@ -16,6 +16,22 @@ if ! pkg-config --exists gstreamer-1.0 2>/dev/null && [ -f "$ROOT/.gpu/env.sh" ]
   from_bundle=1
 fi
 
+# An interpreter the Python module (python/) can be built for and tested
+# with: NumPy (the tests need it) and its C headers.
+python_ok() {
+  "$1" -c 'import numpy, os, sys, sysconfig
+sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))'
+} > /dev/null 2>&1
+# python3 on PATH when it will do (a GPU machine's, with NumPy and torch),
+# else the system's: a pyenv python3 first on PATH often lacks NumPy.
+pick_python() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    py=$(command -v "$py") && python_ok "$py" && { echo "$py"; return 0; }
+  done
+  return 1
+}
+
 # Everything the build, the tests and the main job use, checked by use rather
 # than by package record (the bundle has no records).
 have_all() {
@@ -23,12 +39,13 @@ have_all() {
     pkg-config --exists gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 \
       gstreamer-check-1.0 gstreamer-app-1.0 &&
     gst-inspect-1.0 videotestsrc && gst-inspect-1.0 videocrop && gst-inspect-1.0 pngenc &&
-    { [ "$from_bundle" = 1 ] || command -v clang-format; }
+    { [ "$from_bundle" = 1 ] ||
+      { command -v clang-format && pkg-config --exists pybind11 && pick_python; }; }
 } > /dev/null 2>&1
 if ! have_all; then
   pkgs=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
     libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-    gstreamer1.0-plugins-good clang-format git)
+    gstreamer1.0-plugins-good clang-format git python3-dev python3-numpy pybind11-dev)
   echo "setup: installing ${pkgs[*]} (what is missing of them)" >&2
   sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq > /dev/null
@@ -59,10 +76,16 @@ quietly() {
   fi
   rm -f "$log"
 }
+# The Python module is built for the interpreter found above (none: meson's
+# default, python3, and the module only where that one has its headers).
+PYTHON_ARGS=
+if PYTHON=$(pick_python); then
+  PYTHON_ARGS="-Dpython=$PYTHON"
+fi
 if [ -f "$BUILD_DIR/build.ninja" ]; then
-  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-}
+  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" $PYTHON_ARGS ${MESON_ARGS:-}
 else
-  quietly meson setup "$BUILD_DIR" "$ROOT" ${MESON_ARGS:-}
+  quietly meson setup "$BUILD_DIR" "$ROOT" $PYTHON_ARGS ${MESON_ARGS:-}
 fi
 quietly ninja -C "$BUILD_DIR"
 echo "setup: built in $BUILD_DIR" >&2
