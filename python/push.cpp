@@ -38,13 +38,17 @@ struct Imported {
   }
 };
 
-/* Owns an Imported until a memory takes it over. */
+/* Holds an Imported until a memory takes it over; gives the tensor back to
+ * its producer only once the capsule was consumed (owned). */
 struct ImportedPtr {
   Imported * p = nullptr;
+  bool owned = false;
   ~ImportedPtr ()
   {
-    if (p)
+    if (p && owned)
       Imported::release (p);
+    else
+      delete p;
   }
   Imported * take ()
   {
@@ -70,8 +74,11 @@ call_dlpack (py::handle data, py::object stream)
   return fn (py::arg ("stream") = stream);
 }
 
+/* Reads the producer's tensor without consuming the capsule: until
+ * claim_capsule(), a refused tensor (wrong shape, device, ...) stays the
+ * capsule's, whose own destructor gives it back to the producer. */
 static void
-take_capsule (py::capsule cap, ImportedPtr * out)
+peek_capsule (py::capsule cap, ImportedPtr * out)
 {
   Imported * imp = new Imported;
   out->p = imp;
@@ -82,14 +89,22 @@ take_capsule (py::capsule cap, ImportedPtr * out)
     if (imp->versioned->version.major != dl::kMajorVersion)
       throw py::value_error ("DLPack " + std::to_string (imp->versioned->version.major) +
                              ".x tensors are not supported");
-    PyCapsule_SetName (c, dl::kUsedVersionedCapsuleName);
   } else if (PyCapsule_IsValid (c, dl::kCapsuleName)) {
     imp->unversioned =
         static_cast<dl::DLManagedTensor *> (PyCapsule_GetPointer (c, dl::kCapsuleName));
-    PyCapsule_SetName (c, dl::kUsedCapsuleName);
   } else {
     throw py::value_error ("__dlpack__ returned no DLPack capsule");
   }
+}
+
+/* Consumes the capsule (the protocol's renaming): from now on the tensor is
+ * ours to give back, through Imported::release. */
+static void
+claim_capsule (py::capsule cap, ImportedPtr * imported)
+{
+  PyCapsule_SetName (cap.ptr (),
+      imported->p->versioned ? dl::kUsedVersionedCapsuleName : dl::kUsedCapsuleName);
+  imported->owned = true;
 }
 
 static std::string
@@ -208,8 +223,9 @@ buffer_from_dlpack (py::handle data, GstCaps * caps, py::handle stream_arg)
   if (is_cuda)
     stream_obj =
         py::int_ (stream == cudaStreamLegacy ? 1 : reinterpret_cast<intptr_t> (stream));
+  py::capsule capsule = call_dlpack (data, stream_obj);
   ImportedPtr imported;
-  take_capsule (call_dlpack (data, stream_obj), &imported);
+  peek_capsule (capsule, &imported);
   const dl::DLTensor & t = imported.p->tensor ();
   if (t.device.device_type != dev_type || t.device.device_id != dev_id)
     throw py::value_error (
@@ -225,6 +241,7 @@ buffer_from_dlpack (py::handle data, GstCaps * caps, py::handle stream_arg)
   gsize size = last.offset + (gsize)(last.height - 1) * last.pitch + last.row_bytes ();
   guint8 * ptr = static_cast<guint8 *> (t.data) + t.byte_offset;
 
+  claim_capsule (capsule, &imported);
   GstMemory * mem;
   if (is_cuda)
     mem = gst_cs_memory_new_wrapped_full (

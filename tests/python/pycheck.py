@@ -3,12 +3,15 @@
 summary line and exits non-zero when one failed, and the helpers that read
 DLPack capsules through ctypes."""
 import ctypes
+import faulthandler
 import sys
 import traceback
 
 
 class Runner:
     def __init__(self, name):
+        # A crash in the extension shows the Python stack it happened under.
+        faulthandler.enable()
         self.name = name
         self.passed = 0
         self.failed = []
