@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "push.hpp"
 
-#include <sstream>
+#include <string>
 #include <string>
 
 #include <gst/video/video.h>
@@ -107,17 +107,20 @@ claim_capsule (py::capsule cap, ImportedPtr * imported)
   imported->owned = true;
 }
 
+/* Messages are built with std::to_string, not iostreams: in a process whose
+ * NumPy 2 loaded first (the GPU machine's PyTorch environment), formatting
+ * a number through an ostringstream in this module crashed. */
 static std::string
 shape_string (const dl::DLTensor & t)
 {
-  std::ostringstream s;
-  s << "(";
+  std::string s = "(";
   for (int i = 0; i < t.ndim; i++)
-    s << (i ? ", " : "") << t.shape[i];
-  s << (t.ndim == 1 ? ",)" : ")") << " uint" << (int)t.dtype.bits;
+    s += (i ? ", " : "") + std::to_string (t.shape[i]);
+  s += std::string (t.ndim == 1 ? ",)" : ")") + " uint" + std::to_string (t.dtype.bits);
   if (t.dtype.code != dl::kDLUInt || t.dtype.lanes != 1)
-    s << " (type code " << (int)t.dtype.code << ", lanes " << t.dtype.lanes << ")";
-  return s.str ();
+    s += " (type code " + std::to_string (t.dtype.code) + ", lanes " +
+         std::to_string (t.dtype.lanes) + ")";
+  return s;
 }
 
 /* What the caps expect: rows x cols x channels of uint(itemsize*8). */
@@ -128,14 +131,14 @@ struct Expected {
 
   std::string str () const
   {
-    std::ostringstream s;
-    s << "(" << rows << ", " << cols;
+    std::string rc = std::to_string (rows) + ", " + std::to_string (cols);
+    std::string s = "(" + rc;
     if (!multi_plane)
-      s << ", " << channels;
-    s << ") uint" << itemsize * 8;
+      s += ", " + std::to_string (channels);
+    s += ") uint" + std::to_string (itemsize * 8);
     if (!multi_plane && channels == 1)
-      s << " (or (" << rows << ", " << cols << "))";
-    return s.str ();
+      s += " (or (" + rc + "))";
+    return s;
   }
 };
 
