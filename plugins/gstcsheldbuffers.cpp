@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcsheldbuffers.hpp"
+
+#include "gstcserror-private.h"
+#include "gstcshostwait-private.h"
+
+namespace gst_cs {
+
+HeldBuffers::~HeldBuffers ()
+{
+  /* Only reached after drain() (stop) or with nothing enqueued: an event
+   * still pending here would release memory the GPU reads, so wait. */
+  (void)drain (nullptr, nullptr);
+  for (cudaEvent_t e : spare_)
+    (void)cudaEventDestroy (e);
+}
+
+bool
+HeldBuffers::take_event (cudaEvent_t * event, GError ** error)
+{
+  if (!spare_.empty ()) {
+    *event = spare_.back ();
+    spare_.pop_back ();
+    return true;
+  }
+  /* One per slot, at most capacity() + 1 in the element's life. */
+  return GST_CS_CHECK (cudaEventCreateWithFlags (event, cudaEventDisableTiming), error);
+}
+
+void
+HeldBuffers::release_front ()
+{
+  Held h = held_.front ();
+  held_.pop_front ();
+  gst_buffer_unref (h.buffer);
+  spare_.push_back (h.event);
+}
+
+bool
+HeldBuffers::hold (
+    GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
+{
+  release_done ();
+  if (held_.size () >= capacity_) {
+    /* Upstream was told we hold capacity() buffers: waiting here keeps it
+     * from running dry. Rare: a read is done long before `capacity`
+     * frames later. */
+    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
+      return false;
+    release_front ();
+  }
+  cudaEvent_t event;
+  if (!take_event (&event, error))
+    return false;
+  if (!GST_CS_CHECK (cudaEventRecord (event, stream), error)) {
+    spare_.push_back (event);
+    return false;
+  }
+  held_.push_back ({ gst_buffer_ref (buffer), event });
+  return true;
+}
+
+void
+HeldBuffers::release_done ()
+{
+  /* Events of one stream complete in order: stop at the first pending. */
+  while (!held_.empty ()) {
+    cudaError_t state = cudaEventQuery (held_.front ().event);
+    if (state == cudaErrorNotReady)
+      return;
+    (void)cudaGetLastError ();
+    release_front ();
+  }
+}
+
+bool
+HeldBuffers::drain (GstCsWaitCounter * waits, GError ** error)
+{
+  bool ok = true;
+  release_done ();
+  if (!held_.empty ())
+    ok = gst_cs_host_wait_event (held_.back ().event, waits, error);
+  while (!held_.empty ())
+    release_front ();
+  return ok;
+}
+
+} // namespace gst_cs
