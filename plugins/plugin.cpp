@@ -17,6 +17,14 @@ plugin_init (GstPlugin * plugin)
   ok |= GST_ELEMENT_REGISTER (cudaupload, plugin);
   ok |= GST_ELEMENT_REGISTER (cudacrop, plugin);
   ok |= GST_ELEMENT_REGISTER (cudadownload, plugin);
+  /* GStreamer's nvcodec plugin registers cudaupload and cudadownload too,
+   * and of two features with one name the plugin scanned last wins. The
+   * same elements under names nobody else uses pick ours for certain. */
+  ok |= gst_element_register (
+      plugin, "cudastreamsupload", GST_RANK_NONE, GST_TYPE_CS_UPLOAD);
+  ok |= gst_element_register (plugin, "cudastreamscrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
+  ok |= gst_element_register (
+      plugin, "cudastreamsdownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
   return ok;
 }
 

@@ -37,7 +37,7 @@ pick_python() {
 have_all() {
   command -v meson && command -v ninja && command -v python3 && command -v g++ &&
     pkg-config --exists gstreamer-1.0 gstreamer-base-1.0 gstreamer-video-1.0 \
-      gstreamer-check-1.0 gstreamer-app-1.0 &&
+      gstreamer-check-1.0 gstreamer-app-1.0 gstreamer-cuda-1.0 &&
     gst-inspect-1.0 videotestsrc && gst-inspect-1.0 videocrop && gst-inspect-1.0 pngenc &&
     { [ "$from_bundle" = 1 ] ||
       { command -v clang-format && pkg-config --exists pybind11 && pick_python; }; }
@@ -45,7 +45,8 @@ have_all() {
 if ! have_all; then
   pkgs=(meson ninja-build pkg-config g++ python3 libgstreamer1.0-dev
     libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
-    gstreamer1.0-plugins-good clang-format git python3-dev python3-numpy pybind11-dev)
+    gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+    libgstreamer-plugins-bad1.0-dev libgl-dev clang-format git python3-dev python3-numpy pybind11-dev)
   echo "setup: installing ${pkgs[*]} (what is missing of them)" >&2
   sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
   $sudo apt-get update -qq > /dev/null
@@ -83,9 +84,9 @@ if PYTHON=$(pick_python); then
   PYTHON_ARGS="-Dpython=$PYTHON"
 fi
 if [ -f "$BUILD_DIR/build.ninja" ]; then
-  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" $PYTHON_ARGS ${MESON_ARGS:-}
+  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $PYTHON_ARGS ${MESON_ARGS:-}
 else
-  quietly meson setup "$BUILD_DIR" "$ROOT" $PYTHON_ARGS ${MESON_ARGS:-}
+  quietly meson setup "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $PYTHON_ARGS ${MESON_ARGS:-}
 fi
 quietly ninja -C "$BUILD_DIR"
 echo "setup: built in $BUILD_DIR" >&2
