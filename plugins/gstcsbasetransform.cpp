@@ -5,6 +5,7 @@
 #include "gstcsdevice-private.h"
 #include "gstcserror-private.h"
 #include "gstcsmetas.h"
+#include "gstcsnvcodec.hpp"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
 #define GST_CAT_DEFAULT gst_cs_base_transform_debug
@@ -70,12 +71,38 @@ gst_cs_base_transform_set_context (GstElement * element, GstContext * context)
       priv->pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->pool)) : NULL;
   GST_OBJECT_UNLOCK (element);
   gst_cs_handle_set_context (element, context, device, &pool);
+  gst_cs::take_cuda_context (element, context, device);
   GST_OBJECT_LOCK (element);
   gst_clear_object (&priv->pool);
   priv->pool = pool;
   GST_OBJECT_UNLOCK (element);
   /* GstElement keeps the context: gst_cs_ensure_stream_pool() reads it back */
   GST_ELEMENT_CLASS (gst_cs_base_transform_parent_class)->set_context (element, context);
+}
+
+/* The device a context query is answered for: the one in use, else the one
+ * the element will use. */
+static gint
+query_device (GstCsBaseTransformPrivate * priv)
+{
+  return priv->device >= 0 ? priv->device : priv->requested_device;
+}
+
+/* nvcodec elements look for a shared CUDA context when they open (NULL to
+ * READY): ours, on the bus before they do, reaches those that are not our
+ * neighbours too (the bin hands it to them). */
+static GstStateChangeReturn
+gst_cs_base_transform_change_state (GstElement * element, GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (element)->priv;
+    GST_OBJECT_LOCK (element);
+    const gint device = query_device (priv);
+    GST_OBJECT_UNLOCK (element);
+    gst_cs::post_cuda_context (element, device);
+  }
+  return GST_ELEMENT_CLASS (gst_cs_base_transform_parent_class)
+      ->change_state (element, transition);
 }
 
 static gboolean
@@ -90,7 +117,8 @@ gst_cs_base_transform_query (
     GST_OBJECT_UNLOCK (trans);
     gboolean ok = gst_cs_handle_context_query (GST_ELEMENT_CAST (trans), q, pool);
     gst_clear_object (&pool);
-    if (ok)
+    if (ok || gst_cs::answer_cuda_context_query (
+                  GST_ELEMENT_CAST (trans), q, query_device (priv)))
       return TRUE;
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
@@ -196,6 +224,8 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   gobject_class->finalize = gst_cs_base_transform_finalize;
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_context);
+  GST_ELEMENT_CLASS (klass)->change_state =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_change_state);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_base_transform_query);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);

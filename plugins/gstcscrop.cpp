@@ -59,8 +59,11 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
+#include "gstcsheldbuffers.hpp"
+#include "gstcshostwait-private.h"
 #include "gstcsmemory-private.h"
 #include "gstcsmetas.h"
+#include "gstcsnvcodec.hpp"
 #include "gstcspeerimport.hpp"
 #include "gstcssyncmeta-private.h"
 
@@ -68,6 +71,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_crop_debug);
 #define GST_CAT_DEFAULT gst_cs_crop_debug
 
 #define POOL_MIN_BUFFERS 3
+/* nvcodec frames kept while our copy of them runs (done within a frame or
+ * two: more only wait). */
+#define HELD_NVCODEC_FRAMES 3
 /* Crops recently used in transform_caps, tried in set_caps (see there). */
 #define RECENT_CROPS 4
 
@@ -105,7 +111,10 @@ struct _GstCsCrop {
   gboolean no_crop;              /* all four are 0 */
   gboolean takes_crop_meta;      /* downstream reads GstVideoCropMeta */
   gboolean takes_video_meta;     /* downstream reads GstVideoMeta */
+  gboolean in_nvcodec;           /* input in nvcodec's memory */
+  gboolean out_nvcodec;          /* output in nvcodec's memory */
   GstBufferPool * pool;          /* packed output frames */
+  gst_cs::HeldBuffers * held;    /* nvcodec inputs our GPU work still reads */
   gst_cs::ScratchPool * imports; /* copies of frames from another device */
   GstBuffer * imported;          /* this frame's copy, prepare to transform */
   Output output;                 /* this frame's, prepare to transform */
@@ -114,11 +123,12 @@ struct _GstCsCrop {
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE (
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+/* Our memory first: where both sides allow both, ours is chosen. */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
 
 /* --- caps ------------------------------------------------------------- */
 
@@ -245,17 +255,23 @@ gst_cs_crop_transform_caps (
   GST_OBJECT_UNLOCK (self);
   const gint l = crop.left, r = crop.right, t = crop.top, b = crop.bottom;
 
-  /* Only the sizes change; format, rate, colorimetry and features stay. */
-  GstCaps * out = gst_caps_new_empty ();
+  /* Only the sizes change; format, rate and colorimetry stay. */
+  GstCaps * sized = gst_caps_new_empty ();
   for (guint i = 0; i < gst_caps_get_size (caps); i++) {
     GstStructure * s = gst_structure_copy (gst_caps_get_structure (caps, i));
     GstCapsFeatures * f = gst_caps_get_features (caps, i);
     if (transform_field (s, "width", direction, l, r) &&
         transform_field (s, "height", direction, t, b))
-      out = gst_caps_merge_structure_full (out, s, f ? gst_caps_features_copy (f) : NULL);
+      sized =
+          gst_caps_merge_structure_full (sized, s, f ? gst_caps_features_copy (f) : NULL);
     else
       gst_structure_free (s);
   }
+  /* Either memory on the other side, ours first (preferred); the crop
+   * copies a frame from one into the other where they differ. */
+  GstCaps * out = gst_caps_merge (gst_cs_caps_with_memory (sized, TRUE, NULL),
+      gst_cs::caps_in_nvcodec_memory (sized));
+  gst_caps_unref (sized);
   if (direction == GST_PAD_SINK && gst_caps_is_empty (out) && !gst_caps_is_empty (caps) &&
       !gst_caps_is_any (caps))
     warn_nothing_left (self, caps, l, r, t, b);
@@ -358,6 +374,8 @@ gst_cs_crop_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo 
    * ALLOCATION answer, and an upstream that was told we take crop metas
    * would keep sending them to a downstream that ignores them. */
   self->no_crop = (c.left | c.right | c.top | c.bottom) == 0;
+  self->in_nvcodec = gst_cs::caps_are_nvcodec (incaps);
+  self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
   GST_DEBUG_OBJECT (self,
       "crop l %d r %d t %d b %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, c.left,
       c.right, c.top, c.bottom, incaps, outcaps);
@@ -381,7 +399,10 @@ gst_cs_crop_propose_allocation (
   guint held = 0, bound = 0;
   if (decide_query)
     gst_cs_query_parse_held (decide_query, &held, &bound);
-  gst_cs_query_propose_held (query, held + 1, bound ? bound + 1 : 0);
+  /* nvcodec's frames are kept until our copy of them is done. */
+  auto * self = GST_CS_CROP (trans);
+  const guint own = 1 + self->held->capacity ();
+  gst_cs_query_propose_held (query, held + own, bound ? bound + own : 0);
   return TRUE;
 }
 
@@ -391,7 +412,9 @@ activate_pool (GstCsCrop * self)
   if (gst_buffer_pool_is_active (self->pool) ||
       gst_buffer_pool_set_active (self->pool, TRUE))
     return TRUE;
-  GError * err = gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (self->pool));
+  GError * err = GST_IS_CS_BUFFER_POOL (self->pool)
+                     ? gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (self->pool))
+                     : NULL;
   if (!err)
     err =
         g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA, "Cannot activate the device pool");
@@ -421,15 +444,25 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   guint min = MAX (POOL_MIN_BUFFERS, dmin);
   guint max = gst_cs_pool_bound (min, dbound, 1);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBufferPool * pool = gst_cs_buffer_pool_new (device);
-  GstStructure * config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config (pool, config)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
-        ("Cannot configure a device buffer pool for %" GST_PTR_FORMAT, caps));
-    gst_object_unref (pool);
-    return FALSE;
+  GstBufferPool * pool = NULL;
+  if (self->out_nvcodec) {
+    GError * err = NULL;
+    pool = gst_cs::nvcodec_pool_new (device, caps, info.size, min, max, &err);
+    if (!pool) {
+      GST_CS_POST_ERROR (self, err, "Cannot allocate frames in nvcodec's memory");
+      return FALSE;
+    }
+  } else {
+    pool = gst_cs_buffer_pool_new (device);
+    GstStructure * config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
+    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config (pool, config)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
+          ("Cannot configure a device buffer pool for %" GST_PTR_FORMAT, caps));
+      gst_object_unref (pool);
+      return FALSE;
+    }
   }
   gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
@@ -465,10 +498,17 @@ static Output
 output_for (GstCsCrop * self, GstBuffer * source)
 {
   const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (source);
+  /* A frame that changes memory (ours to nvcodec's or back) is copied. */
+  const gboolean source_nvcodec =
+      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (source, 0));
+  if (source_nvcodec != self->out_nvcodec)
+    return Output::PACKED;
   if (self->no_crop && !cm)
     return Output::UNTOUCHED;
   if (self->takes_crop_meta)
     return Output::CROP_META;
+  if (source_nvcodec) /* an alias of nvcodec's memory has no offsets of its own */
+    return Output::PACKED;
   const guint x = (guint)self->left + (cm ? cm->x : 0);
   auto * base = GST_CS_BASE_TRANSFORM (self);
   if (self->takes_video_meta && gst_cs_crop_is_offsets_only (base->in_info.finfo, x))
@@ -483,10 +523,16 @@ static GstBuffer *
 alias_of (GstCsCrop * self, GstBuffer * source)
 {
   GstBuffer * out = gst_buffer_new ();
-  gst_buffer_append_memory (out, gst_cs_memory_new_alias (source));
+  GstMemory * mem = gst_buffer_peek_memory (source, 0);
+  /* nvcodec's memory is ready when pushed and carries no sync meta: the
+   * alias shares it (it returns to its pool when both are gone). */
+  const gboolean nvcodec = gst_cs::is_nvcodec_memory (mem);
+  gst_buffer_append_memory (
+      out, nvcodec ? gst_memory_ref (mem) : gst_cs_memory_new_alias (source));
   GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
   GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, out);
-  gst_cs_sync_meta_copy (out, source);
+  if (!nvcodec)
+    gst_cs_sync_meta_copy (out, source);
   return out;
 }
 
@@ -575,37 +621,35 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
     const gst_cs::Region & region)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  GstMemory * mem =
-      gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) : NULL;
-  if (!gst_is_cs_memory (mem)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input with caps memory:CUDAStreamsMemory must be one block of "
-         "gst-cudastreams device memory (as made by cudaupload)"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
+  GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
   GError * err = NULL;
   gst_cs::DeviceGuard guard (device, &err);
+  gst_cs::DeviceMapping in, out;
   GstVideoInfo out_layout;
-  gboolean ok =
-      guard.ok () &&
-      gst_cs::buffer_layout (
-          outbuf, &base->out_info, &out_layout, gst_buffer_get_size (outbuf), &err) &&
-      gst_cs_sync_meta_wait (inbuf, stream, &err) &&
-      gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-      gst_cs::launch_region_copy (gst_cs_memory_get_device_pointer (mem), region,
-          gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0)),
-          &out_layout, stream, &err);
+  gboolean ok = guard.ok () && in.map (inbuf, GST_MAP_READ, device, waits, &err) &&
+                out.map (outbuf, GST_MAP_WRITE, device, waits, &err) &&
+                gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
+                    gst_buffer_get_size (outbuf), &err) &&
+                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
+                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
+                gst_cs::launch_region_copy (
+                    in.data (), region, out.data (), &out_layout, stream, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
-  if (!meta) {
+  /* nvcodec 1.22 reads its memory as soon as it gets it: the one host wait
+   * of this edge, on this frame's event. */
+  if (meta && out.nvcodec ())
+    ok = gst_cs_host_wait_event (meta->event, waits, &err);
+  if (!meta || !ok) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
-  /* Upstream's pool makes its next writer of the input memory wait for us. */
-  gst_cs_sync_meta_add_reader (meta, inbuf);
+  /* Upstream's pool makes its next writer of our memory wait for us;
+   * nvcodec's input is held (see transform). */
+  if (!in.nvcodec ())
+    gst_cs_sync_meta_add_reader (meta, inbuf);
   return GST_FLOW_OK;
 }
 
@@ -642,6 +686,20 @@ gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * 
   auto * self = GST_CS_CROP (trans);
   GstBuffer * source = self->imported ? self->imported : inbuf;
   GstFlowReturn ret = crop_frame (self, source, outbuf);
+  /* nvcodec's pools know nothing of our events: a frame of theirs that our
+   * GPU work read (a copy across devices, a crop) is kept until that work
+   * is done, checked as frames go by. */
+  if (ret == GST_FLOW_OK &&
+      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0)) &&
+      (self->imported || self->output == Output::PACKED)) {
+    auto * base = GST_CS_BASE_TRANSFORM (self);
+    GError * err = NULL;
+    if (!self->held->hold (inbuf, gst_cs_base_transform_get_stream (base),
+            gst_cs_base_transform_get_waits (base), &err)) {
+      GST_CS_POST_ERROR (self, err, "Cannot keep an nvcodec frame while it is read");
+      ret = GST_FLOW_ERROR;
+    }
+  }
   /* A copy from another device is ours to release, unless it went on as the
    * output itself. */
   if (self->imported && self->imported != outbuf)
@@ -684,6 +742,31 @@ gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->src_event (trans, event);
 }
 
+/* Lets go of the nvcodec frames our GPU work read, once it is done (at stop
+ * and flush: a counted wait, not per frame). */
+static void
+release_held (GstCsCrop * self)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  const gint device = gst_cs_base_transform_get_device (base);
+  if (self->held->size () == 0 || device < 0)
+    return;
+  GError * err = NULL;
+  gst_cs::DeviceGuard guard (device, &err);
+  if (!guard.ok () || !self->held->drain (gst_cs_base_transform_get_waits (base), &err)) {
+    GST_WARNING_OBJECT (self, "%s", err ? err->message : "cannot wait");
+    g_clear_error (&err);
+  }
+}
+
+static gboolean
+gst_cs_crop_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    release_held (GST_CS_CROP (trans));
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->sink_event (trans, event);
+}
+
 static gboolean
 gst_cs_crop_stop (GstBaseTransform * trans)
 {
@@ -691,6 +774,7 @@ gst_cs_crop_stop (GstBaseTransform * trans)
   gst_clear_object (&self->pool);
   gst_clear_buffer (&self->imported);
   self->imports->reset ();
+  release_held (self);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->stop (trans);
 }
 
@@ -758,6 +842,7 @@ gst_cs_crop_finalize (GObject * object)
   gst_clear_object (&self->pool);
   gst_clear_buffer (&self->imported);
   delete self->imports;
+  delete self->held;
   G_OBJECT_CLASS (gst_cs_crop_parent_class)->finalize (object);
 }
 
@@ -840,6 +925,7 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_crop_transform_meta);
   trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cs_crop_before_transform);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_crop_src_event);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_crop_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_crop_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_cs_crop_set_info);
@@ -851,4 +937,5 @@ static void
 gst_cs_crop_init (GstCsCrop * self)
 {
   self->imports = new gst_cs::ScratchPool;
+  self->held = new gst_cs::HeldBuffers (HELD_NVCODEC_FRAMES);
 }

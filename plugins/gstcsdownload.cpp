@@ -33,8 +33,10 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
+#include "gstcsheldbuffers.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
+#include "gstcsnvcodec.hpp"
 #include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
 #include "gstcssyncmeta-private.h"
@@ -59,6 +61,7 @@ struct _GstCsDownload {
   std::deque<GstBuffer *> * pending;    /* copies enqueued, not yet pushed */
   gst_cs::ScratchPool * scratch;        /* intermediate frames */
   gst_cs::ScratchPool * scratch_import; /* copies of frames from another device */
+  gst_cs::HeldBuffers * held;           /* nvcodec inputs a copy still reads */
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
@@ -67,7 +70,8 @@ GST_ELEMENT_REGISTER_DEFINE (
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS "; " GST_CS_VIDEO_SYSTEM_CAPS));
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
+            "; " GST_CS_VIDEO_SYSTEM_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
@@ -78,15 +82,23 @@ gst_cs_download_transform_caps (
 {
   if (direction == GST_PAD_SINK) /* device (or system: passthrough) in: system out */
     return gst_cs_caps_with_memory (caps, FALSE, filter);
-  return gst_cs_caps_any_memory (caps, filter);
+  /* system out: ours, nvcodec's or system memory in (in that order) */
+  GstCaps * in = gst_caps_merge (
+      gst_cs_caps_with_memory (caps, TRUE, NULL), gst_cs::caps_in_nvcodec_memory (caps));
+  in = gst_caps_merge (in, gst_cs_caps_with_memory (caps, FALSE, NULL));
+  if (!filter)
+    return in;
+  GstCaps * out = gst_caps_intersect_full (filter, in, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (in);
+  return out;
 }
 
 static gboolean
 gst_cs_download_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo *,
     GstCaps *, GstVideoInfo *)
 {
-  gst_base_transform_set_passthrough (
-      GST_BASE_TRANSFORM (base), !gst_cs_caps_are_device (incaps));
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (base),
+      !gst_cs_caps_are_device (incaps) && !gst_cs::caps_are_nvcodec (incaps));
   return TRUE;
 }
 
@@ -125,7 +137,8 @@ gst_cs_download_propose_allocation (
   /* Any plane layout, and only the region a crop meta marks is copied. */
   gst_cs_query_add_layout_metas (query);
   /* The frames whose copies are in flight, and the one being copied. */
-  gst_cs_query_propose_held (query, in_flight (GST_CS_DOWNLOAD (trans)) + 1, 0);
+  auto * self = GST_CS_DOWNLOAD (trans);
+  gst_cs_query_propose_held (query, in_flight (self) + 1 + self->held->capacity (), 0);
   return TRUE;
 }
 
@@ -148,6 +161,7 @@ gst_cs_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   self->live = live;
   GST_OBJECT_UNLOCK (self);
   guint min = MAX (in_flight (self), AUTO_IN_FLIGHT) + 2;
+  self->held->set_capacity (in_flight (self) + 2);
   if (gst_query_get_n_allocation_pools (query) > 0) {
     guint dmin = 0;
     gst_query_parse_nth_allocation_pool (query, 0, NULL, NULL, &dmin, NULL);
@@ -178,10 +192,9 @@ gst_cs_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 /* Enqueues the copy of the visible region (all of the frame, or what its crop
  * meta marks) of the device frame `src` into the pinned frame `out`. */
 static gboolean
-download_region (GstCsDownload * self, GstBuffer * src, const gst_cs::Region & region,
+download_region (GstCsDownload * self, guint8 * data, const gst_cs::Region & region,
     guint8 * out, cudaStream_t stream, GError ** err)
 {
-  guint8 * data = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (src, 0));
   const gst_cs::Planes dst =
       gst_cs::planes_at (out, &GST_CS_BASE_TRANSFORM (self)->out_info);
   if (region.offsets_only)
@@ -216,15 +229,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   auto * base = GST_CS_BASE_TRANSFORM (self);
   cudaStream_t stream = gst_cs_base_transform_get_stream (base);
   const gint device = gst_cs_base_transform_get_device (base);
-  GstMemory * mem =
-      gst_buffer_n_memory (inbuf) == 1 ? gst_buffer_peek_memory (inbuf, 0) : NULL;
-  if (!gst_is_cs_memory (mem)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input with caps memory:CUDAStreamsMemory must be one block of "
-         "gst-cudastreams device memory (as made by cudaupload)"),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
+  GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
   GError * err = NULL;
   gst_cs::DeviceGuard guard (device, &err);
   if (!guard.ok ()) {
@@ -249,19 +254,27 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   }
 
   gst_cs::Region region;
+  gst_cs::DeviceMapping in;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
-  gboolean ok = gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
+  gboolean ok = in.map (src, GST_MAP_READ, device, waits, &err) &&
+                gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
                     gst_buffer_get_size (src), &region, &err) &&
                 gst_cs_sync_meta_wait (src, stream, &err) &&
-                download_region (self, src, region, map.data, stream, &err);
+                download_region (self, in.data (), region, map.data, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
+  in.unmap ();
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
-  if (meta) /* upstream's pool makes its next writer of the memory wait for us */
+  /* Upstream's pool makes its next writer of our memory wait for us.
+   * nvcodec's knows nothing of our events: its frame is kept until the
+   * copy is done (checked as frames go by). */
+  if (meta && gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0)))
+    ok = self->held->hold (inbuf, stream, waits, &err);
+  else if (meta)
     gst_cs_sync_meta_add_reader (meta, src);
   gst_buffer_unref (src);
-  if (!meta) {
+  if (!meta || !ok) {
     gst_clear_buffer (outbuf);
     GST_CS_POST_ERROR (self, err, "Cannot download a frame");
     return GST_FLOW_ERROR;
@@ -354,6 +367,23 @@ drain (GstCsDownload * self)
   return ret;
 }
 
+/* Lets go of the nvcodec frames copies read, once the copies are done (a
+ * counted wait, at flush and stop only). */
+static void
+release_held (GstCsDownload * self)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  const gint device = gst_cs_base_transform_get_device (base);
+  if (self->held->size () == 0 || device < 0)
+    return;
+  GError * err = NULL;
+  gst_cs::DeviceGuard guard (device, &err);
+  if (!guard.ok () || !self->held->drain (gst_cs_base_transform_get_waits (base), &err)) {
+    GST_WARNING_OBJECT (self, "%s", err ? err->message : "cannot wait");
+    g_clear_error (&err);
+  }
+}
+
 static void
 discard (GstCsDownload * self)
 {
@@ -361,6 +391,7 @@ discard (GstCsDownload * self)
   for (GstBuffer * b : *self->pending)
     gst_buffer_unref (b);
   self->pending->clear ();
+  release_held (self);
 }
 
 static gboolean
@@ -459,6 +490,7 @@ gst_cs_download_finalize (GObject * object)
   delete self->pending;
   delete self->scratch;
   delete self->scratch_import;
+  delete self->held;
   G_OBJECT_CLASS (gst_cs_download_parent_class)->finalize (object);
 }
 
@@ -539,4 +571,7 @@ gst_cs_download_init (GstCsDownload * self)
   self->pending = new std::deque<GstBuffer *>;
   self->scratch = new gst_cs::ScratchPool;
   self->scratch_import = new gst_cs::ScratchPool;
+  /* Copies complete in order: the frames in flight, and one or two whose
+   * completion is seen at the next frame. */
+  self->held = new gst_cs::HeldBuffers (AUTO_IN_FLIGHT + 2);
 }

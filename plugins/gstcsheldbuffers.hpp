@@ -37,6 +37,7 @@ public:
   // Waits for all (counted) and lets them go: at stop and flush.
   bool drain (GstCsWaitCounter * waits, GError ** error);
 
+  void set_capacity (guint capacity) { capacity_ = capacity ? capacity : 1; }
   guint size () const { return (guint)held_.size (); }
   guint capacity () const { return capacity_; }
 

@@ -7,6 +7,7 @@
 
 #include "gstcserror-private.h"
 #include "gstcsmemory-private.h"
+#include "gstcsnvcodec.hpp"
 #include "gstcssyncmeta-private.h"
 
 namespace gst_cs {
@@ -16,9 +17,8 @@ on_other_device (GstBuffer * buffer, gint device)
 {
   if (gst_buffer_n_memory (buffer) != 1)
     return false;
-  GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
-  return gst_is_cs_memory (mem) &&
-         reinterpret_cast<GstCsMemory *> (mem)->device_id != device;
+  const gint on = memory_device (gst_buffer_peek_memory (buffer, 0));
+  return on >= 0 && on != device;
 }
 
 /* Direct copies between the two devices where they allow it (once per pair
@@ -59,10 +59,12 @@ bool
 import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
     ScratchPool & pool, GstBuffer ** local, GError ** error)
 {
-  GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
-  const gint peer = reinterpret_cast<GstCsMemory *> (mem)->device_id;
+  DeviceMapping src;
+  if (!src.map (buffer, GST_MAP_READ, device, NULL, error))
+    return false;
+  const gint peer = src.device ();
   allow_peer_copies (device, peer);
-  GstBuffer * out = pool.bytes (device, mem->size, error);
+  GstBuffer * out = pool.bytes (device, src.size (), error);
   if (!out)
     return false;
   gst_buffer_copy_into (out, buffer,
@@ -73,14 +75,17 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
   if (gst_cs_buffer_wait_writable (out, stream, error) &&
       gst_cs_sync_meta_wait (buffer, stream, error) &&
       GST_CS_CHECK (cudaMemcpyPeerAsync (gst_cs_memory_get_device_pointer (dst), device,
-                        gst_cs_memory_get_device_pointer (mem), peer, mem->size, stream),
+                        src.data (), peer, src.size (), stream),
           error))
     meta = gst_cs_sync_meta_record (out, device, stream, error);
   if (!meta) {
     gst_buffer_unref (out);
     return false;
   }
-  gst_cs_sync_meta_add_reader (meta, buffer);
+  /* nvcodec's memory knows nothing of readers: the caller holds the buffer
+   * until this copy is done. */
+  if (!src.nvcodec ())
+    gst_cs_sync_meta_add_reader (meta, buffer);
   *local = out;
   return true;
 }

@@ -9,7 +9,7 @@
 
 namespace gst_cs {
 
-// Whether `buffer` is one block of the project's device memory on a device
+// Whether `buffer` is one block of device memory (ours or nvcodec's) on a device
 // other than `device`.
 bool on_other_device (GstBuffer * buffer, gint device);
 

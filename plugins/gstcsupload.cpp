@@ -38,6 +38,7 @@
 #include "gstcsframe.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
+#include "gstcsnvcodec.hpp"
 #include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
 #include "gstcssyncmeta-private.h"
@@ -51,6 +52,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 struct _GstCsUpload {
   GstCsBaseTransform parent;
   gst_cs::ScratchPool * scratch; /* intermediate frames and copies across devices */
+  gboolean out_nvcodec;          /* output in nvcodec's memory */
 };
 
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
@@ -60,17 +62,37 @@ static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
         GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS "; " GST_CS_VIDEO_DEVICE_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS));
+/* nvcodec's memory for a downstream that takes nothing else; ours first. */
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
 
 static GstCaps *
 gst_cs_upload_transform_caps (
     GstBaseTransform *, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
 {
-  if (direction == GST_PAD_SINK) /* system or device memory in: device out */
-    return gst_cs_caps_with_memory (caps, TRUE, filter);
-  /* device out: device in (passthrough, preferred) or system memory in */
-  return gst_cs_caps_any_memory (caps, filter);
+  GstCaps * out = gst_caps_new_empty ();
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCaps * one = gst_caps_copy_nth (caps, i);
+    const gboolean ours = gst_cs_caps_are_device (one);
+    if (direction == GST_PAD_SINK) {
+      /* ours in: passed through; system memory in: uploaded into ours, or
+       * into nvcodec's (after ours: preferred where both are taken) */
+      out = gst_caps_merge (out, gst_cs_caps_with_memory (one, TRUE, NULL));
+      if (!ours)
+        out = gst_caps_merge (out, gst_cs::caps_in_nvcodec_memory (one));
+    } else if (gst_cs::caps_are_nvcodec (one)) {
+      out = gst_caps_merge (out, gst_cs_caps_with_memory (one, FALSE, NULL));
+    } else { /* ours out: ours in (passthrough, preferred) or system memory */
+      out = gst_caps_merge (out, gst_cs_caps_any_memory (one, NULL));
+    }
+    gst_caps_unref (one);
+  }
+  if (filter) {
+    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  return out;
 }
 
 static gboolean
@@ -79,6 +101,7 @@ gst_cs_upload_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInf
 {
   gst_base_transform_set_passthrough (
       GST_BASE_TRANSFORM (base), gst_cs_caps_are_device (incaps));
+  GST_CS_UPLOAD (base)->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
   GST_DEBUG_OBJECT (base, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
   return TRUE;
 }
@@ -122,6 +145,28 @@ gst_cs_upload_propose_allocation (
   return TRUE;
 }
 
+/* Frames in nvcodec's memory, for a downstream that takes only those. */
+static gboolean
+decide_nvcodec_pool (GstCsUpload * self, GstQuery * query, GstCaps * caps,
+    const GstVideoInfo * info, gint device, guint min, guint max)
+{
+  GError * err = NULL;
+  GstBufferPool * pool =
+      gst_cs::nvcodec_pool_new (device, caps, info->size, min, max, &err);
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+    if (!err)
+      err = g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA,
+          "Cannot activate nvcodec's buffer pool for %" GST_PTR_FORMAT, caps);
+    GST_CS_POST_ERROR (self, err, "Cannot allocate frames in nvcodec's memory");
+    if (pool)
+      gst_object_unref (pool);
+    return FALSE;
+  }
+  gst_cs_query_set_pool (query, pool, info->size, min, max);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
 static gboolean
 gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -138,6 +183,8 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   guint min = MAX (DEVICE_POOL_MIN_BUFFERS, dmin + 2);
   guint max = gst_cs_pool_bound (min, dbound, 2);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
+  if (self->out_nvcodec)
+    return decide_nvcodec_pool (self, query, caps, &info, device, min, max);
   GstBufferPool * pool = gst_cs_buffer_pool_new (device);
   GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
@@ -192,10 +239,13 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
   auto * base = GST_CS_BASE_TRANSFORM (self);
   const GstVideoInfo * info = &base->in_info;
   GstVideoInfo dst_layout;
+  gst_cs::DeviceMapping out;
   if (!gst_cs::buffer_layout (
-          outbuf, info, &dst_layout, gst_buffer_get_size (outbuf), err))
+          outbuf, info, &dst_layout, gst_buffer_get_size (outbuf), err) ||
+      !out.map (
+          outbuf, GST_MAP_WRITE, gst_cs_base_transform_get_device (base), NULL, err))
     return FALSE;
-  guint8 * dst = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (outbuf, 0));
+  guint8 * dst = out.data ();
   if (region.offsets_only)
     return gst_cs::copy_planes (gst_cs::region_planes (data, region),
         gst_cs::planes_at (dst, &dst_layout), info, cudaMemcpyHostToDevice, stream, err,
@@ -258,6 +308,10 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     gst_cs_sync_meta_add_reader (meta, inbuf);
     if (kind == HostMemory::PINNED) {
       GST_LOG_OBJECT (self, "input is pinned memory we do not own: waiting");
+      ok = gst_cs_host_wait_event (meta->event, waits, &err);
+    } else if (self->out_nvcodec) {
+      /* nvcodec 1.22 reads its memory as soon as it gets it: the one host
+       * wait of this edge, on this frame's event. */
       ok = gst_cs_host_wait_event (meta->event, waits, &err);
     }
   }

@@ -48,18 +48,29 @@ GST_START_TEST (test_metadata_and_properties)
 }
 GST_END_TEST;
 
+/* Whether a structure of the pad template is in `feature`'s memory (our
+ * device memory, nvcodec's), or with want = false, in system memory. */
 static bool
-template_has_feature (GstElement * e, const char * pad, bool want)
+template_has (GstElement * e, const char * pad, const char * feature, bool want = true)
 {
   GstPadTemplate * t =
       gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
   GstCaps * caps = gst_pad_template_get_caps (t);
   bool found = false;
-  for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    found |= gst_caps_features_contains (
-                 gst_caps_get_features (caps, i), GST_CAPS_FEATURE_MEMORY_CS) == want;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures * f = gst_caps_get_features (caps, i);
+    found |= want
+                 ? gst_caps_features_contains (f, feature)
+                 : gst_caps_features_is_equal (f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY);
+  }
   gst_caps_unref (caps);
   return found;
+}
+
+static bool
+template_has_feature (GstElement * e, const char * pad, bool device)
+{
+  return template_has (e, pad, GST_CAPS_FEATURE_MEMORY_CS, device);
 }
 
 GST_START_TEST (test_pad_templates)
@@ -72,6 +83,52 @@ GST_START_TEST (test_pad_templates)
   fail_unless (!template_has_feature (down, "src", true)); /* system only out */
   gst_object_unref (up);
   gst_object_unref (down);
+}
+GST_END_TEST;
+
+/* Built with GStreamer's CUDA library, cudacrop and cudadownload take
+ * nvcodec's memory, and cudaupload and cudacrop make it; ours comes first
+ * (preferred). Without it, none of them lists it. */
+GST_START_TEST (test_nvcodec_templates)
+{
+  GstElement *up = make ("cudaupload"), *crop = make ("cudacrop"),
+             *down = make ("cudadownload");
+  const char * nv = "memory:CUDAMemory";
+  const bool built = template_has (crop, "sink", nv);
+  g_print ("nvcodec interop: %s\n", built ? "built" : "not built");
+  fail_unless_equals_int (template_has (crop, "src", nv), built);
+  fail_unless_equals_int (template_has (down, "sink", nv), built);
+  fail_unless_equals_int (template_has (up, "src", nv), built);
+  fail_unless (!template_has (up, "sink", nv)); /* system memory in only */
+  for (GstElement * e : { up, crop }) {
+    GstCaps * caps = gst_pad_template_get_caps (
+        gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "src"));
+    fail_unless (gst_caps_features_contains (
+        gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CS));
+    gst_caps_unref (caps);
+  }
+  gst_object_unref (up);
+  gst_object_unref (crop);
+  gst_object_unref (down);
+}
+GST_END_TEST;
+
+/* The same elements under names no other plugin registers. */
+GST_START_TEST (test_unambiguous_names)
+{
+  const char * pairs[][2] = { { "cudaupload", "cudastreamsupload" },
+    { "cudacrop", "cudastreamscrop" }, { "cudadownload", "cudastreamsdownload" } };
+  for (auto & p : pairs) {
+    GstElementFactory * a = gst_element_factory_find (p[0]);
+    GstElementFactory * b = gst_element_factory_find (p[1]);
+    fail_unless (a && b, "%s / %s not registered", p[0], p[1]);
+    fail_unless_equals_string (
+        gst_plugin_feature_get_plugin_name (GST_PLUGIN_FEATURE (b)), "cudastreams");
+    fail_unless (gst_element_factory_get_element_type (a) ==
+                 gst_element_factory_get_element_type (b));
+    gst_object_unref (a);
+    gst_object_unref (b);
+  }
 }
 GST_END_TEST;
 
@@ -159,6 +216,8 @@ registration_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_metadata_and_properties);
   tcase_add_test (tc, test_pad_templates);
+  tcase_add_test (tc, test_nvcodec_templates);
+  tcase_add_test (tc, test_unambiguous_names);
   tcase_add_test (tc, test_caps_transform);
   tcase_add_test (tc, test_absurd_caps_refused);
   tcase_add_test (tc, test_start_fails_clearly);

@@ -209,3 +209,16 @@ cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
     return cudaSuccess;
   });
 }
+
+/* No driver behind the stand-in: the driver's entry points (nvcodec's
+ * context sharing asks for one) are not there. */
+cudaError_t
+cudaGetDriverEntryPointByVersion (const char *, void ** funcPtr, unsigned int,
+    unsigned long long, enum cudaDriverEntryPointQueryResult * driverStatus)
+{
+  if (funcPtr)
+    *funcPtr = nullptr;
+  if (driverStatus)
+    *driverStatus = cudaDriverEntryPointSymbolNotFound;
+  return cudaErrorNotSupported;
+}
