@@ -17,7 +17,8 @@ B=${BUILD_DIR:-/tmp/gcs-build}
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
 if ! { { [ -f "$B/build.ninja" ] ||
-         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" > "$OUT/setup.log" 2>&1; } &&
+         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" -Dnvcodec_interop=enabled \
+           > "$OUT/setup.log" 2>&1; } &&
        ninja -C "$B" > "$OUT/build.log" 2>&1; }; then
   tail -40 "$OUT/setup.log" 2> /dev/null; grep -B2 -A6 -E "error" "$OUT/build.log" | head -80
   echo "SUMMARY: build failed"; exit 1
@@ -57,6 +58,13 @@ fi
 
 echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}"
 grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$OUT/meson-test.txt"
+# The nvcodec interop must be built and its tests must run here, not skip.
+interop=$(meson introspect --buildoptions "$B" 2>/dev/null |
+  python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="nvcodec_interop"][0])' 2>/dev/null)
+n_run=$(grep -cE "interop.* (OK|FAIL|ERROR)" "$OUT/meson-test.txt")
+n_skip=$(grep -cE "interop.* SKIP" "$OUT/meson-test.txt")
+echo "--- nvcodec interop: ${interop:-unknown}; interop tests: $n_run run, $n_skip skipped"
+[ "$n_skip" = 0 ] || rc=1
 # The PyTorch tests' own count (tests/torch, where the Python module is built).
 if grep -qE "torch_gpu" "$OUT/meson-test.txt"; then
   line=$(grep -hE "^torch: [0-9]+ passed" "$OUT/testlog.txt" 2> /dev/null | tail -1)
