@@ -38,6 +38,13 @@
  * its NV12 rule with 2-byte samples. Frames of another device are copied to
  * the element's device first.
  *
+ * Built with GStreamer's CUDA library, the element also takes and makes
+ * nvcodec's memory (memory:CUDAMemory, e.g. from nvh264dec), its own memory
+ * being preferred where both sides take both. nvcodec's frames are read in
+ * place and kept until the GPU has read them; a frame written into
+ * nvcodec's memory costs one host wait, as nvcodec 1.22 reads what it gets
+ * at once. The element is registered as cudacrop and as cudastreamscrop.
+ *
  * ## Example
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \

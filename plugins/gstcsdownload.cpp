@@ -11,6 +11,11 @@
  * frames use the default (packed) layout of their caps, in pinned memory. A
  * frame of another device is copied to this element's device first.
  *
+ * Built with GStreamer's CUDA library it also reads nvcodec's memory
+ * (memory:CUDAMemory, e.g. from nvh264dec) in place, keeping each such frame
+ * until its copy is done. Registered as cudadownload and as
+ * cudastreamsdownload (nvcodec registers a cudadownload too).
+ *
  * With max-in-flight > 0 the element keeps that many copies running while it
  * accepts the next frames, so that uploads and downloads overlap: more
  * throughput for that many frames of latency. By default (-1) it keeps two
