@@ -37,7 +37,16 @@
  *
  * It runs either plugin: the pipeline is a plain description, and
  * --expect-plugin checks which plugin the cuda* elements came from (ours and
- * nvcodec's share element names: never load both in one process).
+ * nvcodec's share element names: load both in one process only with our
+ * unambiguous names, cudastreams*).
+ *
+ * --source h264: the pipeline brings its own source (an H.264 stream, e.g.
+ * "multifilesrc location=F loop=true ! h264parse ! nvh264dec ! ..."); there
+ * is no gcsbenchsrc, --format/--width/--height only label the row, in_bytes
+ * is 0. The stream ends when the window has closed (the pipeline is stopped).
+ *
+ * Every RESULT names the plugin of each element ("elements": factory=plugin,
+ * upstream first), so a row says whose element ran.
  */
 #include <sys/resource.h>
 
@@ -362,7 +371,7 @@ take_snapshot (Measure * m, Snapshot * s)
 {
   s->cpu_us = process_cpu_us ();
   s->waits_total = gst_cs_host_waits_total ();
-  s->pool_waits = source_pool_waits (m->src);
+  s->pool_waits = m->src ? source_pool_waits (m->src) : 0;
   s->element_waits.clear ();
   for (GstElement * e : m->counted) {
     guint64 w = 0;
@@ -414,8 +423,10 @@ on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     m->end_us = now;
     take_snapshot (m, &m->end);
     m->done.store (true);
-    /* The source ends the stream at its next frame; draining stays untimed. */
-    g_atomic_int_set (&m->src->stop, 1);
+    /* The source ends the stream at its next frame; draining stays untimed.
+     * A pipeline's own source is stopped by run() instead. */
+    if (m->src)
+      g_atomic_int_set (&m->src->stop, 1);
   }
   return GST_PAD_PROBE_OK;
 }
@@ -530,7 +541,7 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   double secs = (m.end_us - m.start_us) / 1e6;
   double frames = (double)(m.end_frame - m.start_frame);
   double fps = frames / secs;
-  gsize in_bytes = src->info.size;
+  gsize in_bytes = src ? src->info.size : 0;
   double gbps = (double)(in_bytes + m.out_bytes) * fps / 1e9;
   double cpu_us = (m.end.cpu_us - m.start.cpu_us) / frames;
   bool ours = !m.counted.empty ();
@@ -556,7 +567,7 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
               "source memory %s\n",
       o.format, o.width, o.height, o.source, fps, gbps, cpu_us,
       ours ? std::to_string (waits).c_str () : "n/a", human.c_str (), pool, frames, secs,
-      src->memory_kind ? src->memory_kind : "?");
+      src && src->memory_kind ? src->memory_kind : "?");
 
   std::string f;
   f += ",\"fps\":" + json_number (fps) + ",\"gbps\":" + json_number (gbps);
@@ -567,8 +578,8 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
        ",\"seconds\":" + json_number (secs);
   f += ",\"in_bytes\":" + std::to_string (in_bytes) +
        ",\"out_bytes\":" + std::to_string (m.out_bytes);
-  f += ",\"src_mem\":" + json_string (src->memory_kind);
-  f += ",\"src_fills\":" + std::to_string (src->fills_total);
+  f += ",\"src_mem\":" + json_string (src ? src->memory_kind : "pipeline");
+  f += ",\"src_fills\":" + std::to_string (src ? src->fills_total : 0);
   return f;
 }
 
@@ -597,6 +608,32 @@ check_origin (GstElement * pipeline, const gchar * expected, std::string * why)
   g_value_unset (&v);
   gst_iterator_free (it);
   return ok;
+}
+
+/* "factory=plugin, ..." of the pipeline's elements, upstream first. */
+static std::string
+element_origins (GstElement * pipeline)
+{
+  std::vector<std::string> names;
+  GstIterator * it = gst_bin_iterate_sorted (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElementFactory * f =
+        gst_element_get_factory (GST_ELEMENT (g_value_get_object (&v)));
+    if (f) {
+      const gchar * plugin = gst_plugin_feature_get_plugin_name (GST_PLUGIN_FEATURE (f));
+      names.insert (names.begin (),
+          std::string (gst_plugin_feature_get_name (GST_PLUGIN_FEATURE (f))) + "=" +
+              (plugin ? plugin : "(application)"));
+    }
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+  std::string s;
+  for (auto & n : names)
+    s += (s.empty () ? "" : ", ") + n;
+  return s;
 }
 
 static void
@@ -645,8 +682,12 @@ run (GstElement * pipeline, Measure & m, double timeout_s)
     }
     GstMessage * msg = gst_bus_timed_pop_filtered (bus, MIN (left, 200000) * GST_USECOND,
         (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    if (!msg)
+    if (!msg) {
+      /* A source of the pipeline's own never ends: stop once timed. */
+      if (!m.src && m.done.load ())
+        break;
       continue;
+    }
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
       GError * e = NULL;
       gchar * dbg = NULL;
@@ -708,8 +749,9 @@ main (int argc, char ** argv)
   }
   g_option_context_free (ctx);
   gboolean pinned = g_strcmp0 (o.source, "pinned") == 0;
-  if (!pinned && g_strcmp0 (o.source, "pageable") != 0) {
-    g_printerr ("--source must be pinned or pageable\n");
+  const gboolean own_source = g_strcmp0 (o.source, "h264") == 0;
+  if (!pinned && !own_source && g_strcmp0 (o.source, "pageable") != 0) {
+    g_printerr ("--source must be pinned, pageable or h264\n");
     return 2;
   }
   std::string why;
@@ -721,9 +763,9 @@ main (int argc, char ** argv)
   gst_element_register (NULL, "gcsbenchsrc", GST_RANK_NONE, GCS_TYPE_BENCH_SRC);
 
   gchar * desc =
-      g_strdup_printf ("gcsbenchsrc name=gcs_bench_src ! %s ! "
+      g_strdup_printf ("%s%s ! "
                        "fakesink name=gcs_bench_sink sync=false enable-last-sample=false",
-          o.pipeline);
+          own_source ? "" : "gcsbenchsrc name=gcs_bench_src ! ", o.pipeline);
   GstElement * pipeline = gst_parse_launch (desc, &error);
   g_free (desc);
   if (error) {
@@ -741,12 +783,15 @@ main (int argc, char ** argv)
   }
 
   GstElement * srcel = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_src");
-  auto * src = GCS_BENCH_SRC (srcel);
-  src->caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, o.format,
-      "width", G_TYPE_INT, o.width, "height", G_TYPE_INT, o.height, "framerate",
-      GST_TYPE_FRACTION, 30, 1, NULL);
-  src->pinned = pinned;
-  src->pool_buffers = (guint)MAX (o.pool_buffers, 0);
+  GcsBenchSrc * src = srcel ? GCS_BENCH_SRC (srcel) : nullptr;
+  if (src) {
+    src->caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, o.format,
+        "width", G_TYPE_INT, o.width, "height", G_TYPE_INT, o.height, "framerate",
+        GST_TYPE_FRACTION, 30, 1, NULL);
+    src->pinned = pinned;
+    src->pool_buffers = (guint)MAX (o.pool_buffers, 0);
+  }
+  const std::string origins = element_origins (pipeline);
 
   Measure m;
   m.warm_us = (gint64)(o.warmup * 1e6);
@@ -764,7 +809,8 @@ main (int argc, char ** argv)
   std::string err = run (pipeline, m, timeout);
   int rc = 0;
   if (err.empty ()) {
-    print_result (o, "ok", NULL, report (o, m, src));
+    print_result (o, "ok", NULL,
+        report (o, m, src) + ",\"elements\":" + json_string (origins.c_str ()));
   } else {
     g_printerr ("%s\n", err.c_str ());
     print_result (o, "error", err.c_str (), "");
@@ -775,7 +821,8 @@ main (int argc, char ** argv)
     gst_object_unref (e);
   gst_object_unref (pad);
   gst_object_unref (sink);
-  gst_object_unref (srcel);
+  if (srcel)
+    gst_object_unref (srcel);
   gst_object_unref (pipeline);
   return rc;
 }

@@ -37,6 +37,13 @@ CASE_LABEL = {
     "updown-spin": "up→down spin-wait",
 }
 CROP_OUT = {"3840x2160": "1920x1080"}
+# Cases with a table of their own: the decoder brings the frames (no upload,
+# no copy limit); every implementation is a row, with whose elements ran.
+DECODE_CASES = ["decode-crop"]
+DECODE_IMPL_LABEL = {
+    "ours": "nvh264dec ! cudastreamscrop ! cudastreamsdownload",
+    "nvcodec": "nvh264dec ! cudadownload ! videocrop (CPU)",
+}
 
 
 def load_results(path):
@@ -111,7 +118,7 @@ def evaluate_waits(case, r):
 
 def build_rows(results, limits):
     rows = []
-    keys = sorted({k[1:] for k in results if k[0] == "ours"},
+    keys = sorted({k[1:] for k in results if k[0] == "ours" and k[1] not in DECODE_CASES},
                   key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99,
                                  FORMATS.index(k[1]) if k[1] in FORMATS else 99,
                                  int(k[2].split("x")[0]), k[3] != "pinned"))
@@ -224,6 +231,58 @@ def table(rows):
     return "\n".join(out)
 
 
+def decode_rows(results):
+    """The decode cases: one row per implementation, ours first."""
+    rows = []
+    for (impl, case, fmt, size, source), r in sorted(
+            results.items(), key=lambda kv: (kv[0][1], kv[0][0] != "ours", kv[0][0])):
+        if case not in DECODE_CASES:
+            continue
+        ok = r["status"] == "ok"
+        rows.append({
+            "case": case, "impl": impl, "size": size,
+            "pipeline": DECODE_IMPL_LABEL.get(impl, r.get("pipeline", "")),
+            "fps": r.get("fps") if ok else None,
+            "cpu_us": r.get("cpu_us") if ok else None,
+            # nvcodec's elements count no host waits: n/a, not 0.
+            "waits": r.get("waits") if ok else None,
+            "waits_detail": waits_text(r) if ok else "",
+            "elements": r.get("elements", ""),
+            "status": r["status"] if ok else f'{r["status"]}: {r.get("reason", "")}',
+        })
+    return rows
+
+
+def decode_table(rows):
+    head = ["case", "impl", "size", "pipeline", "fps", "CPU µs/f", "waits/f", "elements (plugin)"]
+    body = []
+    for r in rows:
+        waits = "n/a" if r["waits"] is None else f'{r["waits"]:.2f} ({r["waits_detail"]})'
+        body.append([r["case"], r["impl"], r["size"], r["pipeline"],
+                     fmt_num(r["fps"]) if r["fps"] is not None else r["status"],
+                     fmt_num(r["cpu_us"], 1), waits if r["fps"] is not None else "n/a",
+                     r["elements"]])
+    widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(head)]
+    line = lambda cs: "| " + " | ".join(c.ljust(w) for c, w in zip(cs, widths)) + " |"
+    out = [line(head), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    return "\n".join(out + [line(b) for b in body])
+
+
+def decode_summary(rows):
+    by = {r["impl"]: r for r in rows if r["case"] == "decode-crop"}
+    o, n = by.get("ours"), by.get("nvcodec")
+    if not o:
+        return []
+    if o["fps"] is None:
+        return [f"  decode→crop→download 4K: ours {o['status']}"]
+    text = (f"  decode→crop→download 4K: ours {o['fps']:,.0f} fps, {o['cpu_us']:.0f} µs CPU/f, "
+            f"{o['waits']:.2f} host waits/f")
+    if n and n["fps"]:
+        text += (f"; nvcodec-only {n['fps']:,.0f} fps, {n['cpu_us']:.0f} µs CPU/f "
+                 f"({o['fps'] / n['fps']:.1f}× the fps)")
+    return [text]
+
+
 def summary(rows, limits):
     out = []
     by = {(r["case"], r["format"], r["size"], r["source"]): r for r in rows}
@@ -308,7 +367,17 @@ def main():
     if nv_mem and nv_mem != ["cs-pinned"]:
         print(f"nvcodec's cudaupload offers no pinned pool: in its 'pinned' rows the source "
               f"got {', '.join(nv_mem)} memory from the pool it was offered.")
+    drows = decode_rows(results)
+    if drows:
+        print()
+        print("Decode → crop → download, 3840x2160 H.264 (x264, made once per run) decoded in a "
+              "loop by NVDEC; crop to the centre 1920x1080; both plugins in one registry for "
+              "ours (unambiguous names), nvcodec alone for nvcodec-only. waits/f: our "
+              "elements' host-waits per frame; n/a where only nvcodec's elements ran (they "
+              "count none).")
+        print(decode_table(drows))
     s = summary(rows, limits)
+    s = "\n".join([s] + decode_summary(drows)) if drows else s
     if a.summary:
         with open(a.summary, "w", encoding="utf-8") as f:
             f.write(s + "\n")
