@@ -128,7 +128,6 @@ struct _GstCsCrop {
 };
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (cudacrop, "cudacrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
 
 /* Our memory first: where both sides allow both, ours is chosen. */
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,

@@ -8,6 +8,4 @@ G_BEGIN_DECLS
 #define GST_TYPE_CS_CROP (gst_cs_crop_get_type ())
 G_DECLARE_FINAL_TYPE (GstCsCrop, gst_cs_crop, GST, CS_CROP, GstCsBaseTransform)
 
-GST_ELEMENT_REGISTER_DECLARE (cudacrop);
-
 G_END_DECLS

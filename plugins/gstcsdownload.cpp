@@ -70,8 +70,6 @@ struct _GstCsDownload {
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (
-    cudadownload, "cudadownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,

@@ -9,6 +9,4 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (
     GstCsDownload, gst_cs_download, GST, CS_DOWNLOAD, GstCsBaseTransform)
 
-GST_ELEMENT_REGISTER_DECLARE (cudadownload);
-
 G_END_DECLS

@@ -238,7 +238,8 @@ take_cuda_context (GstElement * element, GstContext * context, gint device)
   } else if (device < 0 || (guint)device == odev) {
     GST_WARNING_OBJECT (element,
         "%" GST_PTR_FORMAT " (CUcontext %p) is not the primary context %p of device "
-        "%u that this element works in: frames in its memory will be refused",
+        "%u that this element works in: it reads frames of that context in place "
+        "(CUDA allows it on one device), but the pipeline has two contexts",
         other, gst_cuda_context_get_handle (other), primary, odev);
   }
   gst_object_unref (other);
@@ -271,14 +272,19 @@ nvcodec_pool_new (
         device);
     return NULL;
   }
+  /* The pool finds nvcodec's allocator by name: registered here when no
+   * nvcodec element has done it yet in this process. */
+  gst_cuda_memory_init_once ();
   GstBufferPool * pool = gst_cuda_buffer_pool_new (ctx);
   gst_object_unref (ctx);
   GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   if (!gst_buffer_pool_set_config (pool, config)) {
+    gchar * str = gst_caps_to_string (caps);
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
-        "nvcodec's buffer pool refuses frames of %" GST_PTR_FORMAT, caps);
+        "nvcodec's buffer pool refuses frames of %s", str);
+    g_free (str);
     gst_object_unref (pool);
     return NULL;
   }
@@ -331,14 +337,18 @@ DeviceMapping::map (GstBuffer * buffer, GstMapFlags flags, gint device,
     const guint odev = context_device (cmem->context);
     CUcontext primary = primary_context ((gint)odev);
     CUcontext theirs = (CUcontext)gst_cuda_context_get_handle (cmem->context);
-    if (!primary || theirs != primary) {
+    /* Another context of the same device (an nvcodec element that made its
+     * own): our stream reads its memory in place, which CUDA allows on one
+     * device (measured, docs/cuda-contexts.md). Without the device's
+     * primary context there is nothing to read it with. */
+    if (theirs != primary)
+      GST_LOG ("reading memory of CUcontext %p from primary context %p", theirs, primary);
+    if (!primary) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
           "The frame is in nvcodec memory of CUDA context %p (%s, device %u), but "
-          "gst-cudastreams works in device %u's primary context %p, and one context "
-          "cannot use another's memory (docs/cuda-contexts.md). Let the elements "
-          "share one: give the pipeline no gst.cuda.context of its own, or one "
-          "made with gst_cuda_context_new_wrapped() of the primary context",
-          theirs, GST_OBJECT_NAME (cmem->context), odev, odev, primary);
+          "device %u's primary context, which gst-cudastreams works in, is not "
+          "available to read it",
+          theirs, GST_OBJECT_NAME (cmem->context), odev, odev);
       return false;
     }
     /* A CPU write to the memory's staging copy is uploaded (and waited for)

@@ -8,23 +8,46 @@
 #include "gstcsdownload.h"
 #include "gstcsupload.h"
 
+GST_DEBUG_CATEGORY_STATIC (gst_cs_plugin_debug);
+#define GST_CAT_DEFAULT gst_cs_plugin_debug
+
+/* GStreamer's nvcodec registers cudaupload and cudadownload too. Of two
+ * features with one name, the one registered last replaces the other in the
+ * registry, also when a plugin is loaded while an element of the other
+ * already exists (whose factory is then freed under it), so the name would
+ * mean whichever plugin loaded last in the process. A name another plugin
+ * holds is therefore left to it; ours are always reachable under the
+ * cudastreams* names. */
+static gboolean
+register_shared_name (GstPlugin * plugin, const gchar * name, GType type)
+{
+  if (GstPluginFeature * held = gst_registry_lookup_feature (gst_registry_get (), name)) {
+    const gchar * owner = gst_plugin_feature_get_plugin_name (held);
+    const gboolean other = owner && g_strcmp0 (owner, gst_plugin_get_name (plugin)) != 0;
+    if (other)
+      GST_INFO ("%s is %s's: ours is cudastreams%s only", name, owner, name + 4);
+    gst_object_unref (held);
+    if (other)
+      return TRUE;
+  }
+  return gst_element_register (plugin, name, GST_RANK_NONE, type);
+}
+
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
+  GST_DEBUG_CATEGORY_INIT (gst_cs_plugin_debug, "csplugin", 0, "gst-cudastreams plugin");
   /* Registration touches no CUDA API, so the elements are inspectable on a
    * machine without a GPU; they fail to start there with a clear error. */
-  gboolean ok = FALSE;
-  ok |= GST_ELEMENT_REGISTER (cudaupload, plugin);
-  ok |= GST_ELEMENT_REGISTER (cudacrop, plugin);
-  ok |= GST_ELEMENT_REGISTER (cudadownload, plugin);
-  /* GStreamer's nvcodec plugin registers cudaupload and cudadownload too,
-   * and of two features with one name the plugin scanned last wins. The
-   * same elements under names nobody else uses pick ours for certain. */
-  ok |= gst_element_register (
+  gboolean ok = TRUE;
+  ok &= gst_element_register (
       plugin, "cudastreamsupload", GST_RANK_NONE, GST_TYPE_CS_UPLOAD);
-  ok |= gst_element_register (plugin, "cudastreamscrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
-  ok |= gst_element_register (
+  ok &= gst_element_register (plugin, "cudastreamscrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
+  ok &= gst_element_register (
       plugin, "cudastreamsdownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
+  ok &= register_shared_name (plugin, "cudaupload", GST_TYPE_CS_UPLOAD);
+  ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
+  ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);
   return ok;
 }
 

@@ -29,13 +29,14 @@ namespace {
 
 /* --- driver API through the runtime --------------------------------------- */
 
+/* `version` picks the ABI: a name's newest variant at that CUDA version. */
 template <typename F>
 F
-fn (const char * name)
+fn (const char * name, unsigned version = 12000)
 {
   void * p = nullptr;
   cudaDriverEntryPointQueryResult st;
-  if (cudaGetDriverEntryPointByVersion (name, &p, 12000, cudaEnableDefault, &st) !=
+  if (cudaGetDriverEntryPointByVersion (name, &p, version, cudaEnableDefault, &st) !=
           cudaSuccess ||
       st != cudaDriverEntryPointSuccess) {
     std::printf ("RESULT n/a|driver entry point %s not found\n", name);
@@ -73,7 +74,9 @@ void
 load_driver ()
 {
   d.DeviceGet = fn<decltype (d.DeviceGet)> ("cuDeviceGet");
-  d.CtxCreate = fn<decltype (d.CtxCreate)> ("cuCtxCreate");
+  /* cuCtxCreate_v2 (flags, device), as nvcodec 1.22 calls it: CUDA 11.0's
+   * variant (11.4 added _v3, 13.0 _v4, each with more arguments). */
+  d.CtxCreate = fn<decltype (d.CtxCreate)> ("cuCtxCreate", 11000);
   d.CtxSetCurrent = fn<decltype (d.CtxSetCurrent)> ("cuCtxSetCurrent");
   d.CtxGetCurrent = fn<decltype (d.CtxGetCurrent)> ("cuCtxGetCurrent");
   d.CtxSynchronize = fn<decltype (d.CtxSynchronize)> ("cuCtxSynchronize");
