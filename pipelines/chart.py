@@ -4,7 +4,8 @@
 
     chart.py bench.csv bench.png [--title "GPU, date"]
 
-One panel per source kind (pinned, pageable, any other in the CSV). Each row
+One panel per source kind (pinned, recurring, oneshot, imagefreeze, any other
+in the CSV). Each row
 is a case (case, format, size): two bars, this project and GStreamer's
 nvcodec, as a percentage of the PCIe copy limit measured in the same run for
 the same transfers (the 100% line), the frames/s written beside each bar.
