@@ -75,7 +75,13 @@ unregister (gpointer data)
 bool
 allowed (GstMemory * root)
 {
-  static GstAllocator * sysmem = gst_allocator_find (GST_ALLOCATOR_SYSMEM);
+  static GstAllocator * sysmem = [] {
+    /* Only its address is kept: GStreamer keeps the allocator alive. */
+    GstAllocator * a = gst_allocator_find (GST_ALLOCATOR_SYSMEM);
+    if (a)
+      gst_object_unref (a);
+    return a;
+  }();
   return root->allocator && root->allocator == sysmem &&
          !GST_MEMORY_FLAG_IS_SET (root, GST_MEMORY_FLAG_NOT_MAPPABLE);
 }

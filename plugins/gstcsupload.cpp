@@ -279,6 +279,25 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
   return ok;
 }
 
+/* An upstream pool that did not take the ALLOCATION query's minimum may have
+ * fewer buffers than we hold: with all of them here it would wait for one
+ * forever (we let go only as frames come). Keep one for it. */
+static gboolean
+leave_upstream_one (
+    GstCsUpload * self, GstBuffer * inbuf, GstCsWaitCounter * waits, GError ** err)
+{
+  if (!inbuf->pool)
+    return TRUE;
+  GstStructure * config = gst_buffer_pool_get_config (inbuf->pool);
+  guint max = 0;
+  gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
+  gst_structure_free (config);
+  if (max == 0 || self->held->size () < max)
+    return TRUE;
+  GST_LOG_OBJECT (self, "upstream's pool has %u buffers: keeping %u", max, max - 1);
+  return self->held->release_to (max - 1, waits, err);
+}
+
 static GstFlowReturn
 gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
@@ -313,7 +332,8 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     /* Any other page-locked memory goes back to a producer that knows
      * nothing of our events: it stays here until the copy has read it. */
     if (kind == HostMemory::PINNED)
-      ok = self->held->hold (inbuf, stream, waits, &err);
+      ok = self->held->hold (inbuf, stream, waits, &err) &&
+           leave_upstream_one (self, inbuf, waits, &err);
   }
   gst_buffer_unmap (inbuf, &map);
   if (!ok || !meta) {

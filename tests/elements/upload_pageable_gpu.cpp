@@ -70,6 +70,20 @@ push_and_compare (
   gst_buffer_unref (expected);
 }
 
+/* `n` frames of one memory of random content through `h`; the memory is
+ * returned (the caller's reference). */
+static GstMemory *
+push_recurring (
+    GstHarness * h, const GstVideoInfo * info, guint32 seed, int n, const char * what)
+{
+  GstBuffer * proto = testutil::random_buffer (info->size, seed);
+  GstMemory * mem = gst_buffer_get_memory (proto, 0);
+  gst_buffer_unref (proto);
+  for (int i = 0; i < n; i++)
+    push_and_compare (h, wrap (mem, i), info, what);
+  return mem;
+}
+
 /* The same memory pushed again and again is registered once (at its second
  * sighting), and unregistered when it is freed, after the element is done. */
 GST_START_TEST (test_registered_until_freed)
@@ -78,11 +92,7 @@ GST_START_TEST (test_registered_until_freed)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 320, 240);
   GstElement * up = NULL;
   GstHarness * h = updown_harness (&info, "", &up);
-  GstBuffer * proto = testutil::random_buffer (info.size, 7);
-  GstMemory * mem = gst_buffer_get_memory (proto, 0);
-  gst_buffer_unref (proto);
-  for (int i = 0; i < 6; i++)
-    push_and_compare (h, wrap (mem, i), &info, "recurring");
+  GstMemory * mem = push_recurring (h, &info, 7, 6, "recurring");
   fail_unless_equals_uint64 (u64_property (up, "registrations"), 1);
   fail_unless (u64_property (up, "registered-bytes") >= info.size);
   fail_unless_equals_uint64 (u64_property (up, "unregistrations"), 0);
@@ -104,11 +114,7 @@ GST_START_TEST (test_registration_bound)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 320, 240);
   GstElement * up = NULL;
   GstHarness * h = updown_harness (&info, "max-registered-bytes=1000", &up);
-  GstBuffer * proto = testutil::random_buffer (info.size, 9);
-  GstMemory * mem = gst_buffer_get_memory (proto, 0);
-  gst_buffer_unref (proto);
-  for (int i = 0; i < 4; i++)
-    push_and_compare (h, wrap (mem, i), &info, "over the bound");
+  GstMemory * mem = push_recurring (h, &info, 9, 4, "over the bound");
   fail_unless_equals_uint64 (u64_property (up, "registrations"), 0);
   gst_harness_teardown (h);
   gst_memory_unref (mem);
@@ -233,7 +239,8 @@ GST_END_TEST;
  * buffer back when cudaupload lets go, and the producer rewrites it at
  * once. Nothing waits for the copies here (no cudadownload): cudaupload
  * itself must hold each buffer until its copy has read it. */
-GST_START_TEST (test_pool_rewrites_on_release)
+static void
+rewrite_on_release (guint spare)
 {
   GstHarness * h = testutil::harness_ours ("cudaupload");
   GstVideoInfo info;
@@ -245,7 +252,8 @@ GST_START_TEST (test_pool_rewrites_on_release)
   gst_harness_set_src_caps (h, gst_caps_ref (caps));
   gst_harness_set_sink_caps (h, device_caps);
 
-  /* As many as cudaupload said it holds, and one for the producer. */
+  /* As many as cudaupload said it holds and `spare` more, or fewer
+   * (`spare` 0: a pool that ignored the query; it must not starve). */
   GstQuery * query = gst_query_new_allocation (caps, TRUE);
   fail_unless (gst_pad_peer_query (h->srcpad, query));
   guint held = 0, bound = 0;
@@ -254,14 +262,18 @@ GST_START_TEST (test_pool_rewrites_on_release)
   fail_unless (held >= 3);
   GstBufferPool * pool = gst_buffer_pool_new ();
   GstStructure * config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, info.size, held + 1, held + 1);
+  const guint n = spare ? held + spare : 2;
+  gst_buffer_pool_config_set_params (config, caps, info.size, n, n);
   fail_unless (gst_buffer_pool_set_config (pool, config));
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
 
   const int frames = 12;
   for (int i = 0; i < frames; i++) {
     GstBuffer * b = NULL;
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, NULL), GST_FLOW_OK);
+    GstBufferPoolAcquireParams nowait = {};
+    nowait.flags = GST_BUFFER_POOL_ACQUIRE_FLAG_DONTWAIT;
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &b, &nowait),
+        GST_FLOW_OK);                          /* never waits */
     gst_buffer_memset (b, 0, 0xee, info.size); /* rewritten as soon as it is back */
     gst_buffer_memset (b, 0, 0x10 + i, info.size);
     GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
@@ -282,6 +294,12 @@ GST_START_TEST (test_pool_rewrites_on_release)
   fail_unless (gst_buffer_pool_set_active (pool, FALSE));
   gst_object_unref (pool);
   gst_caps_unref (caps);
+}
+
+GST_START_TEST (test_pool_rewrites_on_release)
+{
+  rewrite_on_release (1);
+  rewrite_on_release (0);
 }
 GST_END_TEST;
 
