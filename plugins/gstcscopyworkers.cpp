@@ -22,7 +22,7 @@ CopyWorkers::ensure (guint threads, int device)
   quit_ = false;
   device_ = device;
   for (guint i = 1; i < threads; i++)
-    pool_.emplace_back (&CopyWorkers::loop, this, device);
+    pool_.emplace_back (&CopyWorkers::loop, this, device, generation_);
 }
 
 void
@@ -47,12 +47,12 @@ CopyWorkers::take_pieces ()
 }
 
 void
-CopyWorkers::loop (int device)
+CopyWorkers::loop (int device, guint64 seen)
 {
   /* A thread's current device is its own: set once, for every piece. */
   if (cudaSetDevice (device) != cudaSuccess)
     (void)cudaGetLastError (); /* the piece's own CUDA call reports it */
-  guint64 seen = 0;
+  /* `seen`: the last job before this thread was made, not one of its. */
   std::unique_lock<std::mutex> g (lock_);
   for (;;) {
     wake_.wait (g, [&] { return quit_ || generation_ != seen; });

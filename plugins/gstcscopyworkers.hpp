@@ -37,7 +37,7 @@ public:
   void stop ();
 
 private:
-  void loop (int device);
+  void loop (int device, guint64 seen);
   void take_pieces ();
 
   std::mutex lock_;

@@ -70,15 +70,30 @@ push_and_compare (
   gst_buffer_unref (expected);
 }
 
+/* System memory of random content starting on a page of its own, as large
+ * frames from malloc (mmap) do: small allocations next to each other share
+ * pages, and CUDA refuses to register a page twice (they would be staged). */
+static GstMemory *
+page_aligned_memory (gsize size, guint32 seed)
+{
+  GstAllocationParams params;
+  gst_allocation_params_init (&params);
+  params.align = (gsize)sysconf (_SC_PAGESIZE) - 1;
+  GstMemory * mem = gst_allocator_alloc (NULL, size, &params);
+  GstMapInfo map;
+  fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+  testutil::fill_random (map.data, size, seed);
+  gst_memory_unmap (mem, &map);
+  return mem;
+}
+
 /* `n` frames of one memory of random content through `h`; the memory is
  * returned (the caller's reference). */
 static GstMemory *
 push_recurring (
     GstHarness * h, const GstVideoInfo * info, guint32 seed, int n, const char * what)
 {
-  GstBuffer * proto = testutil::random_buffer (info->size, seed);
-  GstMemory * mem = gst_buffer_get_memory (proto, 0);
-  gst_buffer_unref (proto);
+  GstMemory * mem = page_aligned_memory (info->size, seed);
   for (int i = 0; i < n; i++)
     push_and_compare (h, wrap (mem, i), info, what);
   return mem;
@@ -312,11 +327,8 @@ GST_START_TEST (test_no_host_waits)
   GstElement * up = NULL;
   GstHarness * h = updown_harness (&info, "", &up);
   std::vector<GstMemory *> ring;
-  for (guint32 s = 0; s < 4; s++) {
-    GstBuffer * b = testutil::random_buffer (info.size, s);
-    ring.push_back (gst_buffer_get_memory (b, 0));
-    gst_buffer_unref (b);
-  }
+  for (guint32 s = 0; s < 4; s++)
+    ring.push_back (page_aligned_memory (info.size, s));
   for (int i = 0; i < 40; i++) {
     GstBuffer * in = i % 2 ? wrap (ring[(i / 2) % ring.size ()], i)
                            : testutil::random_buffer (info.size, 1000 + i);
