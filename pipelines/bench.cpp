@@ -15,9 +15,16 @@
  *    the ALLOCATION query (cudaupload's pinned pool), each pool buffer is
  *    filled once and pushed again as is, as a producer that writes into the
  *    pool it was offered would (without the writing).
- *  - pageable: a few frames of ordinary malloc'd memory (the default
- *    allocator), filled once and pushed round-robin, wrapped in a new
- *    GstBuffer each time.
+ *  - recurring: a few frames of ordinary malloc'd memory (the default
+ *    allocator), filled once and pushed round-robin, each GstMemory wrapped
+ *    in a new GstBuffer each time, as an upstream pool of its own hands its
+ *    memory out again (so cudaupload may register it). "pageable" is an old
+ *    name of it.
+ *  - oneshot: every frame a GstMemory never seen before (gst_memory_new_wrapped)
+ *    around the next frame of a rotating arena of ordinary memory, filled
+ *    once and larger than cudaupload's registration bound, as an
+ *    application pushing its own arrays: the memory is always new, the
+ *    pages are already touched, so the source costs nothing per frame.
  *
  * Reported (one human line, then one line "RESULT {json}" for scripts):
  *  fps       frames at the sink per second of the timed window
@@ -75,11 +82,14 @@ struct _GcsBenchSrc {
   /* set by main() before the pipeline starts */
   GstCaps * caps;
   gboolean pinned;
+  gboolean oneshot;
   guint pool_buffers;
   /* streaming thread */
   GstVideoInfo info;
   std::vector<GstBuffer *> * frames;     /* pageable mode */
   std::unordered_set<gpointer> * filled; /* pinned mode: memory written once */
+  guint8 * arena;                        /* oneshot mode */
+  gsize arena_frames;
   guint64 n;
   guint fills_total;
   gint stop;           /* atomic: return EOS at the next frame */
@@ -185,6 +195,8 @@ release_frames (GcsBenchSrc * self)
     gst_buffer_unref (b);
   self->frames->clear ();
   self->filled->clear ();
+  g_free (self->arena);
+  self->arena = NULL;
 }
 
 static gboolean
@@ -229,6 +241,34 @@ make_pageable (GcsBenchSrc * self, GstBuffer ** out)
   return GST_FLOW_OK;
 }
 
+/* Above cudaupload's default max-registered-bytes (512 MiB), and at least
+ * 16 frames, so no memory could recur even if it were registered. */
+#define ONESHOT_ARENA_MIN_BYTES (G_GUINT64_CONSTANT (768) << 20)
+#define ONESHOT_ARENA_MIN_FRAMES 16
+
+static GstFlowReturn
+make_oneshot (GcsBenchSrc * self, GstBuffer ** out)
+{
+  const gsize frame = self->info.size;
+  if (!self->arena) {
+    self->arena_frames =
+        MAX (ONESHOT_ARENA_MIN_FRAMES, ONESHOT_ARENA_MIN_BYTES / frame + 1);
+    self->arena = static_cast<guint8 *> (g_try_malloc (self->arena_frames * frame));
+    if (!self->arena)
+      return GST_FLOW_ERROR;
+    /* Touched once: the pages exist before the timing starts. */
+    for (gsize i = 0; i < self->arena_frames; i++)
+      fill_pattern (self->arena + i * frame, frame, i);
+    self->fills_total += self->arena_frames;
+  }
+  /* A new memory every frame, one frame of the arena. */
+  guint8 * data = self->arena + (self->n % self->arena_frames) * frame;
+  *out = gst_buffer_new ();
+  gst_buffer_append_memory (*out,
+      gst_memory_new_wrapped ((GstMemoryFlags)0, data, frame, 0, frame, NULL, NULL));
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 take_pooled (GcsBenchSrc * self, GstBuffer ** out)
 {
@@ -263,7 +303,9 @@ bench_src_create (GstBaseSrc * base, guint64, guint, GstBuffer ** out)
   auto * self = GCS_BENCH_SRC (base);
   if (g_atomic_int_get (&self->stop))
     return GST_FLOW_EOS;
-  GstFlowReturn ret = self->pinned ? take_pooled (self, out) : make_pageable (self, out);
+  GstFlowReturn ret = self->pinned    ? take_pooled (self, out)
+                      : self->oneshot ? make_oneshot (self, out)
+                                      : make_pageable (self, out);
   if (ret != GST_FLOW_OK)
     return ret;
   if (!self->memory_kind)
@@ -719,7 +761,8 @@ main (int argc, char ** argv)
     { "width", 0, 0, G_OPTION_ARG_INT, &o.width, "Frame width (1920)", "W" },
     { "height", 0, 0, G_OPTION_ARG_INT, &o.height, "Frame height (1080)", "H" },
     { "source", 's', 0, G_OPTION_ARG_STRING, &o.source,
-        "pinned: frames from the pool offered downstream; pageable: malloc'd frames",
+        "pinned: the pool offered downstream; recurring: a few malloc'd frames again and "
+        "again; oneshot: a new memory every frame",
         "KIND" },
     { "seconds", 't', 0, G_OPTION_ARG_DOUBLE, &o.seconds, "Timed window (2.0 s)", "S" },
     { "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &o.warmup, "Untimed start (0.5 s)", "S" },
@@ -749,9 +792,11 @@ main (int argc, char ** argv)
   }
   g_option_context_free (ctx);
   gboolean pinned = g_strcmp0 (o.source, "pinned") == 0;
+  gboolean oneshot = g_strcmp0 (o.source, "oneshot") == 0;
   const gboolean own_source = g_strcmp0 (o.source, "h264") == 0;
-  if (!pinned && !own_source && g_strcmp0 (o.source, "pageable") != 0) {
-    g_printerr ("--source must be pinned, pageable or h264\n");
+  if (!pinned && !oneshot && !own_source && g_strcmp0 (o.source, "recurring") != 0 &&
+      g_strcmp0 (o.source, "pageable") != 0) {
+    g_printerr ("--source must be pinned, recurring, oneshot, pageable or h264\n");
     return 2;
   }
   std::string why;
@@ -789,6 +834,7 @@ main (int argc, char ** argv)
         "width", G_TYPE_INT, o.width, "height", G_TYPE_INT, o.height, "framerate",
         GST_TYPE_FRACTION, 30, 1, NULL);
     src->pinned = pinned;
+    src->oneshot = oneshot;
     src->pool_buffers = (guint)MAX (o.pool_buffers, 0);
   }
   const std::string origins = element_origins (pipeline);

@@ -4,7 +4,8 @@
 
     chart.py bench.csv bench.png [--title "GPU, date"]
 
-One panel per source kind (pinned, pageable, any other in the CSV). Each row
+One panel per source kind (pinned, recurring, oneshot, imagefreeze, any other
+in the CSV). Each row
 is a case (case, format, size): two bars, this project and GStreamer's
 nvcodec, as a percentage of the PCIe copy limit measured in the same run for
 the same transfers (the 100% line), the frames/s written beside each bar.
@@ -24,11 +25,17 @@ from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 CASE = {"updown": "up→down", "uponly": "up only", "crop": "up→crop→down",
         "updown-default": "up→down, max-in-flight default",
-        "updown-mif0": "up→down, max-in-flight=0", "updown-spin": "up→down, spin-wait=true"}
+        "updown-mif0": "up→down, max-in-flight=0", "updown-spin": "up→down, spin-wait=true",
+        "imagefreeze": "gst-launch imagefreeze up→down"}
 SIZE = {"1920x1080": "1080p", "3840x2160": "4K"}
 SOURCE = {"pinned": "pinned source: the producer writes into the pool cudaupload offers",
-          "pageable": "pageable source: frames in ordinary malloc'd memory"}
-SOURCES = ["pinned", "pageable"]
+          "recurring": "recurring source: a few malloc'd memories pushed again and again "
+                       "(registered by cudaupload)",
+          "oneshot": "one-shot source: a new memory every frame (staged by cudaupload)",
+          "imagefreeze": "plain gst-launch-1.0: videotestsrc ! imagefreeze ! cudaupload ! "
+                         "cudadownload",
+          "pageable": "pageable source (older builds): frames in ordinary malloc'd memory"}
+SOURCES = ["pinned", "recurring", "oneshot", "imagefreeze", "pageable"]
 TITLE = "gst-cudastreams vs nvcodec: how close each gets to the copy limit"
 OURS, PEER = "#2a7ab9", "#c9622b"
 BAR = 0.38

@@ -74,6 +74,18 @@ HeldBuffers::release_done ()
 }
 
 bool
+HeldBuffers::release_to (guint keep, GstCsWaitCounter * waits, GError ** error)
+{
+  release_done ();
+  while (held_.size () > keep) {
+    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
+      return false;
+    release_front ();
+  }
+  return true;
+}
+
+bool
 HeldBuffers::drain (GstCsWaitCounter * waits, GError ** error)
 {
   bool ok = true;

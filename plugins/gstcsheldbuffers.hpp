@@ -34,6 +34,9 @@ public:
       GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error);
   // Lets go of the buffers whose reads have completed (never blocks).
   void release_done ();
+  // Keeps at most `keep`, waiting for the oldest (counted) as needed: for an
+  // upstream pool smaller than what the element said it holds.
+  bool release_to (guint keep, GstCsWaitCounter * waits, GError ** error);
   // Waits for all (counted) and lets them go: at stop and flush.
   bool drain (GstCsWaitCounter * waits, GError ** error);
 

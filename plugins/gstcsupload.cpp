@@ -10,11 +10,20 @@
  *
  * Upstream is offered a pool of pinned host memory in the ALLOCATION query:
  * a producer that writes into it gets truly asynchronous copies at the PCIe
- * rate, and the element never waits for the GPU. Input in other pinned
- * memory costs one host wait per frame for its copy (the element cannot
- * know when its producer rewrites it); from pageable memory, CUDA itself
- * waits for the stream before each plane's copy, which the "host-waits"
- * property counts.
+ * rate, and the element never waits for the GPU. Other input never costs a
+ * host wait in steady state either:
+ *
+ * - memory an upstream pool hands back again and again (GStreamer system
+ *   memory) is page-locked (cudaHostRegister) the second time it is seen and
+ *   stays so while it lives (#GstCsUpload:max-registered-bytes bounds it);
+ *   the copy engine reads it directly;
+ * - page-locked memory, registered here or elsewhere, is read directly and
+ *   the input buffer is kept until the copy has completed (checked without
+ *   blocking as frames go by), so its producer cannot rewrite it early; the
+ *   ALLOCATION query tells upstream how many buffers that keeps;
+ * - any other memory is copied by a few threads (#GstCsUpload:copy-threads)
+ *   through pinned staging, chunk by chunk, each chunk's DMA enqueued as soon
+ *   as it is in; the input is let go when the CPU copy is done.
  *
  * Input strides and offsets (#GstVideoMeta) are honoured, and so is a
  * #GstVideoCropMeta: only the region it marks is copied. Buffers already in
@@ -36,11 +45,14 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
+#include "gstcsheldbuffers.hpp"
+#include "gstcshostregistry.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
 #include "gstcsnvcodec.hpp"
 #include "gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
+#include "gstcsstagedcopy.hpp"
 #include "gstcssyncmeta-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
@@ -48,15 +60,35 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 
 #define DEVICE_POOL_MIN_BUFFERS 4
 #define PINNED_POOL_MIN_BUFFERS 3
+/* Input buffers kept while a copy reads them: a copy completes within a
+ * frame or two, so three leave the GPU room to run behind. */
+#define HELD_INPUT_BUFFERS 3
+/* Page-locked memory is taken from the whole system: enough for a decoder's
+ * or camera's pool of 4K RGBA frames (16 x 33 MB). */
+#define DEFAULT_MAX_REGISTERED_BYTES (G_GUINT64_CONSTANT (512) << 20)
+#define DEFAULT_COPY_THREADS 0
+#define MAX_COPY_THREADS 64
+
+enum {
+  PROP_0,
+  PROP_COPY_THREADS,
+  PROP_MAX_REGISTERED_BYTES,
+  PROP_REGISTRATIONS,
+  PROP_UNREGISTRATIONS,
+  PROP_REGISTERED_BYTES,
+};
 
 struct _GstCsUpload {
   GstCsBaseTransform parent;
-  gst_cs::ScratchPool * scratch; /* intermediate frames and copies across devices */
-  gboolean out_nvcodec;          /* output in nvcodec's memory */
+  gst_cs::ScratchPool * scratch;   /* intermediate frames and copies across devices */
+  gst_cs::HostRegistry * registry; /* recurring system memory, page-locked */
+  gst_cs::HeldBuffers * held;      /* page-locked input a copy still reads */
+  gst_cs::StagedCopy * staged;     /* the rest, through pinned staging */
+  gint copy_threads;               /* atomic */
+  gboolean out_nvcodec;            /* output in nvcodec's memory */
 };
 
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
-GST_ELEMENT_REGISTER_DEFINE (cudaupload, "cudaupload", GST_RANK_NONE, GST_TYPE_CS_UPLOAD);
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -142,6 +174,9 @@ gst_cs_upload_propose_allocation (
     gst_object_unref (pool);
   }
   gst_object_unref (pinned);
+  /* Page-locked input from upstream's own pool stays with us until its
+   * copy has completed: a pool with fewer would leave upstream waiting. */
+  gst_cs_query_propose_held (query, HELD_INPUT_BUFFERS, 0);
   return TRUE;
 }
 
@@ -207,13 +242,13 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 /* How the copy engine can read the input's host memory. */
 enum class HostMemory {
   OUR_POOL, /* pinned, of our pinned pool: it waits for our copy before reuse */
-  PINNED,   /* pinned elsewhere: read asynchronously, and its owner may rewrite
-               it as soon as we let go, so we wait for the copy (counted) */
-  PAGEABLE, /* CUDA stages it, and waits for the stream first (counted) */
+  PINNED,   /* page-locked elsewhere or registered here: read directly, and
+               the buffer is held until the copy has completed */
+  STAGED,   /* pageable: copied through pinned staging, let go at once */
 };
 
 static HostMemory
-classify_input (GstBuffer * inbuf, const guint8 * data)
+classify_input (GstCsUpload * self, GstBuffer * inbuf, const guint8 * data, gint device)
 {
   /* Only the pool knows to wait before handing the memory out again: the
    * pinned allocator alone is no guarantee (a producer may keep its own ring
@@ -222,19 +257,38 @@ classify_input (GstBuffer * inbuf, const guint8 * data)
       gst_buffer_n_memory (inbuf) == 1 &&
       gst_is_cs_pinned_memory (gst_buffer_peek_memory (inbuf, 0)))
     return HostMemory::OUR_POOL;
+  /* Several memories map to a merged copy: one-shot by nature. */
+  if (gst_buffer_n_memory (inbuf) == 1 &&
+      self->registry->registered (gst_buffer_peek_memory (inbuf, 0), data, device))
+    return HostMemory::PINNED;
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes (&attr, data) != cudaSuccess) {
     (void)cudaGetLastError ();
-    return HostMemory::PAGEABLE;
+    return HostMemory::STAGED;
   }
-  return attr.type == cudaMemoryTypeHost ? HostMemory::PINNED : HostMemory::PAGEABLE;
+  return attr.type == cudaMemoryTypeHost ? HostMemory::PINNED : HostMemory::STAGED;
+}
+
+/* Enqueues the copy of `geometry`'s planes from host to device memory: the
+ * copy engine reads pinned memory itself; pageable memory goes through
+ * staging. */
+static gboolean
+copy_in (GstCsUpload * self, const gst_cs::Planes & src, const gst_cs::Planes & dst,
+    const GstVideoInfo * geometry, HostMemory kind, cudaStream_t stream, GError ** err)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  if (kind != HostMemory::STAGED)
+    return gst_cs::copy_planes (src, dst, geometry, cudaMemcpyHostToDevice, stream, err);
+  self->staged->set_threads ((guint)g_atomic_int_get (&self->copy_threads));
+  return self->staged->copy (src, dst, geometry, gst_cs_base_transform_get_device (base),
+      stream, gst_cs_base_transform_get_waits (base), err);
 }
 
 /* Enqueues the copy of the input's visible region (all of it, or what its
  * crop meta marks) into the device frame of `outbuf`. */
 static gboolean
 upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
-    GstBuffer * outbuf, cudaStream_t stream, GstCsWaitCounter * pageable, GError ** err)
+    GstBuffer * outbuf, cudaStream_t stream, HostMemory kind, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   const GstVideoInfo * info = &base->in_info;
@@ -247,9 +301,8 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
     return FALSE;
   guint8 * dst = out.data ();
   if (region.offsets_only)
-    return gst_cs::copy_planes (gst_cs::region_planes (data, region),
-        gst_cs::planes_at (dst, &dst_layout), info, cudaMemcpyHostToDevice, stream, err,
-        pageable);
+    return copy_in (self, gst_cs::region_planes (data, region),
+        gst_cs::planes_at (dst, &dst_layout), info, kind, stream, err);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
    * cannot express it. Upload the whole frame, then copy the region on the
@@ -266,14 +319,32 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
   gboolean ok =
       gst_cs::buffer_layout (
           staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
-      gst_cs::copy_planes (gst_cs::planes_at (data, &region.frame),
-          gst_cs::planes_at (mid, &staged_layout), &whole, cudaMemcpyHostToDevice, stream,
-          err, pageable) &&
+      copy_in (self, gst_cs::planes_at (data, &region.frame),
+          gst_cs::planes_at (mid, &staged_layout), &whole, kind, stream, err) &&
       gst_cs::launch_region_copy (
           mid, gst_cs::region_in (region, &staged_layout), dst, &dst_layout, stream, err);
   /* Written and read on our stream only: stream order protects its reuse. */
   gst_buffer_unref (staged);
   return ok;
+}
+
+/* An upstream pool that did not take the ALLOCATION query's minimum may have
+ * fewer buffers than we hold: with all of them here it would wait for one
+ * forever (we let go only as frames come). Keep one for it. */
+static gboolean
+leave_upstream_one (
+    GstCsUpload * self, GstBuffer * inbuf, GstCsWaitCounter * waits, GError ** err)
+{
+  if (!inbuf->pool)
+    return TRUE;
+  GstStructure * config = gst_buffer_pool_get_config (inbuf->pool);
+  guint max = 0;
+  gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
+  gst_structure_free (config);
+  if (max == 0 || self->held->size () < max)
+    return TRUE;
+  GST_LOG_OBJECT (self, "upstream's pool has %u buffers: keeping %u", max, max - 1);
+  return self->held->release_to (max - 1, waits, err);
 }
 
 static GstFlowReturn
@@ -295,25 +366,27 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
-  const HostMemory kind = classify_input (inbuf, map.data);
+  /* Lets go of earlier input whose copies have completed (never blocks). */
+  self->held->release_done ();
+  const HostMemory kind = classify_input (self, inbuf, map.data, device);
   gst_cs::Region region;
   gboolean ok = gst_cs::locate_visible (inbuf, &base->in_info, map.size, &region, &err) &&
                 gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                upload_region (self, map.data, region, outbuf, stream,
-                    kind == HostMemory::PAGEABLE ? waits : NULL, &err);
+                upload_region (self, map.data, region, outbuf, stream, kind, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (meta) {
     /* Our pinned pool waits for this event before the producer reuses it. */
     gst_cs_sync_meta_add_reader (meta, inbuf);
-    if (kind == HostMemory::PINNED) {
-      GST_LOG_OBJECT (self, "input is pinned memory we do not own: waiting");
+    /* Any other page-locked memory goes back to a producer that knows
+     * nothing of our events: it stays here until the copy has read it. */
+    if (kind == HostMemory::PINNED)
+      ok = self->held->hold (inbuf, stream, waits, &err) &&
+           leave_upstream_one (self, inbuf, waits, &err);
+    /* nvcodec 1.22 reads its memory as soon as it gets it: the one host
+     * wait of this edge, on this frame's event. */
+    if (ok && self->out_nvcodec)
       ok = gst_cs_host_wait_event (meta->event, waits, &err);
-    } else if (self->out_nvcodec) {
-      /* nvcodec 1.22 reads its memory as soon as it gets it: the one host
-       * wait of this edge, on this frame's event. */
-      ok = gst_cs_host_wait_event (meta->event, waits, &err);
-    }
   }
   gst_buffer_unmap (inbuf, &map);
   if (!ok || !meta) {
@@ -350,15 +423,144 @@ gst_cs_upload_prepare_output_buffer (
 static gboolean
 gst_cs_upload_stop (GstBaseTransform * trans)
 {
-  GST_CS_UPLOAD (trans)->scratch->reset ();
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)->stop (trans);
+  auto * self = GST_CS_UPLOAD (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GError * err = NULL;
+  gboolean ok = TRUE;
+  {
+    gst_cs::DeviceGuard guard (gst_cs_base_transform_get_device (base), NULL);
+    /* Input and staging the GPU may still read: waited for (counted). */
+    ok = self->held->drain (gst_cs_base_transform_get_waits (base), &err) &&
+         self->staged->reset (gst_cs_base_transform_get_waits (base), &err);
+  }
+  self->scratch->reset ();
+  if (!ok)
+    GST_CS_POST_ERROR (self, err, "Cannot finish the uploads in flight");
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)->stop (trans) && ok;
+}
+
+static void
+gst_cs_upload_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_UPLOAD (object);
+  switch (id) {
+    case PROP_COPY_THREADS:
+      g_atomic_int_set (&self->copy_threads, (gint)g_value_get_uint (value));
+      break;
+    case PROP_MAX_REGISTERED_BYTES:
+      self->registry->set_max_bytes (g_value_get_uint64 (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
+}
+
+static void
+gst_cs_upload_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_UPLOAD (object);
+  switch (id) {
+    case PROP_COPY_THREADS:
+      g_value_set_uint (value, (guint)g_atomic_int_get (&self->copy_threads));
+      break;
+    case PROP_MAX_REGISTERED_BYTES:
+      g_value_set_uint64 (value, self->registry->max_bytes ());
+      break;
+    case PROP_REGISTRATIONS:
+      g_value_set_uint64 (value, self->registry->registrations ());
+      break;
+    case PROP_UNREGISTRATIONS:
+      g_value_set_uint64 (value, self->registry->unregistrations ());
+      break;
+    case PROP_REGISTERED_BYTES:
+      g_value_set_uint64 (value, self->registry->bytes ());
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
 }
 
 static void
 gst_cs_upload_finalize (GObject * object)
 {
-  delete GST_CS_UPLOAD (object)->scratch;
+  auto * self = GST_CS_UPLOAD (object);
+  delete self->staged;
+  delete self->held;
+  delete self->registry;
+  delete self->scratch;
   G_OBJECT_CLASS (gst_cs_upload_parent_class)->finalize (object);
+}
+
+static void
+install_properties (GObjectClass * gobject_class)
+{
+  /**
+   * GstCsUpload:copy-threads:
+   *
+   * Threads copying pageable input into pinned staging, the streaming
+   * thread counted. 0 picks half of the CPU cores, at least 1 and at most 8
+   * (a copy is bound by memory bandwidth, not by cores): 1 on a 2-core
+   * machine, where the streaming thread copies alone.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_COPY_THREADS,
+      g_param_spec_uint ("copy-threads", "Copy threads",
+          "Threads copying pageable input to pinned staging (0 = half the cores, 1-8)", 0,
+          MAX_COPY_THREADS, DEFAULT_COPY_THREADS,
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_PLAYING)));
+  /**
+   * GstCsUpload:max-registered-bytes:
+   *
+   * The most bytes of upstream memory this element keeps page-locked
+   * (cudaHostRegister) at once. Memory past the bound is copied through
+   * staging instead; 0 registers nothing.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_MAX_REGISTERED_BYTES,
+      g_param_spec_uint64 ("max-registered-bytes", "Max registered bytes",
+          "Most bytes of recurring upstream memory kept page-locked at once", 0,
+          G_MAXUINT64, DEFAULT_MAX_REGISTERED_BYTES,
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_PLAYING)));
+  /**
+   * GstCsUpload:registrations:
+   *
+   * Upstream memories this element has page-locked so far.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_REGISTRATIONS,
+      g_param_spec_uint64 ("registrations", "Registrations",
+          "Upstream memories page-locked so far", 0, G_MAXUINT64, 0,
+          (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstCsUpload:unregistrations:
+   *
+   * Memories of #GstCsUpload:registrations unlocked again, each when it was
+   * freed (which may be after the element is gone).
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_UNREGISTRATIONS,
+      g_param_spec_uint64 ("unregistrations", "Unregistrations",
+          "Page-locked upstream memories unlocked when freed", 0, G_MAXUINT64, 0,
+          (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  /**
+   * GstCsUpload:registered-bytes:
+   *
+   * Bytes of upstream memory this element keeps page-locked now.
+   *
+   * Since: 0.3
+   */
+  g_object_class_install_property (gobject_class, PROP_REGISTERED_BYTES,
+      g_param_spec_uint64 ("registered-bytes", "Registered bytes",
+          "Bytes of upstream memory page-locked now", 0, G_MAXUINT64, 0,
+          (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 }
 
 static void
@@ -368,7 +570,11 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCsBaseTransformClass * base_class = GST_CS_BASE_TRANSFORM_CLASS (klass);
 
-  G_OBJECT_CLASS (klass)->finalize = gst_cs_upload_finalize;
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  gobject_class->set_property = gst_cs_upload_set_property;
+  gobject_class->get_property = gst_cs_upload_get_property;
+  gobject_class->finalize = gst_cs_upload_finalize;
+  install_properties (gobject_class);
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "CUDA stream upload",
@@ -394,4 +600,9 @@ static void
 gst_cs_upload_init (GstCsUpload * self)
 {
   self->scratch = new gst_cs::ScratchPool;
+  self->registry = new gst_cs::HostRegistry;
+  self->registry->set_max_bytes (DEFAULT_MAX_REGISTERED_BYTES);
+  self->held = new gst_cs::HeldBuffers (HELD_INPUT_BUFFERS);
+  self->staged = new gst_cs::StagedCopy;
+  self->copy_threads = DEFAULT_COPY_THREADS;
 }

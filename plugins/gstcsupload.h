@@ -8,6 +8,4 @@ G_BEGIN_DECLS
 #define GST_TYPE_CS_UPLOAD (gst_cs_upload_get_type ())
 G_DECLARE_FINAL_TYPE (GstCsUpload, gst_cs_upload, GST, CS_UPLOAD, GstCsBaseTransform)
 
-GST_ELEMENT_REGISTER_DECLARE (cudaupload);
-
 G_END_DECLS

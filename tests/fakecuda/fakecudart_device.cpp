@@ -38,6 +38,8 @@ constexpr Figure kFigures[] = {
   { cudaDevAttrComputeCapabilityMinor, 0 },
   { cudaDevAttrGlobalMemoryBusWidth, 5120 },
   { cudaDevAttrL2CacheSize, 50 << 20 },
+  { cudaDevAttrHostRegisterSupported, 1 },
+  { cudaDevAttrHostRegisterReadOnlySupported, 1 },
 };
 
 int

@@ -5,6 +5,7 @@
 #include "fakecudart.hpp"
 
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 
 namespace fakecuda {
@@ -81,6 +82,27 @@ synchronise_for_free (const char * call, int device)
   run_device (device);
   if (valid_device (current_device ()))
     run_device (current_device ());
+}
+
+/* Whether every page of [p, p + size) is mapped writable (/proc/self/maps):
+ * CUDA registers read-only pages only with cudaHostRegisterReadOnly. */
+bool
+pages_writable (std::uintptr_t p, std::size_t size)
+{
+  std::FILE * maps = std::fopen ("/proc/self/maps", "r");
+  if (!maps)
+    return true;
+  char line[512];
+  bool writable = true;
+  while (writable && std::fgets (line, sizeof line, maps)) {
+    unsigned long start = 0, end = 0;
+    char perms[5] = {};
+    if (std::sscanf (line, "%lx-%lx %4s", &start, &end, perms) == 3 && start < p + size &&
+        end > p)
+      writable = perms[1] == 'w';
+  }
+  std::fclose (maps);
+  return writable;
 }
 
 cudaError_t
@@ -192,6 +214,9 @@ cudaHostRegister (void * ptr, size_t size, unsigned int flags)
     const unsigned known = cudaHostRegisterPortable | cudaHostRegisterMapped |
                            cudaHostRegisterIoMemory | cudaHostRegisterReadOnly;
     if (!ptr || size == 0 || (flags & ~known))
+      return cudaErrorInvalidValue;
+    if (!(flags & cudaHostRegisterReadOnly) &&
+        !pages_writable (reinterpret_cast<std::uintptr_t> (ptr), size))
       return cudaErrorInvalidValue;
     /* Overlap with any allocation: its first or last byte lies in one, or
      * one starts inside the range. */
