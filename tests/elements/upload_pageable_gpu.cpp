@@ -175,12 +175,10 @@ GST_START_TEST (test_read_only_mapping)
   if (cudaDeviceGetAttribute (
           &supported, cudaDevAttrHostRegisterReadOnlySupported, device) != cudaSuccess)
     supported = 0;
-  if (supported) {
+  /* Pages mapped read-only register only with the read-only flag (CUDA
+   * refuses them otherwise; cudaHostGetFlags does not report that flag). */
+  if (supported)
     fail_unless_equals_uint64 (u64_property (up, "registrations"), 1);
-    unsigned flags = 0;
-    fail_unless (cudaHostGetFlags (&flags, pages) == cudaSuccess);
-    fail_unless (flags & cudaHostRegisterReadOnly, "registered with flags 0x%x", flags);
-  }
   gst_harness_teardown (h);
   gst_memory_unref (mem);
   fail_unless_equals_uint64 (

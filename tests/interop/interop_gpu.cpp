@@ -291,10 +291,14 @@ assert_i420_equals_nv12 (GstBuffer * ref, const GstVideoInfo * ri, GstBuffer * g
                        (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&r, 2);
     const guint8 * uv = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&g, 1) +
                         (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&g, 1);
-    for (gint x = 0; x < cw; x++)
-      fail_unless (u[x] == uv[2 * x] && v[x] == uv[2 * x + 1],
-          "%s: chroma differs at x=%d y=%d: U %u V %u (reference) != U %u V %u",
-          what.c_str (), x, y, u[x], v[x], uv[2 * x], uv[2 * x + 1]);
+    /* One check per row: check marks every assertion that passes, which
+     * per sample costs minutes at 4K. */
+    gint x = 0;
+    while (x < cw && u[x] == uv[2 * x] && v[x] == uv[2 * x + 1])
+      x++;
+    fail_unless (x == cw,
+        "%s: chroma differs at x=%d y=%d: U %u V %u (reference) != U %u V %u",
+        what.c_str (), x, y, u[x], v[x], uv[2 * x], uv[2 * x + 1]);
   }
   gst_video_frame_unmap (&r);
   gst_video_frame_unmap (&g);
