@@ -55,8 +55,8 @@ gint memory_device (GstMemory * mem);
 bool answer_cuda_context_query (GstElement * element, GstQuery * query, gint device);
 
 // Takes note of a gst.cuda.context set on `element`: one of the primary
-// context becomes the shared one; one of another context is remembered, so
-// that frames in its memory get a clear error (see map_for_device).
+// context becomes the shared one; one of another context is only logged
+// (frames in its memory are read in place, see DeviceMapping::map).
 void take_cuda_context (GstElement * element, GstContext * context, gint device);
 
 // Posts the shared context on the bus (have-context), so that nvcodec
@@ -74,8 +74,9 @@ public:
   DeviceMapping & operator= (const DeviceMapping &) = delete;
 
   // Maps the single memory of `buffer` (GST_MAP_READ or GST_MAP_WRITE) for
-  // work on `device`. nvcodec memory must live in the context this process
-  // shares; from GStreamer 1.24 on, memory whose producer left work pending
+  // work on `device`. nvcodec memory of another context of its device is
+  // read in place (docs/cuda-contexts.md); from GStreamer 1.24 on, memory
+  // whose producer left work pending
   // on its stream (NEED_SYNC) is synchronised first, counted in `waits`.
   // Fails with a message naming what the buffer holds.
   bool map (GstBuffer * buffer, GstMapFlags flags, gint device, GstCsWaitCounter * waits,
