@@ -58,7 +58,8 @@ def main():
     dcpu = runs[1][1] - runs[0][1]
     frames = n2 - n1
     if dwall <= 0:
-        result.update(status="error", reason="no time difference between the runs")
+        result.update(status="error", reason=f"no time difference between the runs "
+                      f"({n1} frames: {runs[0][0]:.3f} s, {n2} frames: {runs[1][0]:.3f} s)")
     else:
         bytes_ = a.width * a.height * {"RGBA": 4, "NV12": 1.5}.get(a.format, 4)
         fps = frames / dwall

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcscopyworkers.hpp"
 
+#include <algorithm>
+
 #include <cuda_runtime_api.h>
 
 namespace gst_cs {
@@ -21,13 +23,21 @@ CopyWorkers::ensure (guint threads, int device)
   std::lock_guard<std::mutex> g (lock_);
   quit_ = false;
   device_ = device;
-  for (guint i = 1; i < threads; i++)
-    pool_.emplace_back (&CopyWorkers::loop, this, device, generation_);
+  for (guint i = 0; i < threads; i++)
+    pool_.emplace_back (&CopyWorkers::loop, this, device);
+}
+
+void
+CopyWorkers::finish_to (guint most)
+{
+  std::unique_lock<std::mutex> g (lock_);
+  idle_.wait (g, [&] { return pending_ <= most; });
 }
 
 void
 CopyWorkers::stop ()
 {
+  finish ();
   {
     std::lock_guard<std::mutex> g (lock_);
     quit_ = true;
@@ -38,32 +48,70 @@ CopyWorkers::stop ()
   pool_.clear ();
 }
 
-void
-CopyWorkers::take_pieces ()
+/* Under lock_: the next piece of `job`, if any is left; a job leaves the
+ * queue with its last piece. */
+bool
+CopyWorkers::take (const JobPtr & job, guint * piece)
 {
-  for (guint i; !failed_.load (std::memory_order_relaxed) && (i = next_++) < count_;)
-    if (!(*piece_) (i))
-      failed_ = true;
+  if (job->failed || job->next >= job->count)
+    return false;
+  *piece = job->next++;
+  if (job->next == job->count) {
+    auto it = std::find (queue_.begin (), queue_.end (), job);
+    if (it != queue_.end ())
+      queue_.erase (it);
+  }
+  return true;
+}
+
+/* Runs one piece without the lock; the last piece of a job runs `done`. */
+void
+CopyWorkers::run_piece (std::unique_lock<std::mutex> & g, const JobPtr & job, guint piece)
+{
+  g.unlock ();
+  const bool ok = job->piece (piece);
+  g.lock ();
+  if (!ok && !job->failed) {
+    job->failed = true;
+    /* Pieces never taken will not run: count them finished. */
+    job->left -= job->count - job->next;
+    job->next = job->count;
+    auto it = std::find (queue_.begin (), queue_.end (), job);
+    if (it != queue_.end ())
+      queue_.erase (it);
+  }
+  if (--job->left > 0)
+    return;
+  if (job->done) {
+    g.unlock ();
+    job->done ();
+    g.lock ();
+  }
+  pending_--;
+  idle_.notify_all ();
 }
 
 void
-CopyWorkers::loop (int device, guint64 seen)
+CopyWorkers::loop (int device)
 {
-  /* A thread's current device is its own: set once, for every piece. */
-  if (cudaSetDevice (device) != cudaSuccess)
-    (void)cudaGetLastError (); /* the piece's own CUDA call reports it */
-  /* `seen`: the last job before this thread was made, not one of its. */
+  bool device_set = false;
   std::unique_lock<std::mutex> g (lock_);
   for (;;) {
-    wake_.wait (g, [&] { return quit_ || generation_ != seen; });
-    if (quit_)
-      return;
-    seen = generation_;
-    g.unlock ();
-    take_pieces ();
-    g.lock ();
-    if (--busy_ == 0)
-      done_.notify_one ();
+    wake_.wait (g, [&] { return quit_ || !queue_.empty (); });
+    if (queue_.empty ())
+      return; /* quit, and every job taken */
+    JobPtr job = queue_.front ();
+    guint piece;
+    if (!take (job, &piece))
+      continue;
+    /* A thread's current device is its own: set once, before the first
+     * piece that calls CUDA (pieces of posted jobs never do). */
+    if (job->cuda && !device_set) {
+      if (cudaSetDevice (device) != cudaSuccess)
+        (void)cudaGetLastError (); /* the piece's own CUDA call reports it */
+      device_set = true;
+    }
+    run_piece (g, job, piece);
   }
 }
 
@@ -77,22 +125,34 @@ CopyWorkers::run (guint count, const std::function<bool (guint)> & piece)
         return false;
     return true;
   }
+  auto job = std::make_shared<Job> ();
+  job->count = job->left = count;
+  job->piece = piece;
+  job->cuda = true;
   std::unique_lock<std::mutex> g (lock_);
-  piece_ = &piece;
-  count_ = count;
-  next_ = 0;
-  failed_ = false;
-  busy_ = (guint)pool_.size ();
-  generation_++;
-  g.unlock ();
+  queue_.push_back (job);
+  pending_++;
   wake_.notify_all ();
-  take_pieces ();
-  g.lock ();
-  /* Every thread takes part in every job, even one it finds finished: then
-   * no thread can still look at this job's pieces when run() returns. */
-  done_.wait (g, [&] { return busy_ == 0; });
-  piece_ = nullptr;
-  return !failed_;
+  guint i;
+  while (take (job, &i))
+    run_piece (g, job, i);
+  idle_.wait (g, [&] { return job->left == 0; });
+  return !job->failed;
+}
+
+void
+CopyWorkers::post (guint count, std::function<bool (guint)> piece,
+    std::function<void ()> done, guint max_pending)
+{
+  auto job = std::make_shared<Job> ();
+  job->count = job->left = MAX (count, 1u);
+  job->piece = count ? std::move (piece) : [] (guint) { return true; };
+  job->done = std::move (done);
+  std::unique_lock<std::mutex> g (lock_);
+  idle_.wait (g, [&] { return pending_ < MAX (max_pending, 1u); });
+  queue_.push_back (job);
+  pending_++;
+  wake_.notify_all ();
 }
 
 } // namespace gst_cs

@@ -376,15 +376,8 @@ static void
 release_held (GstCsDownload * self)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  const gint device = gst_cs_base_transform_get_device (base);
-  if (self->held->size () == 0 || device < 0)
-    return;
-  GError * err = NULL;
-  gst_cs::DeviceGuard guard (device, &err);
-  if (!guard.ok () || !self->held->drain (gst_cs_base_transform_get_waits (base), &err)) {
-    GST_WARNING_OBJECT (self, "%s", err ? err->message : "cannot wait");
-    g_clear_error (&err);
-  }
+  self->held->drain_on (gst_cs_base_transform_get_device (base),
+      gst_cs_base_transform_get_waits (base), GST_OBJECT (self));
 }
 
 static void

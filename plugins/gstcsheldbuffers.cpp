@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsheldbuffers.hpp"
 
+#include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "gstcshostwait-private.h"
 
@@ -41,14 +42,6 @@ HeldBuffers::hold (
     GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
 {
   release_done ();
-  if (held_.size () >= capacity_) {
-    /* Upstream was told we hold capacity() buffers: waiting here keeps it
-     * from running dry. Rare: a read is done long before `capacity`
-     * frames later. */
-    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
-      return false;
-    release_front ();
-  }
   cudaEvent_t event;
   if (!take_event (&event, error))
     return false;
@@ -57,6 +50,14 @@ HeldBuffers::hold (
     return false;
   }
   held_.push_back ({ gst_buffer_ref (buffer), event });
+  while (held_.size () > capacity_) {
+    /* Upstream was told we hold capacity() buffers: waiting here keeps it
+     * from running dry. Rare: a read is done long before `capacity`
+     * frames later (but for a capacity of 0). */
+    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
+      return false;
+    release_front ();
+  }
   return true;
 }
 
@@ -73,16 +74,17 @@ HeldBuffers::release_done ()
   }
 }
 
-bool
-HeldBuffers::release_to (guint keep, GstCsWaitCounter * waits, GError ** error)
+void
+HeldBuffers::drain_on (int device, GstCsWaitCounter * waits, GstObject * owner)
 {
-  release_done ();
-  while (held_.size () > keep) {
-    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
-      return false;
-    release_front ();
+  if (held_.empty () || device < 0)
+    return;
+  GError * err = nullptr;
+  DeviceGuard guard (device, &err);
+  if (!guard.ok () || !drain (waits, &err)) {
+    GST_WARNING_OBJECT (owner, "%s", err ? err->message : "cannot wait");
+    g_clear_error (&err);
   }
-  return true;
 }
 
 bool

@@ -23,7 +23,7 @@ namespace gst_cs {
 // per slot and reused, never per frame. Used from the streaming thread.
 class HeldBuffers {
 public:
-  explicit HeldBuffers (guint capacity) : capacity_ (capacity ? capacity : 1) {}
+  explicit HeldBuffers (guint capacity) : capacity_ (capacity) {}
   ~HeldBuffers ();
   HeldBuffers (const HeldBuffers &) = delete;
   HeldBuffers & operator= (const HeldBuffers &) = delete;
@@ -34,13 +34,15 @@ public:
       GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error);
   // Lets go of the buffers whose reads have completed (never blocks).
   void release_done ();
-  // Keeps at most `keep`, waiting for the oldest (counted) as needed: for an
-  // upstream pool smaller than what the element said it holds.
-  bool release_to (guint keep, GstCsWaitCounter * waits, GError ** error);
   // Waits for all (counted) and lets them go: at stop and flush.
   bool drain (GstCsWaitCounter * waits, GError ** error);
+  // drain() with `device` made current, a failure only logged for `owner`
+  // (at a flush or a stop there is no frame to fail); nothing when empty or
+  // no device was chosen yet (`device` < 0).
+  void drain_on (int device, GstCsWaitCounter * waits, GstObject * owner);
 
-  void set_capacity (guint capacity) { capacity_ = capacity ? capacity : 1; }
+  // 0: hold() waits for the read it was given before it returns.
+  void set_capacity (guint capacity) { capacity_ = capacity; }
   guint size () const { return (guint)held_.size (); }
   guint capacity () const { return capacity_; }
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsstagedcopy.hpp"
 
-#include <cstring>
 #include <mutex>
 
 #include "gstcserror-private.h"
+#include "gstcshostcopy.hpp"
+#include "gstcshostsignal.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcspinnedmemory-private.h"
 #include "gstcsvideo-private.h"
@@ -17,24 +18,83 @@ namespace gst_cs {
 namespace {
 
 /* A chunk small enough that every thread gets several per frame (a 1080p
- * NV12 frame still splits in 12), large enough that enqueuing its DMA
- * (a few microseconds) stays small beside copying it. */
+ * NV12 frame still splits in 12), large enough that what a chunk costs
+ * besides its bytes (a DMA to enqueue, a counter to raise) stays small. */
 constexpr gsize kMinChunkBytes = 256 * 1024;
 constexpr guint kChunksPerThread = 4;
+/* The counters of the slots, one per cache line. */
+constexpr gsize kCounterStride = 64;
 
-struct MemoryUnref {
-  void operator() (GstMemory * m) const { gst_memory_unref (m); }
-};
+/* Pinned memory of the project's allocator (whose free is counted), mapped
+ * once: it maps to its fixed address, so no unmap is needed to keep it. */
+guint8 *
+pinned_alloc (std::unique_ptr<GstMemory, MemoryUnref> & memory, gsize bytes)
+{
+  GstAllocator * pinned = gst_cs_pinned_allocator_get ();
+  memory.reset (gst_allocator_alloc (pinned, bytes, NULL));
+  gst_object_unref (pinned);
+  GstMapInfo map;
+  if (!memory || !gst_memory_map (memory.get (), &map, GST_MAP_READWRITE))
+    return nullptr;
+  gst_memory_unmap (memory.get (), &map);
+  return map.data;
+}
 
 } // namespace
 
-/* One frame of pinned staging (from the project's pinned allocator, whose
- * free is counted) and the event after the last DMA that read it. */
+std::shared_ptr<MappedInput>
+MappedInput::map (GstBuffer * buffer)
+{
+  std::shared_ptr<MappedInput> in (new MappedInput ());
+  if (!gst_buffer_map (buffer, &in->map_, GST_MAP_READ))
+    return nullptr;
+  in->buffer_ = gst_buffer_ref (buffer);
+  return in;
+}
+
+MappedInput::~MappedInput ()
+{
+  if (!buffer_)
+    return;
+  gst_buffer_unmap (buffer_, &map_);
+  gst_buffer_unref (buffer_);
+}
+
+/* The chunks of one geometry, packed plane after plane in a slot. */
+struct StagedCopy::Layout {
+  std::vector<Chunk> chunks;
+  guint planes = 0;
+  gsize row_bytes[GST_VIDEO_MAX_PLANES] = {};
+  guint rows[GST_VIDEO_MAX_PLANES] = {};
+  gsize plane_offset[GST_VIDEO_MAX_PLANES] = {};
+  gsize total = 0;
+
+  /* Copies chunk `c` of `src` into the slot at `stage`. */
+  void stage_chunk (const Chunk & c, guint8 * stage, const Planes & src) const
+  {
+    const gsize row = row_bytes[c.plane];
+    const guint8 * from = src.data[c.plane] + (gsize)c.row * src.stride[c.plane];
+    guint8 * to = stage + c.offset;
+    if (src.stride[c.plane] == row) {
+      copy_to_staging (to, from, row * c.rows);
+    } else {
+      for (guint r = 0; r < c.rows; r++)
+        copy_to_staging (to + r * row, from + r * src.stride[c.plane], row);
+    }
+  }
+};
+
+/* One frame of pinned staging, the event after the last DMA that read it
+ * and, for asynchronous copies, the counter its copy threads raise (one per
+ * chunk) and the value the stream waits for. */
 struct StagedCopy::Slot {
   std::unique_ptr<GstMemory, MemoryUnref> memory;
   guint8 * data = nullptr;
   cudaEvent_t event = nullptr;
   bool recorded = false;
+  guint32 * counter = nullptr;
+  void * counter_device = nullptr;
+  guint32 target = 0;
   ~Slot ()
   {
     if (event)
@@ -52,12 +112,15 @@ StagedCopy::~StagedCopy ()
 bool
 StagedCopy::release_slots (GstCsWaitCounter * waits, GError ** error)
 {
+  /* Queued jobs write into the slots: they finish first. */
+  workers_.finish ();
   bool ok = true;
   for (auto & s : slots_)
     if (s->recorded && cudaEventQuery (s->event) == cudaErrorNotReady)
       ok = gst_cs_host_wait_event (s->event, waits, ok ? error : nullptr) && ok;
   (void)cudaGetLastError ();
   slots_.clear ();
+  counters_.reset ();
   slot_bytes_ = 0;
   next_slot_ = 0;
   return ok;
@@ -67,9 +130,51 @@ bool
 StagedCopy::reset (GstCsWaitCounter * waits, GError ** error)
 {
   const bool ok = release_slots (waits, error);
-  chunks_.clear ();
+  layout_.reset ();
+  layout_threads_ = 0;
   workers_.stop ();
   return ok;
+}
+
+bool
+StagedCopy::allocate_slots (gsize bytes, GError ** error)
+{
+  for (guint i = 0; i < kSlots; i++) {
+    auto slot = std::make_unique<Slot> ();
+    slot->data = pinned_alloc (slot->memory, bytes);
+    if (!slot->data) {
+      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
+          "Cannot allocate %" G_GSIZE_FORMAT " bytes of pinned staging", bytes);
+      slots_.clear ();
+      return false;
+    }
+    if (!GST_CS_CHECK (
+            cudaEventCreateWithFlags (&slot->event, cudaEventDisableTiming), error)) {
+      slots_.clear ();
+      return false;
+    }
+    slots_.push_back (std::move (slot));
+  }
+  slot_bytes_ = bytes;
+  /* Counters for streams to wait on: where the driver has the wait and the
+   * device can reach the pinned page; else the copies are synchronous. */
+  async_ = false;
+  guint8 * counters = nullptr;
+  void * device = nullptr;
+  if (host_signal_supported () &&
+      (counters = pinned_alloc (counters_, kSlots * kCounterStride)) &&
+      cudaHostGetDevicePointer (&device, counters, 0) == cudaSuccess) {
+    for (guint i = 0; i < kSlots; i++) {
+      slots_[i]->counter = reinterpret_cast<guint32 *> (counters + i * kCounterStride);
+      slots_[i]->counter_device = static_cast<guint8 *> (device) + i * kCounterStride;
+      *slots_[i]->counter = 0;
+    }
+    async_ = true;
+  }
+  (void)cudaGetLastError ();
+  GST_DEBUG ("%u staging slots of %" G_GSIZE_FORMAT " bytes, %s copies", kSlots, bytes,
+      async_ ? "asynchronous" : "synchronous");
+  return true;
 }
 
 /* The chunks of `geometry` packed plane after plane, and staging for them. */
@@ -82,59 +187,38 @@ StagedCopy::prepare (
     GST_DEBUG_CATEGORY_INIT (
         gst_cs_staged_copy_debug, "csstagedcopy", 0, "gst-cudastreams staged upload");
   });
-  gsize total = 0;
-  const guint planes = GST_VIDEO_INFO_N_PLANES (geometry);
-  for (guint p = 0; p < planes; p++)
-    total += gst_cs_video_plane_row_bytes (geometry, p) *
-             (gsize)gst_cs_video_plane_rows (geometry, p);
   const guint threads = workers_.threads ();
-  const gsize chunk = MAX (kMinChunkBytes, total / (threads * kChunksPerThread));
-  chunks_.clear ();
-  gsize offset = 0;
-  for (guint p = 0; p < planes; p++) {
-    const gsize row = gst_cs_video_plane_row_bytes (geometry, p);
-    const guint rows = gst_cs_video_plane_rows (geometry, p);
-    const guint step = (guint)MAX ((gsize)1, chunk / row);
-    row_bytes_[p] = row;
-    for (guint r = 0; r < rows; r += step) {
-      const guint n = MIN (step, rows - r);
-      chunks_.push_back ({ p, r, n, offset });
-      offset += row * n;
+  if (!layout_ || threads != layout_threads_ ||
+      !gst_video_info_is_equal (geometry, &layout_geometry_)) {
+    auto layout = std::make_shared<Layout> ();
+    layout->planes = GST_VIDEO_INFO_N_PLANES (geometry);
+    for (guint p = 0; p < layout->planes; p++) {
+      layout->row_bytes[p] = gst_cs_video_plane_row_bytes (geometry, p);
+      layout->rows[p] = gst_cs_video_plane_rows (geometry, p);
+      layout->total += layout->row_bytes[p] * layout->rows[p];
     }
+    const gsize chunk =
+        MAX (kMinChunkBytes, layout->total / (threads * kChunksPerThread));
+    gsize offset = 0;
+    for (guint p = 0; p < layout->planes; p++) {
+      const gsize row = layout->row_bytes[p];
+      const guint step = (guint)MAX ((gsize)1, chunk / row);
+      layout->plane_offset[p] = offset;
+      for (guint r = 0; r < layout->rows[p]; r += step) {
+        const guint n = MIN (step, layout->rows[p] - r);
+        layout->chunks.push_back ({ p, r, n, offset });
+        offset += row * n;
+      }
+    }
+    /* Jobs still queued keep the layout they were cut by. */
+    layout_ = std::move (layout);
+    layout_geometry_ = *geometry;
+    layout_threads_ = threads;
   }
-  if (total <= slot_bytes_)
+  if (layout_->total <= slot_bytes_)
     return true;
   /* A larger frame (new caps): the old slots may still be read. */
-  if (!release_slots (waits, error))
-    return false;
-  GstAllocator * pinned = gst_cs_pinned_allocator_get ();
-  for (guint i = 0; i < kSlots; i++) {
-    auto slot = std::make_unique<Slot> ();
-    slot->memory.reset (gst_allocator_alloc (pinned, total, NULL));
-    GstMapInfo map;
-    if (!slot->memory || !gst_memory_map (slot->memory.get (), &map, GST_MAP_READWRITE)) {
-      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
-          "Cannot allocate %" G_GSIZE_FORMAT " bytes of pinned staging", total);
-      gst_object_unref (pinned);
-      slots_.clear ();
-      return false;
-    }
-    /* Pinned memory maps to its fixed address: no unmap needed to keep it. */
-    slot->data = map.data;
-    gst_memory_unmap (slot->memory.get (), &map);
-    if (!GST_CS_CHECK (
-            cudaEventCreateWithFlags (&slot->event, cudaEventDisableTiming), error)) {
-      gst_object_unref (pinned);
-      slots_.clear ();
-      return false;
-    }
-    slots_.push_back (std::move (slot));
-  }
-  gst_object_unref (pinned);
-  slot_bytes_ = total;
-  GST_DEBUG ("%u staging slots of %" G_GSIZE_FORMAT " bytes, %zu chunks", kSlots, total,
-      chunks_.size ());
-  return true;
+  return release_slots (waits, error) && allocate_slots (layout_->total, error);
 }
 
 bool
@@ -156,40 +240,24 @@ StagedCopy::take_slot (Slot ** slot, GstCsWaitCounter * waits, GError ** error)
   return true;
 }
 
+/* The threads copy every chunk and enqueue its DMA; back when all are. */
 bool
-StagedCopy::copy_chunk (const Chunk & c, guint8 * stage, const Planes & src,
-    const Planes & dst, cudaStream_t stream, GError ** error)
+StagedCopy::copy_now (Slot * slot, const Planes & src, const Planes & dst,
+    cudaStream_t stream, GError ** error)
 {
-  const gsize row = row_bytes_[c.plane];
-  const guint8 * from = src.data[c.plane] + (gsize)c.row * src.stride[c.plane];
-  guint8 * to = stage + c.offset;
-  if (src.stride[c.plane] == row) {
-    std::memcpy (to, from, row * c.rows);
-  } else {
-    for (guint r = 0; r < c.rows; r++)
-      std::memcpy (to + r * row, from + r * src.stride[c.plane], row);
-  }
-  return GST_CS_CHECK (
-      cudaMemcpy2DAsync (dst.data[c.plane] + (gsize)c.row * dst.stride[c.plane],
-          dst.stride[c.plane], to, row, row, c.rows, cudaMemcpyHostToDevice, stream),
-      error);
-}
-
-bool
-StagedCopy::copy (const Planes & src, const Planes & dst, const GstVideoInfo * geometry,
-    int device, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
-{
-  workers_.ensure (threads_ ? threads_ : auto_copy_threads (), device);
-  if (!prepare (geometry, waits, error))
-    return false;
-  Slot * slot = nullptr;
-  if (!take_slot (&slot, waits, error))
-    return false;
+  const Layout & layout = *layout_;
   std::mutex first_error_lock;
   GError * first_error = nullptr;
-  const bool ok = workers_.run ((guint)chunks_.size (), [&] (guint i) {
+  const bool ok = workers_.run ((guint)layout.chunks.size (), [&] (guint i) {
+    const Chunk & c = layout.chunks[i];
+    const gsize row = layout.row_bytes[c.plane];
+    layout.stage_chunk (c, slot->data, src);
     GError * e = nullptr;
-    if (copy_chunk (chunks_[i], slot->data, src, dst, stream, &e))
+    if (GST_CS_CHECK (cudaMemcpy2DAsync (dst.data[c.plane] +
+                                             (gsize)c.row * dst.stride[c.plane],
+                          dst.stride[c.plane], slot->data + c.offset, row, row, c.rows,
+                          cudaMemcpyHostToDevice, stream),
+            &e))
       return true;
     std::lock_guard<std::mutex> g (first_error_lock);
     if (!first_error)
@@ -198,14 +266,72 @@ StagedCopy::copy (const Planes & src, const Planes & dst, const GstVideoInfo * g
       g_error_free (e);
     return false;
   });
-  /* Recorded even after a failure: some chunks may have been enqueued. */
+  if (!ok)
+    g_propagate_error (error, first_error);
+  return ok;
+}
+
+/* The stream already waits for the slot's counter to reach `target`; the
+ * threads copy the chunks, raising it, after copy() has returned. */
+bool
+StagedCopy::copy_later (Slot * slot, guint32 target,
+    const std::shared_ptr<MappedInput> & input, const Planes & src, const Planes & dst,
+    cudaStream_t stream, GError ** error)
+{
+  std::shared_ptr<const Layout> layout = layout_;
+  slot->target = target;
+  guint8 * stage = slot->data;
+  guint32 * counter = slot->counter;
+  /* Posted whatever happens next: the stream waits for its chunks. */
+  workers_.post ((guint)layout->chunks.size (),
+      [layout, stage, counter, src] (guint i) {
+        layout->stage_chunk (layout->chunks[i], stage, src);
+        raise_host_signal (counter);
+        return true;
+      },
+      [held = input] () mutable { held.reset (); }, kPendingFrames);
+  for (guint p = 0; p < layout->planes; p++)
+    if (!GST_CS_CHECK (cudaMemcpy2DAsync (dst.data[p], dst.stride[p],
+                           stage + layout->plane_offset[p], layout->row_bytes[p],
+                           layout->row_bytes[p], layout->rows[p],
+                           cudaMemcpyHostToDevice, stream),
+            error))
+      return false;
+  return true;
+}
+
+bool
+StagedCopy::copy (const std::shared_ptr<MappedInput> & input, const Planes & src,
+    const Planes & dst, const GstVideoInfo * geometry, int device, cudaStream_t stream,
+    GstCsWaitCounter * waits, GError ** error)
+{
+  workers_.ensure (threads_ ? threads_ : auto_copy_threads (), device);
+  if (!prepare (geometry, waits, error))
+    return false;
+  Slot * slot = nullptr;
+  if (!take_slot (&slot, waits, error))
+    return false;
+  bool ok;
+  GError * refused = nullptr;
+  const guint32 target = slot->target + (guint32)layout_->chunks.size ();
+  if (async_ &&
+      stream_wait_host_signal (stream, slot->counter_device, target, &refused)) {
+    ok = copy_later (slot, target, input, src, dst, stream, error);
+  } else {
+    if (refused) {
+      /* The driver has the call but refuses it here (nothing is queued
+       * yet): copy synchronously from now on. */
+      GST_INFO (
+          "no stream wait on host memory (%s): synchronous copies", refused->message);
+      g_clear_error (&refused);
+      async_ = false;
+    }
+    ok = copy_now (slot, src, dst, stream, error);
+  }
+  /* Recorded even after a failure: some DMAs may have been enqueued. */
   slot->recorded =
       GST_CS_CHECK (cudaEventRecord (slot->event, stream), ok ? error : nullptr);
-  if (!ok) {
-    g_propagate_error (error, first_error);
-    return false;
-  }
-  return slot->recorded;
+  return ok && slot->recorded;
 }
 
 } // namespace gst_cs

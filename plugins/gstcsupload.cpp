@@ -60,8 +60,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_upload_debug);
 
 #define DEVICE_POOL_MIN_BUFFERS 4
 #define PINNED_POOL_MIN_BUFFERS 3
-/* Input buffers kept while a copy reads them: a copy completes within a
- * frame or two, so three leave the GPU room to run behind. */
+/* Input buffers kept while a copy reads them, as proposed upstream: a copy
+ * completes within a frame or two, so three leave the GPU room to run
+ * behind. */
 #define HELD_INPUT_BUFFERS 3
 /* Page-locked memory is taken from the whole system: enough for a decoder's
  * or camera's pool of 4K RGBA frames (16 x 33 MB). */
@@ -84,6 +85,9 @@ struct _GstCsUpload {
   gst_cs::HostRegistry * registry; /* recurring system memory, page-locked */
   gst_cs::HeldBuffers * held;      /* page-locked input a copy still reads */
   gst_cs::StagedCopy * staged;     /* the rest, through pinned staging */
+  guint hold_depth;                /* input kept where no bounded pool owns it */
+  GstBufferPool * upstream_pool;   /* the last input's pool, and its */
+  guint upstream_pool_max;         /* maximum (0: unbounded) */
   gint copy_threads;               /* atomic */
   gboolean out_nvcodec;            /* output in nvcodec's memory */
 };
@@ -134,6 +138,8 @@ gst_cs_upload_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInf
   gst_base_transform_set_passthrough (
       GST_BASE_TRANSFORM (base), gst_cs_caps_are_device (incaps));
   GST_CS_UPLOAD (base)->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
+  /* New caps, maybe a pool reconfigured: its bound is read again. */
+  gst_clear_object (&GST_CS_UPLOAD (base)->upstream_pool);
   GST_DEBUG_OBJECT (base, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, incaps, outcaps);
   return TRUE;
 }
@@ -217,6 +223,9 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_cs_query_parse_held (query, &dmin, &dbound);
   guint min = MAX (DEVICE_POOL_MIN_BUFFERS, dmin + 2);
   guint max = gst_cs_pool_bound (min, dbound, 2);
+  /* The GPU runs behind us by what downstream keeps in flight, and one
+   * more: input it still reads. */
+  self->hold_depth = MAX (HELD_INPUT_BUFFERS, dmin + 2);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
   if (self->out_nvcodec)
     return decide_nvcodec_pool (self, query, caps, &info, device, min, max);
@@ -273,24 +282,28 @@ classify_input (GstCsUpload * self, GstBuffer * inbuf, const guint8 * data, gint
  * copy engine reads pinned memory itself; pageable memory goes through
  * staging. */
 static gboolean
-copy_in (GstCsUpload * self, const gst_cs::Planes & src, const gst_cs::Planes & dst,
-    const GstVideoInfo * geometry, HostMemory kind, cudaStream_t stream, GError ** err)
+copy_in (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & input,
+    const gst_cs::Planes & src, const gst_cs::Planes & dst, const GstVideoInfo * geometry,
+    HostMemory kind, cudaStream_t stream, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   if (kind != HostMemory::STAGED)
     return gst_cs::copy_planes (src, dst, geometry, cudaMemcpyHostToDevice, stream, err);
   self->staged->set_threads ((guint)g_atomic_int_get (&self->copy_threads));
-  return self->staged->copy (src, dst, geometry, gst_cs_base_transform_get_device (base),
-      stream, gst_cs_base_transform_get_waits (base), err);
+  return self->staged->copy (input, src, dst, geometry,
+      gst_cs_base_transform_get_device (base), stream,
+      gst_cs_base_transform_get_waits (base), err);
 }
 
 /* Enqueues the copy of the input's visible region (all of it, or what its
  * crop meta marks) into the device frame of `outbuf`. */
 static gboolean
-upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
-    GstBuffer * outbuf, cudaStream_t stream, HostMemory kind, GError ** err)
+upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & input,
+    const gst_cs::Region & region, GstBuffer * outbuf, cudaStream_t stream,
+    HostMemory kind, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
+  guint8 * data = input->data ();
   const GstVideoInfo * info = &base->in_info;
   GstVideoInfo dst_layout;
   gst_cs::DeviceMapping out;
@@ -301,7 +314,7 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
     return FALSE;
   guint8 * dst = out.data ();
   if (region.offsets_only)
-    return copy_in (self, gst_cs::region_planes (data, region),
+    return copy_in (self, input, gst_cs::region_planes (data, region),
         gst_cs::planes_at (dst, &dst_layout), info, kind, stream, err);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
@@ -319,7 +332,7 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
   gboolean ok =
       gst_cs::buffer_layout (
           staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
-      copy_in (self, gst_cs::planes_at (data, &region.frame),
+      copy_in (self, input, gst_cs::planes_at (data, &region.frame),
           gst_cs::planes_at (mid, &staged_layout), &whole, kind, stream, err) &&
       gst_cs::launch_region_copy (
           mid, gst_cs::region_in (region, &staged_layout), dst, &dst_layout, stream, err);
@@ -328,23 +341,29 @@ upload_region (GstCsUpload * self, guint8 * data, const gst_cs::Region & region,
   return ok;
 }
 
-/* An upstream pool that did not take the ALLOCATION query's minimum may have
- * fewer buffers than we hold: with all of them here it would wait for one
- * forever (we let go only as frames come). Keep one for it. */
-static gboolean
-leave_upstream_one (
-    GstCsUpload * self, GstBuffer * inbuf, GstCsWaitCounter * waits, GError ** err)
+/* How many page-locked input buffers to keep while copies read them. A
+ * bounded upstream pool counts on what we proposed, and on one left for
+ * itself: with all of its buffers here it would wait for one for ever (we
+ * let go only as frames come). Memory no bounded pool owns starves no one:
+ * it is kept as long as the GPU reads it, which is as far as downstream
+ * lets the GPU run behind. */
+static guint
+hold_limit (GstCsUpload * self, GstBuffer * inbuf)
 {
   if (!inbuf->pool)
-    return TRUE;
-  GstStructure * config = gst_buffer_pool_get_config (inbuf->pool);
-  guint max = 0;
-  gst_buffer_pool_config_get_params (config, NULL, NULL, NULL, &max);
-  gst_structure_free (config);
-  if (max == 0 || self->held->size () < max)
-    return TRUE;
-  GST_LOG_OBJECT (self, "upstream's pool has %u buffers: keeping %u", max, max - 1);
-  return self->held->release_to (max - 1, waits, err);
+    return self->hold_depth;
+  if (inbuf->pool != self->upstream_pool) {
+    /* Read once per pool, not per frame (a config is a structure copy). */
+    gst_object_replace ((GstObject **)&self->upstream_pool, (GstObject *)inbuf->pool);
+    GstStructure * config = gst_buffer_pool_get_config (inbuf->pool);
+    self->upstream_pool_max = 0;
+    gst_buffer_pool_config_get_params (
+        config, NULL, NULL, NULL, &self->upstream_pool_max);
+    gst_structure_free (config);
+  }
+  if (self->upstream_pool_max == 0)
+    return self->hold_depth;
+  return MIN (self->upstream_pool_max - 1, (guint)HELD_INPUT_BUFFERS);
 }
 
 static GstFlowReturn
@@ -361,18 +380,21 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
     return GST_FLOW_ERROR;
   }
-  GstMapInfo map;
-  if (!gst_buffer_map (inbuf, &map, GST_MAP_READ)) {
+  /* Kept mapped by the copy threads of a staged copy until they have read
+   * it, which may be after this returns. */
+  std::shared_ptr<gst_cs::MappedInput> input = gst_cs::MappedInput::map (inbuf);
+  if (!input) {
     GST_ELEMENT_ERROR (self, RESOURCE, READ, ("Cannot map the input buffer"), (NULL));
     return GST_FLOW_ERROR;
   }
   /* Lets go of earlier input whose copies have completed (never blocks). */
   self->held->release_done ();
-  const HostMemory kind = classify_input (self, inbuf, map.data, device);
+  const HostMemory kind = classify_input (self, inbuf, input->data (), device);
   gst_cs::Region region;
-  gboolean ok = gst_cs::locate_visible (inbuf, &base->in_info, map.size, &region, &err) &&
-                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                upload_region (self, map.data, region, outbuf, stream, kind, &err);
+  gboolean ok =
+      gst_cs::locate_visible (inbuf, &base->in_info, input->size (), &region, &err) &&
+      gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
+      upload_region (self, input, region, outbuf, stream, kind, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
   if (meta) {
@@ -380,15 +402,20 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     gst_cs_sync_meta_add_reader (meta, inbuf);
     /* Any other page-locked memory goes back to a producer that knows
      * nothing of our events: it stays here until the copy has read it. */
-    if (kind == HostMemory::PINNED)
-      ok = self->held->hold (inbuf, stream, waits, &err) &&
-           leave_upstream_one (self, inbuf, waits, &err);
+    const guint limit = hold_limit (self, inbuf);
+    if (kind == HostMemory::PINNED) {
+      self->held->set_capacity (limit);
+      ok = self->held->hold (inbuf, stream, waits, &err);
+    }
+    /* A bounded pool's buffers that the copy threads still read count too. */
+    if (ok && inbuf->pool && self->upstream_pool_max)
+      self->staged->finish_reading_to (limit - MIN (limit, self->held->size ()));
     /* nvcodec 1.22 reads its memory as soon as it gets it: the one host
      * wait of this edge, on this frame's event. */
     if (ok && self->out_nvcodec)
       ok = gst_cs_host_wait_event (meta->event, waits, &err);
   }
-  gst_buffer_unmap (inbuf, &map);
+  input.reset ();
   if (!ok || !meta) {
     GST_CS_POST_ERROR (self, err, "Cannot upload a frame");
     return GST_FLOW_ERROR;
@@ -434,6 +461,7 @@ gst_cs_upload_stop (GstBaseTransform * trans)
          self->staged->reset (gst_cs_base_transform_get_waits (base), &err);
   }
   self->scratch->reset ();
+  gst_clear_object (&self->upstream_pool);
   if (!ok)
     GST_CS_POST_ERROR (self, err, "Cannot finish the uploads in flight");
   return GST_BASE_TRANSFORM_CLASS (gst_cs_upload_parent_class)->stop (trans) && ok;
@@ -486,6 +514,7 @@ static void
 gst_cs_upload_finalize (GObject * object)
 {
   auto * self = GST_CS_UPLOAD (object);
+  gst_clear_object (&self->upstream_pool);
   delete self->staged;
   delete self->held;
   delete self->registry;
@@ -603,6 +632,7 @@ gst_cs_upload_init (GstCsUpload * self)
   self->registry = new gst_cs::HostRegistry;
   self->registry->set_max_bytes (DEFAULT_MAX_REGISTERED_BYTES);
   self->held = new gst_cs::HeldBuffers (HELD_INPUT_BUFFERS);
+  self->hold_depth = HELD_INPUT_BUFFERS;
   self->staged = new gst_cs::StagedCopy;
   self->copy_threads = DEFAULT_COPY_THREADS;
 }

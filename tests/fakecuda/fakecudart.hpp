@@ -146,6 +146,10 @@ void run_until (Stream & s, std::uint64_t position);
 void run_all (Stream & s);
 void run_device (int device);
 bool record_done (const Event & e);
+/* The driver's cuStreamWaitValue32 (GEQ on pinned host memory), the one
+ * driver entry point the stand-in has: FAKECUDA_NO_STREAM_WAIT_VALUE=1 hides
+ * it, as a driver without stream memory operations would. */
+void * stream_wait_value32_entry ();
 /* Runs what the event's latest record needs. */
 void run_record (const Event & e);
 

@@ -213,14 +213,18 @@ cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
 }
 
 /* No driver behind the stand-in: the driver's entry points (nvcodec's
- * context sharing asks for one) are not there. */
+ * context sharing asks for one) are not there, but for the stream wait on
+ * host memory that the staged upload uses. */
 cudaError_t
-cudaGetDriverEntryPointByVersion (const char *, void ** funcPtr, unsigned int,
+cudaGetDriverEntryPointByVersion (const char * symbol, void ** funcPtr, unsigned int,
     unsigned long long, enum cudaDriverEntryPointQueryResult * driverStatus)
 {
+  void * fn = symbol && std::strcmp (symbol, "cuStreamWaitValue32") == 0
+                  ? stream_wait_value32_entry ()
+                  : nullptr;
   if (funcPtr)
-    *funcPtr = nullptr;
+    *funcPtr = fn;
   if (driverStatus)
-    *driverStatus = cudaDriverEntryPointSymbolNotFound;
-  return cudaErrorNotSupported;
+    *driverStatus = fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+  return fn ? cudaSuccess : cudaErrorNotSupported;
 }

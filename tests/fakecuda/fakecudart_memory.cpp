@@ -258,6 +258,19 @@ cudaHostGetFlags (unsigned int * pFlags, void * pHost)
   });
 }
 
+/* Pinned memory is mapped at its own address (UVA). */
+cudaError_t
+cudaHostGetDevicePointer (void ** pDevice, void * pHost, unsigned int flags)
+{
+  return call ([&] {
+    Where w = classify (pHost, 1);
+    if (!pDevice || flags != 0 || w.kind != MemKind::kPinned)
+      return cudaErrorInvalidValue;
+    *pDevice = pHost;
+    return cudaSuccess;
+  });
+}
+
 /* As CUDA 11 and later: unregistered host memory is no error. */
 cudaError_t
 cudaPointerGetAttributes (struct cudaPointerAttributes * attributes, const void * ptr)

@@ -8,6 +8,13 @@
  * show rather than to hide. */
 #include "fakecudart.hpp"
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include <cuda.h>
+
 namespace fakecuda {
 namespace {
 
@@ -66,7 +73,51 @@ query_event (Event & e)
   return cudaSuccess;
 }
 
+/* The wait runs when the stream runs (lazily, as all its work): it spins
+ * until a CPU thread has raised the counter. A value that never comes is a
+ * deadlock on a GPU too: abort with a message rather than hang the test. */
+CUresult
+stream_wait_value32 (
+    CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+  const cudaError_t err = call ([&] {
+    Stream * s = resolve (reinterpret_cast<cudaStream_t> (stream));
+    if (!s)
+      return cudaErrorInvalidResourceHandle;
+    if (flags != CU_STREAM_WAIT_VALUE_GEQ)
+      return cudaErrorNotSupported; /* the only kind the project uses */
+    auto * word = reinterpret_cast<cuuint32_t *> (addr);
+    Where w = classify (word, sizeof *word);
+    if (w.kind != MemKind::kPinned || w.overflow)
+      return cudaErrorInvalidValue; /* the device could not read it */
+    enqueue_work (*s, [word, value] {
+      const auto deadline = std::chrono::steady_clock::now () + std::chrono::seconds (20);
+      while ((std::int32_t) (__atomic_load_n (word, __ATOMIC_ACQUIRE) - value) < 0) {
+        if (std::chrono::steady_clock::now () > deadline) {
+          std::fprintf (stderr,
+              "fakecuda: cuStreamWaitValue32 waited 20 s for %u at %p: deadlock\n",
+              (unsigned)value, (void *)word);
+          std::abort ();
+        }
+        std::this_thread::yield ();
+      }
+    });
+    return cudaSuccess;
+  });
+  return err == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 } // namespace
+
+void *
+stream_wait_value32_entry ()
+{
+  const char * off = std::getenv ("FAKECUDA_NO_STREAM_WAIT_VALUE");
+  if (off && *off && *off != '0')
+    return nullptr;
+  return reinterpret_cast<void *> (&stream_wait_value32);
+}
+
 } // namespace fakecuda
 
 using namespace fakecuda;
