@@ -51,9 +51,9 @@ HeldBuffers::hold (
   }
   held_.push_back ({ gst_buffer_ref (buffer), event });
   while (held_.size () > capacity_) {
-    /* Upstream was told we hold capacity() buffers: waiting here keeps it
-     * from running dry. Rare: a read is done long before `capacity`
-     * frames later (but for a capacity of 0). */
+    /* The element keeps at most capacity() (what upstream can spare):
+     * waiting here keeps it from running dry. Rare: a read is done long
+     * before `capacity` frames later (but for a capacity of 0). */
     if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
       return false;
     release_front ();

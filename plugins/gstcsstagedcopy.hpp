@@ -74,9 +74,6 @@ public:
       const Planes & dst, const GstVideoInfo * geometry, int device, cudaStream_t stream,
       GstCsWaitCounter * waits, GError ** error);
 
-  // Whether copies return before the CPU has copied (after the first copy).
-  bool asynchronous () const { return async_; }
-
   // Waits (for the CPU, no CUDA host wait) until the copy threads still
   // read the input of at most `most` frames: for an upstream pool that
   // counts its buffers.
