@@ -57,10 +57,9 @@
 
 #include <utility>
 
-#include <gst/video/navigation.h>
-
 #include "gstcsbufferpool-private.h"
 #include "gstcscaps.h"
+#include "gstcscompat.hpp"
 #include "gstcscropcopy.hpp"
 #include "gstcscroprect.h"
 #include "gstcsdeviceguard.hpp"
@@ -453,7 +452,7 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstBufferPool * pool = NULL;
   if (self->out_nvcodec) {
     GError * err = NULL;
-    pool = gst_cs::nvcodec_pool_new (device, caps, info.size, min, max, &err);
+    pool = gst_cs::nvcodec_pool_new (device, caps, info.size, min, max, query, &err);
     if (!pool) {
       GST_CS_POST_ERROR (self, err, "Cannot allocate frames in nvcodec's memory");
       return FALSE;
@@ -634,8 +633,9 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
   gst_cs::DeviceGuard guard (device, &err);
   gst_cs::DeviceMapping in, out;
   GstVideoInfo out_layout;
-  gboolean ok = guard.ok () && in.map (inbuf, GST_MAP_READ, device, waits, &err) &&
-                out.map (outbuf, GST_MAP_WRITE, device, waits, &err) &&
+  gboolean ok = guard.ok () &&
+                in.map (inbuf, GST_MAP_READ, device, stream, waits, &err) &&
+                out.map (outbuf, GST_MAP_WRITE, device, stream, waits, &err) &&
                 gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
                     gst_buffer_get_size (outbuf), &err) &&
                 gst_cs_sync_meta_wait (inbuf, stream, &err) &&
@@ -644,10 +644,10 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
                     in.data (), region, out.data (), &out_layout, stream, &err);
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
-  /* nvcodec 1.22 reads its memory as soon as it gets it: the one host wait
-   * of this edge, on this frame's event. */
-  if (meta && out.nvcodec ())
-    ok = gst_cs_host_wait_event (meta->event, waits, &err);
+  /* Into nvcodec's memory: its stream waits for ours (1.24+), or, for
+   * 1.22, which reads what it gets at once, the one host wait of this edge. */
+  if (meta)
+    ok = gst_cs::publish_to_nvcodec (outbuf, meta->event, waits, &err);
   if (!meta || !ok) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
@@ -738,12 +738,12 @@ gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
   auto * self = GST_CS_CROP (trans);
   gdouble x, y;
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION &&
-      gst_navigation_event_get_coordinates (event, &x, &y)) {
+      gst_cs::navigation_coordinates (event, &x, &y)) {
     GST_OBJECT_LOCK (self);
     const gint left = self->left, top = self->top;
     GST_OBJECT_UNLOCK (self);
     event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
-    gst_navigation_event_set_coordinates (event, x + left, y + top);
+    gst_cs::navigation_set_coordinates (event, x + left, y + top);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->src_event (trans, event);
 }

@@ -260,7 +260,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   gst_cs::DeviceMapping in;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
-  gboolean ok = in.map (src, GST_MAP_READ, device, waits, &err) &&
+  gboolean ok = in.map (src, GST_MAP_READ, device, stream, waits, &err) &&
                 gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
                     gst_buffer_get_size (src), &region, &err) &&
                 gst_cs_sync_meta_wait (src, stream, &err) &&

@@ -7,6 +7,8 @@
 #include "gstcserror-private.h"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
+#include "gstcsnvcodecstream.hpp"
+#include "gstcsstreamwait-private.h"
 
 #if HAVE_NVCODEC_INTEROP
 #include <cuda.h>
@@ -260,8 +262,8 @@ post_cuda_context (GstElement * element, gint device)
 }
 
 GstBufferPool *
-nvcodec_pool_new (
-    gint device, GstCaps * caps, guint size, guint min, guint max, GError ** error)
+nvcodec_pool_new (gint device, GstCaps * caps, guint size, guint min, guint max,
+    GstQuery * query, GError ** error)
 {
   init_debug ();
   GstCudaContext * ctx = shared_context (device);
@@ -276,10 +278,11 @@ nvcodec_pool_new (
    * nvcodec element has done it yet in this process. */
   gst_cuda_memory_init_once ();
   GstBufferPool * pool = gst_cuda_buffer_pool_new (ctx);
-  gst_object_unref (ctx);
   GstStructure * config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  nvcodec_stream::configure_pool (config, ctx, query);
+  gst_object_unref (ctx);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gchar * str = gst_caps_to_string (caps);
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
@@ -289,6 +292,30 @@ nvcodec_pool_new (
     return NULL;
   }
   return pool;
+}
+
+/* Orders `stream` after the work nvcodec's memory `mem` of `context` may
+ * still have on its own stream (1.24+): on the GPU where that stream is in
+ * the primary context we work in, on the host (counted) otherwise. */
+static bool
+order_after_nvcodec (GstMemory * mem, CUcontext primary, GstMapFlags flags,
+    cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
+{
+  cudaStream_t theirs = nvcodec_stream::of_memory (mem);
+  const bool pending = nvcodec_stream::pending (mem);
+  /* A read waits for pending writes; a write for every use so far (its
+   * readers leave no flag). */
+  if (!theirs || !(pending || (flags & GST_MAP_WRITE)))
+    return true;
+  GstCudaMemory * cmem = GST_CUDA_MEMORY_CAST (mem);
+  if ((CUcontext)gst_cuda_context_get_handle (cmem->context) == primary && stream)
+    return gst_cs_stream_wait_stream (
+        (gint)context_device (cmem->context), stream, theirs, error);
+  if (pending) {
+    gst_cs_host_wait_count (waits);
+    nvcodec_stream::sync_on_host (mem);
+  }
+  return true;
 }
 
 #else /* !HAVE_NVCODEC_INTEROP */
@@ -308,7 +335,7 @@ post_cuda_context (GstElement *, gint)
 {}
 
 GstBufferPool *
-nvcodec_pool_new (gint, GstCaps *, guint, guint, guint, GError ** error)
+nvcodec_pool_new (gint, GstCaps *, guint, guint, guint, GstQuery *, GError ** error)
 {
   g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
       "Built without nvcodec interop (gstreamer-cuda-1.0)");
@@ -319,7 +346,7 @@ nvcodec_pool_new (gint, GstCaps *, guint, guint, guint, GError ** error)
 
 bool
 DeviceMapping::map (GstBuffer * buffer, GstMapFlags flags, gint device,
-    GstCsWaitCounter * waits, GError ** error)
+    cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
 {
   unmap ();
   GstMemory * mem =
@@ -351,19 +378,12 @@ DeviceMapping::map (GstBuffer * buffer, GstMapFlags flags, gint device,
           theirs, GST_OBJECT_NAME (cmem->context), odev, odev);
       return false;
     }
-    /* A CPU write to the memory's staging copy is uploaded (and waited for)
-     * by nvcodec's library when it is mapped for CUDA. */
-    if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_UPLOAD))
+    /* A CPU write to the memory's staging copy is uploaded by nvcodec's
+     * library when it is mapped for CUDA: 1.22 waits for it there, 1.24+
+     * enqueues it on the memory's stream, which we then wait for. */
+    if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_UPLOAD) &&
+        !nvcodec_stream::available ())
       gst_cs_host_wait_count (waits);
-#if GST_CHECK_VERSION(1, 24, 0)
-    /* From 1.24 a producer may push before its stream is done, and says so
-     * with NEED_SYNC. Untested here (only 1.22 is installable): the simple,
-     * correct way, a counted host wait, not an event on our stream. */
-    if (GST_MEMORY_FLAG_IS_SET (mem, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC)) {
-      gst_cs_host_wait_count (waits);
-      gst_cuda_memory_sync (cmem);
-    }
-#endif
     if (!gst_memory_map (mem, &info_, (GstMapFlags)(flags | GST_MAP_CUDA))) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
           "Cannot map nvcodec's CUDA memory for the GPU");
@@ -375,10 +395,15 @@ DeviceMapping::map (GstBuffer * buffer, GstMapFlags flags, gint device,
     device_ = (gint)odev;
     nvcodec_ = true;
     (void)device;
+    if (!order_after_nvcodec (mem, primary, flags, stream, waits, error)) {
+      unmap ();
+      return false;
+    }
     return true;
   }
 #endif
   (void)device;
+  (void)stream;
   (void)waits;
   (void)flags;
   g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
@@ -389,6 +414,20 @@ DeviceMapping::map (GstBuffer * buffer, GstMapFlags flags, gint device,
       mem && mem->allocator ? mem->allocator->mem_type
                             : (gst_buffer_n_memory (buffer) ? "unknown" : "none"));
   return false;
+}
+
+bool
+publish_to_nvcodec (
+    GstBuffer * buffer, cudaEvent_t event, GstCsWaitCounter * waits, GError ** error)
+{
+  GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
+  if (!is_nvcodec_memory (mem))
+    return true;
+  cudaStream_t theirs = nvcodec_stream::of_memory (mem);
+  if (!theirs)
+    return gst_cs_host_wait_event (event, waits, error);
+  nvcodec_stream::set_pending (mem);
+  return GST_CS_CHECK (cudaStreamWaitEvent (theirs, event, 0), error);
 }
 
 void

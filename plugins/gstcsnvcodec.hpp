@@ -8,6 +8,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <cuda_runtime_api.h>
 
 #include "config.h"
 #include "gstcshostwait.h"
@@ -74,13 +75,15 @@ public:
   DeviceMapping & operator= (const DeviceMapping &) = delete;
 
   // Maps the single memory of `buffer` (GST_MAP_READ or GST_MAP_WRITE) for
-  // work on `device`. nvcodec memory of another context of its device is
-  // read in place (docs/cuda-contexts.md); from GStreamer 1.24 on, memory
-  // whose producer left work pending
-  // on its stream (NEED_SYNC) is synchronised first, counted in `waits`.
-  // Fails with a message naming what the buffer holds.
-  bool map (GstBuffer * buffer, GstMapFlags flags, gint device, GstCsWaitCounter * waits,
-      GError ** error);
+  // work on `device` enqueued on `stream`. nvcodec memory of another context
+  // of its device is read in place (docs/cuda-contexts.md). From GStreamer
+  // 1.24 nvcodec memory carries its producer's stream: `stream` waits on the
+  // GPU for the work on it, pending writes (NEED_SYNC) before a read, and
+  // everything before a write (its readers); memory of another context is
+  // synchronised on the host instead, counted in `waits`. Fails with a
+  // message naming what the buffer holds.
+  bool map (GstBuffer * buffer, GstMapFlags flags, gint device, cudaStream_t stream,
+      GstCsWaitCounter * waits, GError ** error);
   void unmap ();
 
   guint8 * data () const { return data_; }
@@ -98,10 +101,22 @@ private:
   bool nvcodec_ = false;
 };
 
+// After our write of `buffer`, recorded as `event` on our stream: where
+// the buffer is nvcodec's memory, hands it on without a host wait where
+// nvcodec orders itself (1.24 and newer: the memory's stream waits for
+// `event` on the GPU, and NEED_SYNC tells its consumers), else (1.22, whose
+// elements read what they get at once) waits on the host for `event`,
+// counted in `waits`. Nothing to do for our own memory.
+bool publish_to_nvcodec (
+    GstBuffer * buffer, cudaEvent_t event, GstCsWaitCounter * waits, GError ** error);
+
 // A pool of nvcodec frames of `caps` on `device`'s shared context, for
-// output to an element that only takes nvcodec's memory. NULL and `error`
-// set when nvcodec's library or the context is not available.
-GstBufferPool * nvcodec_pool_new (
-    gint device, GstCaps * caps, guint size, guint min, guint max, GError ** error);
+// output to an element that only takes nvcodec's memory. From 1.24 its
+// memory carries a stream: that of the pool downstream proposed in `query`
+// (the ALLOCATION query; nvcodec's elements then order their reads without
+// any wait), else one of its own. NULL and `error` set when nvcodec's
+// library or the context is not available.
+GstBufferPool * nvcodec_pool_new (gint device, GstCaps * caps, guint size, guint min,
+    guint max, GstQuery * query, GError ** error);
 
 } // namespace gst_cs

@@ -60,7 +60,7 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
     ScratchPool & pool, GstBuffer ** local, GError ** error)
 {
   DeviceMapping src;
-  if (!src.map (buffer, GST_MAP_READ, device, NULL, error))
+  if (!src.map (buffer, GST_MAP_READ, device, stream, NULL, error))
     return false;
   const gint peer = src.device ();
   allow_peer_copies (device, peer);

@@ -36,8 +36,12 @@ pinned_alloc (std::unique_ptr<GstMemory, MemoryUnref> & memory, gsize bytes)
   GstMapInfo map;
   if (!memory || !gst_memory_map (memory.get (), &map, GST_MAP_READWRITE))
     return nullptr;
+  /* Pinned memory stays where it is for its whole life, so the pointer
+   * outlives the mapping; the map info does not: GStreamer 1.28 clears it
+   * on unmap. */
+  guint8 * data = map.data;
   gst_memory_unmap (memory.get (), &map);
-  return map.data;
+  return data;
 }
 
 } // namespace

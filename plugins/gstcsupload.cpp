@@ -200,7 +200,7 @@ decide_nvcodec_pool (GstCsUpload * self, GstQuery * query, GstCaps * caps,
 {
   GError * err = NULL;
   GstBufferPool * pool =
-      gst_cs::nvcodec_pool_new (device, caps, info->size, min, max, &err);
+      gst_cs::nvcodec_pool_new (device, caps, info->size, min, max, query, &err);
   if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
     if (!err)
       err = g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA,
@@ -316,8 +316,8 @@ upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & 
   gst_cs::DeviceMapping out;
   if (!gst_cs::buffer_layout (
           outbuf, info, &dst_layout, gst_buffer_get_size (outbuf), err) ||
-      !out.map (
-          outbuf, GST_MAP_WRITE, gst_cs_base_transform_get_device (base), NULL, err))
+      !out.map (outbuf, GST_MAP_WRITE, gst_cs_base_transform_get_device (base), stream,
+          gst_cs_base_transform_get_waits (base), err))
     return FALSE;
   guint8 * dst = out.data ();
   if (region.offsets_only)
@@ -417,10 +417,11 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     /* A bounded pool's buffers that the copy threads still read count too. */
     if (ok && inbuf->pool && self->upstream_pool_max)
       self->staged->finish_reading_to (limit - MIN (limit, self->held->size ()));
-    /* nvcodec 1.22 reads its memory as soon as it gets it: the one host
-     * wait of this edge, on this frame's event. */
-    if (ok && self->out_nvcodec)
-      ok = gst_cs_host_wait_event (meta->event, waits, &err);
+    /* Into nvcodec's memory: its stream waits for ours (1.24+), or, for
+     * 1.22, which reads what it gets at once, the one host wait of this
+     * edge. */
+    if (ok)
+      ok = gst_cs::publish_to_nvcodec (outbuf, meta->event, waits, &err);
   }
   input.reset ();
   if (!ok || !meta) {

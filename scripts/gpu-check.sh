@@ -6,13 +6,24 @@
 # Needs the .gpu/ bundle (../shared/gpu/bundle) when the machine has no
 # GStreamer.
 #   scripts/gpu-check.sh [extra command to run after the tests]
-# Env: BUILD_DIR (default /tmp/gcs-build), OUT (default /tmp/gcs-out),
-#   GPU_ARCHS (default 90), MEMCHECK=0 (skip memcheck), MEMCHECK_GPU=N (run
-#   memcheck on GPU N alone, beside the plain run and the extra command, on a
-#   machine with several GPUs), MEMCHECK_SECONDS (its time limit, default 420).
+# Env: BUILD_DIR (default /tmp/gcs-build, or /tmp/gcs-build-VERSION), OUT
+#   (default /tmp/gcs-out), GPU_ARCHS (default 90), MEMCHECK=0 (skip memcheck),
+#   MEMCHECK_GPU=N (run memcheck on GPU N alone, beside the plain run and the
+#   extra command, on a machine with several GPUs), MEMCHECK_SECONDS (its time
+#   limit, default 420), GST_VERSION (another GStreamer than the bundle's
+#   1.22: a version kept in .gst-dist/, a copy of this workplace's
+#   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front).
 set -u
 cd "$(dirname "$0")/.."
 [ -f .gpu/env.sh ] && source .gpu/env.sh
+if [ -n "${GST_VERSION:-}" ]; then
+  [ -f "/tmp/gst-$GST_VERSION/env.sh" ] ||
+    .gst-dist/use "$GST_VERSION" "/tmp/gst-$GST_VERSION" > /dev/null 2>&1 ||
+    { echo "SUMMARY: no GStreamer $GST_VERSION in .gst-dist/ (copy ../shared/gst there)"; exit 1; }
+  # shellcheck disable=SC1090
+  source "/tmp/gst-$GST_VERSION/env.sh"
+  BUILD_DIR=${BUILD_DIR:-/tmp/gcs-build-$GST_VERSION}
+fi
 B=${BUILD_DIR:-/tmp/gcs-build}
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
@@ -56,7 +67,7 @@ if [ "${MEMCHECK:-1}" != 0 ]; then
   if [ -n "${memcheck_pid:-}" ]; then wait "$memcheck_pid"; else memcheck; fi
 fi
 
-echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}"
+echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}, GStreamer $(pkg-config --modversion gstreamer-1.0)"
 grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$OUT/meson-test.txt"
 # The nvcodec interop must be built and its tests must run here, not skip.
 interop=$(meson introspect --buildoptions "$B" 2>/dev/null |
@@ -70,6 +81,8 @@ if grep -qE "torch_gpu" "$OUT/meson-test.txt"; then
   line=$(grep -hE "^torch: [0-9]+ passed" "$OUT/testlog.txt" 2> /dev/null | tail -1)
   echo "--- PyTorch tests: ${line:-no 'torch: N passed' line (skipped or crashed: see testlog.txt)}"
 fi
+# Host waits per frame on each side of each nvcodec edge (tests/interop).
+grep -h "^HOST-WAITS" "$OUT/testlog.txt" 2> /dev/null | sort -u | sed 's/^HOST-WAITS /--- /'
 if [ -f "$OUT/memcheck.rc" ]; then
   echo "--- compute-sanitizer memcheck (exit $(cat "$OUT/memcheck.rc"); 124 = time limit)"
   grep -E "^ *[0-9]+/[0-9]+ " "$OUT/memcheck.txt"

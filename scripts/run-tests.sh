@@ -7,7 +7,16 @@
 # everywhere. Then the tests that run without a GPU (cpu and fakecuda suites)
 # run again in a second build under AddressSanitizer and
 # UndefinedBehaviorSanitizer (SANITIZE=0 skips that).
+#   tests/run.sh [--gst-versions DIR] [meson test arguments]
+# --gst-versions DIR (or GST_VERSIONS_DIR=DIR) also builds and runs the
+# suites that need no GPU against every GStreamer kept in DIR
+# (scripts/gst-versions.sh; CI passes this workplace's ../shared/gst).
 set -euo pipefail
+VERSIONS_DIR=${GST_VERSIONS_DIR:-}
+if [ "${1:-}" = --gst-versions ]; then
+  VERSIONS_DIR=${2:?--gst-versions needs a directory}
+  shift 2
+fi
 source "$(dirname "$0")/setup.sh"
 set +e
 meson test -C "$BUILD_DIR" --print-errorlogs "$@"
@@ -56,7 +65,19 @@ if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
   san_rc=$?
   set -e
 fi
-count "$BUILD_DIR" tests
-[ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ] && count "$SAN_DIR" "tests under ASan+UBSan"
+versions_rc=0
+versions_out=
+if [ -n "$VERSIONS_DIR" ]; then
+  echo "tests: against the GStreamer versions in $VERSIONS_DIR" >&2
+  set +e
+  versions_out=$(PYTHON=${PYTHON:-} "$ROOT/scripts/gst-versions.sh" "$VERSIONS_DIR")
+  versions_rc=$?
+  set -e
+fi
+system_gst=$(pkg-config --modversion gstreamer-1.0 2> /dev/null || echo "?")
+count "$BUILD_DIR" "tests (GStreamer $system_gst, the system's)"
+[ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ] && count "$SAN_DIR" "tests under ASan+UBSan (GStreamer $system_gst)"
+[ -n "$versions_out" ] && echo "$versions_out"
 [ $rc -ne 0 ] && exit $rc
-exit $san_rc
+[ $san_rc -ne 0 ] && exit $san_rc
+exit $versions_rc

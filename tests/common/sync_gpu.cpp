@@ -5,6 +5,7 @@
 
 #include "gstcudastreams.h"
 #include "gstcsmemory-private.h"
+#include "gstcsstreamwait-private.h"
 #include "testutil.h"
 
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
@@ -142,6 +143,52 @@ GST_START_TEST (test_sync_meta_record_copy_wait)
 }
 GST_END_TEST;
 
+/* A stream made to follow another one (nvcodec's, in the plugin) reads what
+ * the other wrote, and the CPU does not wait for it. On the stand-in the
+ * writer's work runs only when something waits for it: without the wait,
+ * the read would see the old bytes every time. The event goes back to its
+ * pool at once; its next use must not move the wait already enqueued. */
+GST_START_TEST (test_stream_wait_stream)
+{
+  cudaStream_t writer = nullptr, reader = nullptr, other = nullptr;
+  for (cudaStream_t * s : { &writer, &reader, &other })
+    fail_unless_equals_int (
+        cudaStreamCreateWithFlags (s, cudaStreamNonBlocking), cudaSuccess);
+  const size_t n = 4096;
+  void * dev = nullptr;
+  guint8 * host = nullptr;
+  fail_unless_equals_int (cudaMalloc (&dev, n), cudaSuccess);
+  fail_unless_equals_int (cudaMallocHost ((void **)&host, n), cudaSuccess);
+  fail_unless_equals_int (cudaMemset (dev, 0x00, n), cudaSuccess);
+  const guint64 waits = gst_cs_host_waits_total ();
+
+  fail_unless_equals_int (cudaMemsetAsync (dev, 0x5a, n, writer), cudaSuccess);
+  GError * err = NULL;
+  fail_unless (
+      gst_cs_stream_wait_stream (0, reader, writer, &err), "%s", err ? err->message : "");
+  /* The same pooled event, recorded again on another stream. */
+  fail_unless (
+      gst_cs_stream_wait_stream (0, other, reader, &err), "%s", err ? err->message : "");
+  fail_unless_equals_int (
+      cudaMemcpyAsync (host, dev, n, cudaMemcpyDeviceToHost, reader), cudaSuccess);
+  fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+  fail_unless (
+      gst_cs_stream_wait_stream (0, reader, reader, &err), "a stream follows itself");
+
+  fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
+  gsize bad = 0;
+  while (bad < n && host[bad] == 0x5a)
+    bad++;
+  fail_unless (bad == n, "byte %zu is 0x%02x: the read ran before the write", bad,
+      bad < n ? host[bad] : 0);
+  fail_unless_equals_int (cudaStreamSynchronize (other), cudaSuccess);
+  cudaFreeHost (host);
+  cudaFree (dev);
+  for (cudaStream_t s : { writer, reader, other })
+    cudaStreamDestroy (s);
+}
+GST_END_TEST;
+
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
@@ -197,6 +244,7 @@ sync_gpu_suite (void)
   tcase_add_test (tc, test_application_stream_through_context);
   tcase_add_test (tc, test_pool_announced_by_have_context);
   tcase_add_test (tc, test_sync_meta_record_copy_wait);
+  tcase_add_test (tc, test_stream_wait_stream);
   tcase_add_test (tc, test_cpu_write_mapping);
   tcase_add_test (tc, test_out_of_memory_error);
   return s;

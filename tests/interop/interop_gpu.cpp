@@ -16,6 +16,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
 #include <glib/gstdio.h>
 
 #include <cuda.h>
@@ -168,11 +169,110 @@ waits_of (const Waits & w, const char * name)
   return it->second;
 }
 
-/* Runs `pipeline` to EOS, failing on an error, and returns our elements'
- * host waits read at EOS (tearing down frees pools, which may wait too). */
-static Waits
-run (GstElement * pipeline, const std::string & what)
+/* GStreamer 1.24 and newer: nvcodec memory carries its stream and the flag
+ * NEED_SYNC, and nvcodec's elements push without waiting and order their
+ * reads by the memory's stream. Our elements then wait for nothing on the
+ * host on either side of an nvcodec edge. */
+static bool
+nvcodec_orders_itself ()
 {
+  guint major, minor, micro, nano;
+  gst_version (&major, &minor, &micro, &nano);
+  return major > 1 || minor >= 24;
+}
+
+/* GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24), by value, as the plugin reads
+ * it whatever headers it was built with. */
+static const guint kNeedSync = GST_MEMORY_FLAG_LAST << 2;
+
+/* nvcodec's host waits for frames that reach its elements with NEED_SYNC
+ * (1.24+): a frame whose flag the element cleared before its next push was
+ * synchronised on the host (gst_cuda_memory_sync, or the synchronous copy
+ * of a download). nvcodec counts nothing itself; this is what the flags
+ * tell. Keyed by element name. */
+struct TheirSyncs {
+  GMutex lock;
+  std::map<std::string, guint64> count;
+  std::map<GstElement *, GstMemory *> arrived;
+  TheirSyncs () { g_mutex_init (&lock); }
+  ~TheirSyncs ()
+  {
+    for (auto & a : arrived)
+      gst_memory_unref (a.second);
+    g_mutex_clear (&lock);
+  }
+};
+static TheirSyncs * their_syncs; /* of the pipeline run() runs */
+
+static GstPadProbeReturn
+on_nvcodec_input (GstPad * pad, GstPadProbeInfo * info, gpointer)
+{
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMemory * mem =
+      buf && gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0) : NULL;
+  if (!mem || !gst_is_cuda_memory (mem) || !GST_MEMORY_FLAG_IS_SET (mem, kNeedSync))
+    return GST_PAD_PROBE_OK;
+  GstElement * e = GST_PAD_PARENT (pad);
+  g_mutex_lock (&their_syncs->lock);
+  GstMemory *& slot = their_syncs->arrived[e];
+  if (slot)
+    gst_memory_unref (slot);
+  slot = gst_memory_ref (mem);
+  g_mutex_unlock (&their_syncs->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+on_nvcodec_output (GstPad * pad, GstPadProbeInfo *, gpointer)
+{
+  GstElement * e = GST_PAD_PARENT (pad);
+  g_mutex_lock (&their_syncs->lock);
+  auto it = their_syncs->arrived.find (e);
+  if (it != their_syncs->arrived.end ()) {
+    guint64 & n = their_syncs->count[GST_OBJECT_NAME (e)];
+    if (!GST_MEMORY_FLAG_IS_SET (it->second, kNeedSync))
+      n++;
+    gst_memory_unref (it->second);
+    their_syncs->arrived.erase (it);
+  }
+  g_mutex_unlock (&their_syncs->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Watches every nvcodec element of `pipeline` with a sink and a src pad. */
+static void
+watch_nvcodec (GstElement * pipeline)
+{
+  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline));
+  GValue v = G_VALUE_INIT;
+  while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
+    GstElement * e = GST_ELEMENT (g_value_get_object (&v));
+    GstPad * sink = gst_element_get_static_pad (e, "sink");
+    GstPad * src = gst_element_get_static_pad (e, "src");
+    if (plugin_of (e) == "nvcodec" && sink && src) {
+      their_syncs->count[GST_OBJECT_NAME (e)] = 0;
+      gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, on_nvcodec_input, NULL, NULL);
+      gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER, on_nvcodec_output, NULL, NULL);
+    }
+    if (sink)
+      gst_object_unref (sink);
+    if (src)
+      gst_object_unref (src);
+    g_value_reset (&v);
+  }
+  g_value_unset (&v);
+  gst_iterator_free (it);
+}
+
+/* Runs `pipeline` to EOS, failing on an error, and returns our elements'
+ * host waits read at EOS (tearing down frees pools, which may wait too).
+ * nvcodec's elements' host syncs of NEED_SYNC frames go to `theirs`. */
+static Waits
+run (GstElement * pipeline, const std::string & what, Waits * theirs = nullptr)
+{
+  TheirSyncs syncs;
+  their_syncs = &syncs;
+  watch_nvcodec (pipeline);
   GstBus * bus = gst_element_get_bus (pipeline);
   std::string error, warnings;
   if (gst_element_set_state (pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
@@ -210,6 +310,9 @@ run (GstElement * pipeline, const std::string & what)
   Waits w = our_waits (pipeline);
   gst_object_unref (bus);
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (theirs)
+    *theirs = syncs.count;
+  their_syncs = nullptr;
   fail_unless (
       error.empty (), "%s [%s]: %s", what.c_str (), order ().c_str (), error.c_str ());
   return w;
@@ -232,24 +335,33 @@ origins (GstElement * pipeline, std::initializer_list<const char *> names)
   return s;
 }
 
-/* Prints "label: crop 0.00/frame, download 1.00/frame" (our elements only;
- * nvcodec's do not count theirs). */
+/* Prints "label: crop 0.00/frame, download 1.00/frame (nvcodec)": our
+ * elements' counts, and for nvcodec's the host syncs of NEED_SYNC frames
+ * seen in `theirs` (1.24+; 1.22's nvcodec synchronises after every
+ * operation and says nothing). */
 static void
 print_waits (const std::string & label, const Waits & w,
-    std::initializer_list<std::pair<const char *, const char *>> roles, guint frames)
+    std::initializer_list<std::pair<const char *, const char *>> roles, guint frames,
+    const Waits & theirs = {})
 {
+  guint major, minor, micro, nano;
+  gst_version (&major, &minor, &micro, &nano);
   std::string line = label + " [" + order () + "]:";
   bool first = true;
   for (auto & r : roles) {
     auto it = w.find (r.first);
-    gchar * fig = it == w.end ()
-                      ? g_strdup ("n/a (not ours)")
-                      : g_strdup_printf ("%.2f/frame", (double)it->second / frames);
+    auto t = theirs.find (r.first);
+    gchar * fig =
+        it != w.end () ? g_strdup_printf ("%.2f/frame", (double)it->second / frames)
+        : t != theirs.end ()
+            ? g_strdup_printf ("%.2f/frame (nvcodec)", (double)t->second / frames)
+            : g_strdup ("n/a (nvcodec)");
     line += std::string (first ? " " : ", ") + r.second + " " + fig;
     g_free (fig);
     first = false;
   }
-  std::printf ("HOST-WAITS %s (%u frames)\n", line.c_str (), frames);
+  std::printf ("HOST-WAITS GStreamer %u.%u.%u %s (%u frames)\n", major, minor, micro,
+      line.c_str (), frames);
 }
 
 /* --- comparisons --------------------------------------------------------- */
@@ -371,7 +483,8 @@ h264_stream (gint w, gint h, const char * profile, gint frames)
 /* Snow frames of NV12 640x480 teed into videocrop and `chain`, compared. */
 static void
 check_beside_videocrop (const std::string & chain, const Crop & crop, const char * label,
-    Waits * waits_out, guint * frames_out, std::initializer_list<const char *> names)
+    Waits * waits_out, guint * frames_out, std::initializer_list<const char *> names,
+    Waits * theirs = nullptr)
 {
   const gint frames = 30;
   gchar * desc = g_strdup_printf (
@@ -388,7 +501,7 @@ check_beside_videocrop (const std::string & chain, const Crop & crop, const char
   Captured ref, out;
   capture_copies (p, "ref", &ref);
   capture_copies (p, "out", &out);
-  Waits w = run (p, what);
+  Waits w = run (p, what, theirs);
   gst_object_unref (p);
   fail_unless (ref.buffers.size () == (guint)frames, "%s: %zu reference frames",
       what.c_str (), ref.buffers.size ());
@@ -402,18 +515,24 @@ check_beside_videocrop (const std::string & chain, const Crop & crop, const char
 GST_START_TEST (test_upload_crop_download)
 {
   check_scan_order ();
-  Waits w;
+  Waits w, theirs;
   guint n = 0;
   check_beside_videocrop ("cudaupload name=up ! cudacrop name=crop left=10 ! "
                           "cudadownload name=down",
       Crop{ 10, 0, 0, 0 }, "a. cudaupload ! cudacrop left=10 ! cudadownload", &w, &n,
-      { "up", "crop", "down" });
+      { "up", "crop", "down" }, &theirs);
   print_waits ("cudaupload ! cudacrop ! cudadownload NV12 640x480", w,
-      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n);
+      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
   if (w.count ("down"))
     fail_unless (waits_of (w, "down") <= n,
         "our cudadownload waited %" G_GUINT64_FORMAT " times for %u frames",
         waits_of (w, "down"), n);
+  /* Between nvcodec's upload and download (1.24+), our crop waits for
+   * nothing on the host. */
+  if (nvcodec_orders_itself ())
+    fail_unless (waits_of (w, "crop") == 0,
+        "cudacrop between nvcodec's elements waited %" G_GUINT64_FORMAT " times",
+        waits_of (w, "crop"));
 }
 
 GST_END_TEST;
@@ -451,7 +570,8 @@ check_decode (const std::string & file, const char * label, const Crop & crop)
   capture_copies (p, "ref", &ref);
   capture_copies (p, "out1", &out1);
   capture_copies (p, "out2", &out2);
-  Waits w = run (p, what);
+  Waits theirs;
+  Waits w = run (p, what, &theirs);
   const bool down1_ours = w.count ("down1") > 0;
   gst_object_unref (p);
 
@@ -461,7 +581,7 @@ check_decode (const std::string & file, const char * label, const Crop & crop)
 
   const guint n = ref.buffers.size ();
   print_waits (std::string ("nvh264dec ! cudacrop ! cudadownload ") + label, w,
-      { { "crop1", "crop" }, { "down1", "download" } }, n);
+      { { "crop1", "crop" }, { "down1", "download" } }, n, theirs);
   print_waits (std::string ("nvh264dec ! cudastreamscrop ! cudastreamsdownload ") + label,
       w, { { "crop2", "crop" }, { "down2", "download" } }, n);
   /* Entering from nvcodec costs no host wait; leaving to nvcodec (its
@@ -469,11 +589,16 @@ check_decode (const std::string & file, const char * label, const Crop & crop)
   fail_unless (waits_of (w, "crop2") == 0,
       "%s: cudastreamscrop fed by nvh264dec waited %" G_GUINT64_FORMAT " times",
       what.c_str (), waits_of (w, "crop2"));
-  fail_unless (waits_of (w, "crop1") <= (down1_ours ? 0 : n),
+  /* Into nvcodec's cudadownload: 1.22 reads what it gets at once (one wait
+   * per frame in ours); from 1.24 its stream waits for ours on the GPU. */
+  const bool none = down1_ours || nvcodec_orders_itself ();
+  fail_unless (waits_of (w, "crop1") <= (none ? 0 : n),
       "%s: cudacrop fed by nvh264dec waited %" G_GUINT64_FORMAT " times for %u frames "
       "(downstream %s)",
       what.c_str (), waits_of (w, "crop1"), n,
-      down1_ours ? "ours: 0 allowed" : "nvcodec");
+      down1_ours ? "ours: 0 allowed"
+      : none     ? "nvcodec >= 1.24: 0 allowed"
+                 : "nvcodec 1.22");
   fail_unless (waits_of (w, "down2") <= n,
       "%s: cudastreamsdownload waited %" G_GUINT64_FORMAT " times for %u frames",
       what.c_str (), waits_of (w, "down2"), n);
@@ -520,18 +645,26 @@ GST_START_TEST (test_ours_into_nvcodec_download)
         feature_plugin ("cudadownload").c_str ());
     return;
   }
-  Waits w;
+  Waits w, theirs;
   guint n = 0;
   check_beside_videocrop ("cudastreamsupload name=up ! cudastreamscrop name=crop " +
                               crop.props () + " ! cudadownload name=down",
       crop, "c. cudastreamsupload ! cudastreamscrop ! cudadownload (nvcodec)", &w, &n,
-      { "up", "crop", "down" });
+      { "up", "crop", "down" }, &theirs);
   print_waits ("cudastreamsupload ! cudastreamscrop ! cudadownload(nvcodec)", w,
-      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n);
-  fail_unless (waits_of (w, "up") <= n && waits_of (w, "crop") <= n,
-      "more than one host wait per frame: upload %" G_GUINT64_FORMAT
-      ", crop %" G_GUINT64_FORMAT " for %u frames",
-      waits_of (w, "up"), waits_of (w, "crop"), n);
+      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
+  /* 1.22: the crop waits once per frame before it hands nvcodec a frame.
+   * 1.24+: nvcodec's stream waits for ours on the GPU; its download then
+   * waits on the host for its own copy, as ours does. */
+  const guint allowed = nvcodec_orders_itself () ? 0 : n;
+  fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
+      "host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
+      " for %u frames (allowed: %u each)",
+      waits_of (w, "up"), waits_of (w, "crop"), n, allowed);
+  if (nvcodec_orders_itself ())
+    fail_unless (theirs["down"] <= n,
+        "nvcodec's cudadownload synchronised %" G_GUINT64_FORMAT " times for %u frames",
+        theirs["down"], n);
 }
 
 GST_END_TEST;

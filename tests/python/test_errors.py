@@ -93,7 +93,8 @@ def check_timeout():
 
 
 def check_closed():
-    p = cudastreams.Pipeline("videotestsrc num-buffers=1 ! appsink")
+    p = cudastreams.Pipeline(
+        "videotestsrc num-buffers=1 ! video/x-raw,format=GRAY8,width=320,height=240 ! appsink")
     f = p.pull()
     p.close()
     p.close()

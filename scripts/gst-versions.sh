@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The tests that need no GPU (suites cpu and fakecuda, the Python module's
+# among them) against every GStreamer kept in DIR, one build directory each.
+#   scripts/gst-versions.sh DIR
+# DIR holds gst-VERSION.tar.xz and a `use` script that unpacks one into a
+# folder with an env.sh (this workplace's ../shared/gst; see its README).
+# Called by scripts/run-tests.sh for `tests/run.sh --gst-versions DIR`.
+# Prints one line per version last; exits 1 if any version failed.
+# Env: PYTHON (the interpreter for the Python module, from setup.sh),
+#   GST_VERSIONS (a space-separated subset, default: every tarball in DIR).
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DIR=$(cd "${1:?usage: gst-versions.sh DIR}" && pwd) || exit 2
+[ -x "$DIR/use" ] || { echo "gst-versions: $DIR has no 'use' script" >&2; exit 2; }
+
+versions=${GST_VERSIONS:-$(cd "$DIR" && ls gst-*.tar.xz 2>/dev/null | sed 's/^gst-//; s/\.tar\.xz$//' | sort -V)}
+[ -n "$versions" ] || { echo "gst-versions: no gst-*.tar.xz in $DIR" >&2; exit 2; }
+
+# The counts of one meson test log, as "N passed, N failed, N skipped".
+count() {
+  python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+c = {}
+for line in open(sys.argv[1]):
+    r = json.loads(line)["result"]
+    c[r] = c.get(r, 0) + 1
+ok = c.get("OK", 0) + c.get("EXPECTEDFAIL", 0)
+bad = sum(v for k, v in c.items() if k not in ("OK", "EXPECTEDFAIL", "SKIP"))
+print(f"{ok} passed, {bad} failed, {c.get('SKIP', 0)} skipped")
+PY
+}
+
+# One version: unpack (once per tarball), configure, build, test. Runs in a
+# subshell, so that its env.sh does not leak into the next version's.
+one() (
+  local v=$1 gst=$ROOT/.gst/$1 build=$ROOT/build-gst-$1 log=$ROOT/build-gst-$1.log
+  if [ ! -f "$gst/env.sh" ] || [ "$DIR/gst-$v.tar.xz" -nt "$gst/env.sh" ]; then
+    "$DIR/use" "$v" "$gst" > "$log" 2>&1 || { echo "unpack failed (see $log)"; return 1; }
+  fi
+  # shellcheck disable=SC1091
+  source "$gst/env.sh"
+  # The stand-in and the CPU tests need no real GPU code: one architecture.
+  local args=(-Dgpu_archs=75 -Dnvcodec_interop=auto ${PYTHON:+-Dpython=$PYTHON})
+  if [ -f "$build/build.ninja" ]; then
+    meson setup --reconfigure "$build" "$ROOT" "${args[@]}" >> "$log" 2>&1
+  else
+    meson setup "$build" "$ROOT" "${args[@]}" >> "$log" 2>&1
+  fi || { echo "configure failed (see $log)"; return 1; }
+  ninja -C "$build" >> "$log" 2>&1 || { echo "build failed (see $log)"; return 1; }
+  # The format check reads the sources, not GStreamer: once is enough (the
+  # system build runs it).
+  meson test -C "$build" --suite cpu --suite fakecuda --no-suite format --print-errorlogs \
+    >> "$log" 2>&1
+  local rc=$?
+  # auto resolves at configure time; config.h says what it became.
+  local interop="off (no gstreamer-cuda-1.0)"
+  grep -q "HAVE_NVCODEC_INTEROP 1" "$build/config.h" && interop=on
+  echo "$(count "$build"); nvcodec interop $interop"
+  [ $rc -eq 0 ] || { grep -E "^ *[0-9]+/[0-9]+ .* (FAIL|ERROR|TIMEOUT)" "$log" | head -20 >&2; return 1; }
+)
+
+lines=()
+rc=0
+for v in $versions; do
+  echo "gst-versions: GStreamer $v (build-gst-$v/)" >&2
+  if out=$(one "$v"); then
+    lines+=("GStreamer $v: $out")
+  else
+    lines+=("GStreamer $v: FAILED: $out")
+    rc=1
+  fi
+done
+printf '%s\n' "${lines[@]}"
+exit $rc
