@@ -6,16 +6,19 @@
 
 One panel per source kind (pinned, recurring, oneshot, imagefreeze, any other
 in the CSV). Each row
-is a case (case, format, size): two bars, this project and GStreamer's
-nvcodec, as a percentage of the PCIe copy limit measured in the same run for
-the same transfers (the 100% line), the frames/s written beside each bar.
-A row without a copy limit says so; a missing nvcodec figure shows as "n/a".
+is a case (case, format, size): a bar for this project and one for each
+version of GStreamer's nvcodec in the CSV (its nvcodec_<version>_fps columns;
+a CSV of older runs has only nvcodec_fps, GStreamer 1.22's), as a percentage
+of the PCIe copy limit measured in the same run for the same transfers (the
+100% line), the frames/s written beside each bar. A row without a copy limit
+says so; a missing nvcodec figure shows as "n/a".
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib). pipelines/bench
 calls it when matplotlib is there; otherwise run it on its CSV elsewhere.
 """
 import argparse
 import csv
+import re
 
 import matplotlib
 
@@ -37,8 +40,12 @@ SOURCE = {"pinned": "pinned source: the producer writes into the pool cudaupload
           "pageable": "pageable source (older builds): frames in ordinary malloc'd memory"}
 SOURCES = ["pinned", "recurring", "oneshot", "imagefreeze", "pageable"]
 TITLE = "gst-cudastreams vs nvcodec: how close each gets to the copy limit"
-OURS, PEER = "#2a7ab9", "#c9622b"
-BAR = 0.38
+OURS = "#2a7ab9"
+# nvcodec versions, oldest first: the first keeps the colour of the charts
+# made when only 1.22 was measured.
+PEERS = ["#c9622b", "#7b4fa0", "#3f9a5a", "#b0467c"]
+ROW = 0.76  # of a row's height, shared by its bars
+OLD_PEER = ("nvcodec_fps", "1.22")
 
 
 def num(v):
@@ -60,16 +67,32 @@ def label(r):
     return text + (f"  (limit {lim:,.0f} fps)" if lim else "  (no limit measured)")
 
 
-def draw_panel(ax, source, rows, xmax):
+def peer_columns(fields):
+    """The nvcodec series in the CSV, oldest first: [(column, version)]."""
+    cols = [(f, m.group(1)) for f in fields
+            for m in [re.fullmatch(r"nvcodec_(\d[\w.]*)_fps", f)] if m]
+    cols.sort(key=lambda cv: tuple(int(x) for x in re.findall(r"\d+", cv[1])))
+    return cols or ([OLD_PEER] if OLD_PEER[0] in fields else [])
+
+
+def series(peers):
+    """(column, colour, name) of every bar of a row: ours, then each nvcodec."""
+    return [("ours_fps", OURS, "ours")] + [
+        (col, PEERS[i % len(PEERS)], f"nvcodec {v}") for i, (col, v) in enumerate(peers)]
+
+
+def draw_panel(ax, source, rows, xmax, peers):
     ys = range(len(rows))
+    bars = series(peers)
+    bar = ROW / len(bars)
     for y, r in zip(ys, rows):
         lim = num(r.get("limit_fps"))
-        ours, peer = num(r.get("ours_fps")), num(r.get("nvcodec_fps"))
-        for dy, fps, color, who in ((-BAR / 2, ours, OURS, "ours"),
-                                    (BAR / 2, peer, PEER, "nvcodec")):
+        for i, (col, color, who) in enumerate(bars):
+            fps = num(r.get(col))
+            dy = (i - (len(bars) - 1) / 2) * bar
             p = pct(fps, lim)
             if p is not None:
-                ax.barh(y + dy, min(p, xmax), BAR, color=color)
+                ax.barh(y + dy, min(p, xmax), bar, color=color)
                 # White behind the text, so the 100% line does not cross it.
                 ax.text(min(p, xmax) + 0.8, y + dy, f"{fps:,.0f} fps · {p:.0f}%", va="center",
                         fontsize=7, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.3})
@@ -98,7 +121,9 @@ def main():
     ap.add_argument("--title", default="", help="the GPU and date, e.g. 'NVIDIA H200, 2026-11-21'")
     a = ap.parse_args()
     with open(a.csv, encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        peers = peer_columns(reader.fieldnames or [])
     for r in rows:
         for k in ("case", "format", "size", "source"):
             r[k] = r.get(k) or "?"
@@ -107,7 +132,7 @@ def main():
     panels = [(s, [r for r in rows if r["source"] == s]) for s in sources]
 
     values = [pct(num(r.get(k)), num(r.get("limit_fps")))
-              for r in rows for k in ("ours_fps", "nvcodec_fps")]
+              for r in rows for k, _, _ in series(peers)]
     # Room right of the longest bar for its label; bars past 160% are cut there.
     xmax = min(160, max([110] + [v + 30 for v in values if v is not None]))
 
@@ -121,22 +146,28 @@ def main():
         return
 
     heights = [len(p) for _, p in panels]
-    height = 1.6 + 0.36 * sum(heights) + 0.5 * len(heights)
+    # As tall a bar as with two bars a row (0.36 in a row), however many.
+    legend = 0.15 * (2 + len(peers))
+    height = 1.15 + legend + 0.18 * len(series(peers)) * sum(heights) + 0.5 * len(heights)
     fig, axes = plt.subplots(len(heights), 1, sharex=True, squeeze=False, figsize=(10, height),
                              gridspec_kw={"height_ratios": heights})
     for ax, (source, prows) in zip(axes[:, 0], panels):
-        draw_panel(ax, source, prows, xmax)
+        draw_panel(ax, source, prows, xmax, peers)
     bottom = axes[-1, 0]
     bottom.set_xlabel("frames/s as % of the PCIe copy limit for the same transfers, measured "
                       "in the same run (dashed line = 100%)", fontsize=8.5)
-    handles = [plt.Rectangle((0, 0), 1, 1, color=OURS), plt.Rectangle((0, 0), 1, 1, color=PEER)]
-    fig.legend(handles, ["gst-cudastreams (this project; cudadownload max-in-flight=3 "
-                         "unless the row says otherwise)",
-                         "GStreamer 1.22 nvcodec (up→crop→down: nvcodec up→down, then "
-                         "videocrop on the CPU)"],
-               loc="lower left", bbox_to_anchor=(0.01, 0), ncol=1, fontsize=8, frameon=False)
-    fig.suptitle(TITLE + (f"\n{a.title}" if a.title else ""), fontsize=11, x=0.01, ha="left")
-    fig.tight_layout(rect=(0, 0.45 / height, 1, 1))  # 0.45 in for the legend
+    handles = [plt.Rectangle((0, 0), 1, 1, color=color) for _, color, _ in series(peers)]
+    names = ["gst-cudastreams (this project; cudadownload max-in-flight=3 "
+             "unless the row says otherwise)"]
+    names += [f"GStreamer {v} nvcodec (up→crop→down: nvcodec up→down, then videocrop on "
+              f"the CPU)" for _, v in peers]
+    fig.legend(handles, names, loc="lower left", bbox_to_anchor=(0.01, 0), ncol=1, fontsize=8,
+               frameon=False)
+    # A plain text, not a suptitle: matplotlib versions differ in whether
+    # tight_layout makes room for a suptitle; the rect below does it for all.
+    fig.text(0.01, 1 - 0.1 / height, TITLE + (f"\n{a.title}" if a.title else ""), fontsize=11,
+             ha="left", va="top")
+    fig.tight_layout(rect=(0, legend / height, 1, 1 - 0.6 / height))  # legend, title
     fig.savefig(a.png, dpi=120)
 
 

@@ -4,14 +4,19 @@
 
     report.py RAW.jsonl COPY_LIMITS.txt OUT.csv [--gpu "name, driver"] [--date D]
 
-RAW.jsonl holds the "RESULT {json}" lines of gcs-bench (tags impl=ours|nvcodec|cpu
-and case=...), COPY_LIMITS.txt the output of gcs-copy-limits. Rows are our
-cases; the nvcodec and CPU figures of the same case, format, size and source,
-and the copy limit that case faces, stand beside them.
+RAW.jsonl holds the "RESULT {json}" lines of gcs-bench (tags impl=ours|nvcodec|
+nvcodec-<version>|cpu, case=..., and peer_version=<version> for the nvcodec
+ones), COPY_LIMITS.txt the output of gcs-copy-limits. Rows are our cases; the
+figures of every nvcodec version measured and the CPU's for the same case,
+format, size and source, and the copy limit that case faces, stand beside them.
+The ratios to nvcodec (×nvcodec, limit/nvcodec and the targets on them) are
+against the newest nvcodec that has a figure for the row; the table and the
+summary say where that is an older one.
 """
 import argparse
 import csv
 import json
+import re
 import sys
 
 # The targets the benchmark was written against.
@@ -56,6 +61,39 @@ DECODE_IMPL_LABEL = {
     "ours": "nvh264dec ! cudastreamscrop ! cudastreamsdownload",
     "nvcodec": "nvh264dec ! cudadownload ! videocrop (CPU)",
 }
+# GStreamer's nvcodec: impl "nvcodec" is the one of the GStreamer the
+# benchmark runs on (1.22), "nvcodec-<version>" a newer one (BENCH_PEER_GST).
+# Results from before peer_version was recorded are of 1.22.
+PEER = "nvcodec"
+OLD_PEER_VERSION = "1.22"
+
+
+def is_peer(impl):
+    return impl == PEER or (impl or "").startswith(PEER + "-")
+
+
+def version_key(v):
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+def peer_versions(results):
+    """The nvcodec implementations measured, oldest first: [(impl, version)]."""
+    seen = {}
+    for (impl, *_), r in results.items():
+        if is_peer(impl) and (r.get("peer_version") or impl not in seen):
+            seen[impl] = (r.get("peer_version") or seen.get(impl)
+                          or (impl[len(PEER) + 1:] if impl != PEER else OLD_PEER_VERSION))
+    # One column per version: two impls of one version (pipelines/bench never
+    # makes them) would mix their rows; the first by name is kept.
+    by_version = {}
+    for impl, v in sorted(seen.items()):
+        by_version.setdefault(v, impl)
+    return sorted(((i, v) for v, i in by_version.items()), key=lambda iv: version_key(iv[1]))
+
+
+def peer_label(impl, peers):
+    """ "nvcodec 1.28.6" for any nvcodec impl; other impls as they are."""
+    return f"{PEER} {dict(peers)[impl]}" if impl in dict(peers) else impl
 
 
 def load_results(path):
@@ -141,7 +179,12 @@ def evaluate_waits(case, r):
             and rest <= WAIT_TOLERANCE)
 
 
-def build_rows(results, limits):
+def peer_key(version, what="fps"):
+    """The row's (and CSV's) column of one nvcodec version: nvcodec_1.28.6_fps."""
+    return f"{PEER}_{version}_{what}"
+
+
+def build_rows(results, limits, peers):
     rows = []
     keys = sorted({k[1:] for k in results if k[0] == "ours" and k[1] not in DECODE_CASES},
                   key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99,
@@ -151,12 +194,18 @@ def build_rows(results, limits):
     for case, fmt, size, source in keys:
         ours = results[("ours", case, fmt, size, source)]
         peer_case = VARIANT_OF.get(case, case)
-        nv = results.get(("nvcodec", peer_case, fmt, size, source))
+        # Every nvcodec's figure; the ratios are against the newest that has one.
+        by_version = {v: results.get((impl, peer_case, fmt, size, source)) for impl, v in peers}
+        nv, nv_version = None, None
+        for _, v in peers:
+            r = by_version[v]
+            if r and r["status"] == "ok" and r.get("fps"):
+                nv, nv_version = r, v
         cpu = results.get(("cpu", case, fmt, size, source))
         lim = limit_for(limits, peer_case, fmt, size, source)
         ok = ours["status"] == "ok"
         fps = ours.get("fps") if ok else None
-        nv_fps = nv.get("fps") if nv and nv["status"] == "ok" else None
+        nv_fps = nv.get("fps") if nv else None
         row = {
             "case": case, "format": fmt, "size": size, "source": source,
             "status": ours["status"] if ok else f'{ours["status"]}: {ours.get("reason", "")}',
@@ -170,13 +219,24 @@ def build_rows(results, limits):
             "nvcodec_fps": nv_fps,
             "nvcodec_cpu_us": nv.get("cpu_us") if nv_fps else None,
             "nvcodec_src_mem": nv.get("src_mem", "") if nv else "",
+            # Which nvcodec the three above and the ratios are of.
+            "nvcodec_version": nv_version,
+        }
+        for v, r in by_version.items():
+            good = r is not None and r["status"] == "ok"
+            row[peer_key(v)] = r.get("fps") if good else None
+            row[peer_key(v, "cpu_us")] = r.get("cpu_us") if good else None
+            row[peer_key(v, "src_mem")] = r.get("src_mem", "") if r else ""
+            # Table only (not in the CSV): its status where it ran and failed.
+            row.setdefault("_peer_status", {})[v] = r["status"] if r else None
+        row.update({
             "ratio": fps / nv_fps if fps and nv_fps else None,
             # The most any implementation could beat nvcodec by: the copy limit.
             "max_ratio": lim["fps"] / nv_fps if lim and nv_fps else None,
             "videocrop_fps": cpu.get("fps") if cpu and cpu["status"] == "ok" else None,
             "limit_fps": lim["fps"] if lim else None,
             "pct_limit": 100 * fps / lim["fps"] if fps and lim else None,
-        }
+        })
         row["targets"] = targets_of(row, ours)
         rows.append(row)
     return rows
@@ -241,13 +301,36 @@ COLUMNS = [
 ]
 
 
-def cell(row, key):
+def columns(peers):
+    """COLUMNS with one fps column per nvcodec version measured (none: the
+    one "nvcodec fps", all n/a). With more than one, the ratio columns name
+    the newest, which they are against unless a cell says "(vs older)"."""
+    cols = []
+    for key, head in COLUMNS:
+        if key == "nvcodec_fps" and peers:
+            cols += [(peer_key(v), f"nvcodec {v} fps") for _, v in peers]
+        elif key in ("ratio", "max_ratio") and len(peers) > 1:
+            cols.append((key, f"{head} {peers[-1][1]}"))
+        else:
+            cols.append((key, head))
+    return cols
+
+
+def cell(row, key, newest=None):
+    """A table cell. newest: the newest nvcodec version, where more than one
+    was measured: ratios against an older one say so."""
     v = row[key]
     if key == "case":
         return CASE_LABEL.get(v, v)
+    if key.startswith(PEER + "_") and key.endswith("_fps") and key != "nvcodec_fps":
+        status = row.get("_peer_status", {}).get(key[len(PEER) + 1:-len("_fps")])
+        return status if v is None and status not in (None, "ok") else fmt_num(v)
     if key in ("ours_fps", "nvcodec_fps", "videocrop_fps", "limit_fps", "pct_limit"):
         return fmt_num(v)
-    if key in ("ours_gbps", "ours_cpu_us", "ratio", "max_ratio"):
+    if key in ("ratio", "max_ratio"):
+        older = newest and v is not None and row["nvcodec_version"] != newest
+        return fmt_num(v, 1) + (f" (vs {row['nvcodec_version']})" if older else "")
+    if key in ("ours_gbps", "ours_cpu_us"):
         return fmt_num(v, 1)
     if key == "ours_waits":
         pool = row.get("pool_waits") or 0
@@ -257,12 +340,14 @@ def cell(row, key):
     return str(v) if v is not None else "n/a"
 
 
-def table(rows):
+def table(rows, peers):
     """A Markdown table, so README.md can carry it as printed."""
-    head = [h for _, h in COLUMNS]
+    cols = columns(peers)
+    newest = peers[-1][1] if len(peers) > 1 else None
+    head = [h for _, h in cols]
     body = []
     for r in rows:
-        cells = [cell(r, k) for k, _ in COLUMNS]
+        cells = [cell(r, k, newest) for k, _ in cols]
         if r["ours_fps"] is None:
             cells[4] = "n/a" if r["status"].startswith("missing") else "error"
         body.append(cells)
@@ -274,17 +359,21 @@ def table(rows):
     return "\n".join(out)
 
 
-def decode_rows(results):
-    """The decode cases: one row per implementation, ours first."""
+def decode_rows(results, peers):
+    """The decode cases: one row per implementation, ours first, then the
+    nvcodecs oldest first."""
+    order = {impl: i for i, (impl, _) in enumerate(peers)}
     rows = []
     for (impl, case, fmt, size, source), r in sorted(
-            results.items(), key=lambda kv: (kv[0][1], kv[0][0] != "ours", kv[0][0])):
+            results.items(), key=lambda kv: (kv[0][1], kv[0][0] != "ours",
+                                             order.get(kv[0][0], len(order)), kv[0][0])):
         if case not in DECODE_CASES:
             continue
         ok = r["status"] == "ok"
         rows.append({
-            "case": case, "impl": impl, "size": size,
-            "pipeline": DECODE_IMPL_LABEL.get(impl, r.get("pipeline", "")),
+            "case": case, "impl": impl, "size": size, "who": peer_label(impl, peers),
+            "pipeline": DECODE_IMPL_LABEL.get(PEER if is_peer(impl) else impl,
+                                              r.get("pipeline", "")),
             "fps": r.get("fps") if ok else None,
             "cpu_us": r.get("cpu_us") if ok else None,
             # nvcodec's elements count no host waits: n/a, not 0.
@@ -301,7 +390,7 @@ def decode_table(rows):
     body = []
     for r in rows:
         waits = "n/a" if r["waits"] is None else f'{r["waits"]:.2f} ({r["waits_detail"]})'
-        body.append([r["case"], r["impl"], r["size"], r["pipeline"],
+        body.append([r["case"], r["who"], r["size"], r["pipeline"],
                      fmt_num(r["fps"]) if r["fps"] is not None else r["status"],
                      fmt_num(r["cpu_us"], 1), waits if r["fps"] is not None else "n/a",
                      r["elements"]])
@@ -311,22 +400,46 @@ def decode_table(rows):
     return "\n".join(out + [line(b) for b in body])
 
 
-def decode_summary(rows):
+def decode_summary(rows, peers):
     by = {r["impl"]: r for r in rows if r["case"] == "decode-crop"}
-    o, n = by.get("ours"), by.get("nvcodec")
+    o = by.get("ours")
     if not o:
         return []
     if o["fps"] is None:
         return [f"  decode→crop→download 4K: ours {o['status']}"]
     text = (f"  decode→crop→download 4K: ours {o['fps']:,.0f} fps, {o['cpu_us']:.0f} µs CPU/f, "
             f"{o['waits']:.2f} host waits/f")
-    if n and n["fps"]:
-        text += (f"; nvcodec-only {n['fps']:,.0f} fps, {n['cpu_us']:.0f} µs CPU/f "
-                 f"({o['fps'] / n['fps']:.1f}× the fps)")
+    # Each nvcodec measured, oldest first: the last is the newest.
+    for impl, v in peers:
+        n = by.get(impl)
+        if n and n["fps"]:
+            text += (f"; nvcodec-only ({v}) {n['fps']:,.0f} fps, {n['cpu_us']:.0f} µs CPU/f "
+                     f"({o['fps'] / n['fps']:.1f}× the fps)")
     return [text]
 
 
-def summary(rows, limits):
+def against(rows, peers):
+    """Which nvcodec the ratios of ROWS are against: "nvcodec 1.28.6", and
+    where some rows fell back to an older one for want of a figure, how many."""
+    if not peers:
+        return PEER
+    newest = peers[-1][1]
+    used = {}
+    for r in rows:
+        if r["nvcodec_version"]:
+            used[r["nvcodec_version"]] = used.get(r["nvcodec_version"], 0) + 1
+    head = max(used, key=version_key) if used else newest
+    older = [f"{v} in {n} row{'s' if n > 1 else ''}" for v, n in
+             sorted(used.items(), key=lambda vn: version_key(vn[0])) if v != head]
+    text = f"{PEER} {head}"
+    if head != newest:
+        text += f" ({newest} has no figure for {'them' if len(rows) > 1 else 'it'})"
+    if older:
+        text += f" ({', '.join(older)} where {head} has no figure)"
+    return text
+
+
+def summary(rows, limits, peers):
     out = []
     by = {(r["case"], r["format"], r["size"], r["source"]): r for r in rows}
     for key, t in TARGET_FPS.items():
@@ -346,7 +459,7 @@ def summary(rows, limits):
             if not r or r["pct_limit"] is None:
                 out.append(f"  {name} ≥{share:.0%} of pinned duplex: n/a")
                 continue
-            ratio = (f", {r['ratio']:.1f}× nvcodec → "
+            ratio = (f", {r['ratio']:.1f}× nvcodec {r['nvcodec_version']} → "
                      f"{'pass' if r['ratio'] >= TARGET_PAGEABLE_RATIO else 'MISS'}"
                      if r["ratio"] is not None else ", nvcodec n/a")
             out.append(f"  {name} ≥{share:.0%} of pinned duplex: {r['pct_limit']:.0f}% "
@@ -356,7 +469,8 @@ def summary(rows, limits):
                        f"CPU {r['ours_cpu_us']:.0f} µs/frame, waits/f {fmt_num(r['ours_waits'], 2)}")
     launch = by.get(("imagefreeze", "RGBA", "3840x2160", "imagefreeze"))
     if launch and launch["ratio"] is not None:
-        out.append(f"  gst-launch imagefreeze 4K RGBA ≥{TARGET_LAUNCH_RATIO:g}× nvcodec: "
+        out.append(f"  gst-launch imagefreeze 4K RGBA ≥{TARGET_LAUNCH_RATIO:g}× nvcodec "
+                   f"{launch['nvcodec_version']}: "
                    f"{launch['ours_fps']:,.0f} vs {launch['nvcodec_fps']:,.0f} fps = "
                    f"{launch['ratio']:.1f}× → "
                    f"{'pass' if launch['ratio'] >= TARGET_LAUNCH_RATIO else 'MISS'}")
@@ -369,13 +483,34 @@ def summary(rows, limits):
         low = min(ratios, key=lambda r: r["ratio"])
         miss = [r for r in ratios if r["ratio"] < TARGET_RATIO]
         capped = [r for r in miss if r["max_ratio"] is not None and r["max_ratio"] < TARGET_RATIO]
-        out.append(f"  ≥5× nvcodec: {len(ratios) - len(miss)}/{len(ratios)} rows pass; lowest "
+        out.append(f"  ≥5× {against(ratios, peers)}: {len(ratios) - len(miss)}/{len(ratios)} "
+                   f"rows pass; lowest "
                    f"{low['ratio']:.1f}× ({CASE_LABEL[low['case']]} {low['format']} {low['size']} "
                    f"{low['source']}); in {len(capped)} of the {len(miss)} misses 5× nvcodec "
                    f"is above the measured copy limit (for pageable rows: the CUDA driver's "
                    f"pageable copy)")
     else:
         out.append("  ≥5× nvcodec: n/a (nvcodec not measured)")
+    # Ahead of or behind the newest nvcodec, every row with a ratio (no
+    # target of its own: the ratio targets above are the targets).
+    compared = [r for r in rows if r["ratio"] is not None and r["case"] not in VARIANT_OF]
+    if compared:
+        behind = sorted((r for r in compared if r["ratio"] < 1), key=lambda r: r["ratio"])
+        text = (f"  ahead of {against(compared, peers)}: "
+                f"{len(compared) - len(behind)}/{len(compared)} rows")
+        if behind:
+            text += "; behind: " + ", ".join(
+                f"{CASE_LABEL[r['case']]} {r['format']} {r['size']} {r['source']} "
+                f"{r['ratio']:.2f}×" for r in behind[:4])
+            text += f" and {len(behind) - 4} more" if len(behind) > 4 else ""
+        out.append(text)
+    # The nvcodec versions against each other, on the rows both measured.
+    for (_, old), (_, new) in zip(peers, peers[1:]):
+        q = sorted(r[peer_key(new)] / r[peer_key(old)] for r in rows
+                   if r["case"] not in VARIANT_OF and r[peer_key(new)] and r[peer_key(old)])
+        if q:
+            out.append(f"  nvcodec {new} vs {old}: median {q[len(q) // 2]:.2f}× the fps "
+                       f"({q[0]:.2f}–{q[-1]:.2f}× over {len(q)} rows)")
     waits = [r for r in rows if "waits:" in r["targets"]]
     bad = [r for r in waits if "waits: miss" in r["targets"]]
     if waits:
@@ -411,21 +546,29 @@ def main():
     a = ap.parse_args()
     results = load_results(a.raw)
     limits = load_limits(a.limits)
-    rows = build_rows(results, limits)
+    peers = peer_versions(results)
+    rows = build_rows(results, limits, peers)
     with open(a.csv, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["case"])
+        # "_" keys are the table's own.
+        keys = [k for k in rows[0] if not k.startswith("_")] if rows else ["case"]
+        w = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow({k: ("" if v is None else (f"{v:.4g}" if isinstance(v, float) else v))
                         for k, v in r.items()})
     print(f"gst-cudastreams benchmark on {a.gpu}, {a.date}")
-    print(table(rows))
+    print(table(rows, peers))
     print()
+    versions = " and ".join(v for _, v in peers) or OLD_PEER_VERSION
+    newest = (f"; ×nvcodec, limit/nvcodec and the ratio targets: against the newest nvcodec "
+              f"with a figure for the row ({peers[-1][1]}; \"(vs X)\" where only X has one)"
+              if len(peers) > 1 else "")
     print("ours = this project (cudadownload max-in-flight=3, except: default mif = the "
           "element's default, mif=0, spin-wait = spin-wait=true, "
           "a host wait that polls instead of sleeping); "
-          "nvcodec = GStreamer "
-          "1.22 nvcodec cudaupload ! cudadownload (up→crop→down: followed by CPU videocrop); "
+          f"nvcodec = GStreamer {versions}'s nvcodec cudaupload ! cudadownload, each version "
+          f"in its own processes with its own libraries (up→crop→down: followed by CPU "
+          f"videocrop){newest}; "
           "CPU videocrop = videocrop alone on system memory; limit = gcs-copy-limits for the "
           "same transfers (pinned, recurring, oneshot, imagefreeze: duplex pinned, the "
           "physical limit; the old pageable rows: pageable H2D + pinned D2H). "
@@ -434,12 +577,16 @@ def main():
           "! cudaupload ! cudadownload (two runs, their difference). GB/s = (input frame + output frame in system memory) "
           "× fps. CPU = process user+sys time per frame. waits = host waits per frame "
           "(gst_cs_host_waits_total).")
-    nv_mem = sorted({r["nvcodec_src_mem"] for r in rows
-                     if r["source"] == "pinned" and r["nvcodec_src_mem"]})
-    if nv_mem and nv_mem != ["cs-pinned"]:
-        print(f"nvcodec's cudaupload offers no pinned pool: in its 'pinned' rows the source "
-              f"got {', '.join(nv_mem)} memory from the pool it was offered.")
-    drows = decode_rows(results)
+    for _, v in peers:
+        nv_mem = sorted({r[peer_key(v, "src_mem")] for r in rows
+                         if r["source"] == "pinned" and r[peer_key(v, "src_mem")]})
+        if nv_mem == ["pinned-other"]:
+            print(f"nvcodec {v}'s cudaupload offers a page-locked pool: in its 'pinned' rows "
+                  f"the source wrote into that.")
+        elif nv_mem and nv_mem != ["cs-pinned"]:
+            print(f"nvcodec {v}'s cudaupload offers no pinned pool: in its 'pinned' rows the "
+                  f"source got {', '.join(nv_mem)} memory from the pool it was offered.")
+    drows = decode_rows(results, peers)
     if drows:
         print()
         print("Decode → crop → download, 3840x2160 H.264 (x264, made once per run) decoded in a "
@@ -448,8 +595,8 @@ def main():
               "elements' host-waits per frame; n/a where only nvcodec's elements ran (they "
               "count none).")
         print(decode_table(drows))
-    s = summary(rows, limits)
-    s = "\n".join([s] + decode_summary(drows)) if drows else s
+    s = summary(rows, limits, peers)
+    s = "\n".join([s] + decode_summary(drows, peers)) if drows else s
     if a.summary:
         with open(a.summary, "w", encoding="utf-8") as f:
             f.write(s + "\n")

@@ -12,28 +12,39 @@
 #   extra command, on a machine with several GPUs), MEMCHECK_SECONDS (its time
 #   limit, default 420), GST_VERSION (another GStreamer than the bundle's
 #   1.22: a version kept in .gst-dist/, a copy of this workplace's
-#   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front).
+#   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front),
+#   BUILD_ONLY=1 (set up and build, nothing else), NINJA_JOBS.
 set -u
 cd "$(dirname "$0")/.."
 [ -f .gpu/env.sh ] && source .gpu/env.sh
+version_args=()
 if [ -n "${GST_VERSION:-}" ]; then
   [ -f "/tmp/gst-$GST_VERSION/env.sh" ] ||
     .gst-dist/use "$GST_VERSION" "/tmp/gst-$GST_VERSION" > /dev/null 2>&1 ||
     { echo "SUMMARY: no GStreamer $GST_VERSION in .gst-dist/ (copy ../shared/gst there)"; exit 1; }
   # shellcheck disable=SC1090
   source "/tmp/gst-$GST_VERSION/env.sh"
+  # The linker looks for a library's own dependencies (1.28's libgstvideo
+  # needs its libgstallocators) in the -rpath folders first, where the
+  # bundle's 1.22 ones sit beside its GLib: this version's folder goes
+  # first. Per language, as nvcc (it links the plugin) takes no -Wl.
+  gst_libdir=$(pkg-config --variable=libdir gstreamer-1.0)
+  version_args=(-Dc_link_args="-Wl,-rpath-link,$gst_libdir"
+                -Dcpp_link_args="-Wl,-rpath-link,$gst_libdir"
+                -Dcuda_link_args="-Xlinker=-rpath-link=$gst_libdir")
   BUILD_DIR=${BUILD_DIR:-/tmp/gcs-build-$GST_VERSION}
 fi
 B=${BUILD_DIR:-/tmp/gcs-build}
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
 if ! { { [ -f "$B/build.ninja" ] ||
-         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" -Dnvcodec_interop=enabled \
+         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" -Dnvcodec_interop=enabled "${version_args[@]}" \
            > "$OUT/setup.log" 2>&1; } &&
-       ninja -C "$B" > "$OUT/build.log" 2>&1; }; then
+       ninja -C "$B" ${NINJA_JOBS:+-j "$NINJA_JOBS"} > "$OUT/build.log" 2>&1; }; then
   tail -40 "$OUT/setup.log" 2> /dev/null; grep -B2 -A6 -E "error" "$OUT/build.log" | head -80
   echo "SUMMARY: build failed"; exit 1
 fi
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
 

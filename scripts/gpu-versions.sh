@@ -20,30 +20,19 @@ last=${VERSIONS##* }
 MEMCHECK_VERSION=${MEMCHECK_VERSION:-$last}
 mkdir -p "$OUT"
 
-# Unpack each version once (a subshell keeps its env.sh out of this one).
-for v in $VERSIONS; do
-  [ "$v" = bundle ] || [ -f "/tmp/gst-$v/env.sh" ] ||
-    .gst-dist/use "$v" "/tmp/gst-$v" > /dev/null 2>&1 || echo "cannot unpack GStreamer $v"
-done
-
 # Builds in parallel: one per version, and the benchmark's release build.
-build() { # VERSION DIR [meson options]
-  local v=$1 b=$2
-  shift 2
-  (
-    [ "$v" = bundle ] || source "/tmp/gst-$v/env.sh"
-    { [ -f "$b/build.ninja" ] || meson setup "$b" "$@"; } && ninja -C "$b" -j 6
-  ) > "$OUT/build-$v-$(basename "$b").log" 2>&1
-}
 jobs_=()
 for v in $VERSIONS; do
-  b=/tmp/gcs-build-$v
-  [ "$v" = bundle ] && b=/tmp/gcs-build
-  build "$v" "$b" -Dgpu_archs=90 -Dnvcodec_interop=enabled &
+  gv=$v
+  [ "$v" = bundle ] && gv=
+  mkdir -p "$OUT/$v"
+  GST_VERSION=$gv BUILD_ONLY=1 NINJA_JOBS=6 OUT=$OUT/$v scripts/gpu-check.sh \
+    > "$OUT/build-$v.log" 2>&1 &
   jobs_+=($!)
 done
 if [ "${BENCH:-1}" != 0 ]; then
-  build bundle /tmp/gcs-bench-build -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release &
+  { meson setup /tmp/gcs-bench-build -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release &&
+      ninja -C /tmp/gcs-bench-build -j 6; } > "$OUT/build-bench.log" 2>&1 &
   jobs_+=($!)
 fi
 for j in "${jobs_[@]}"; do wait "$j"; done
@@ -62,8 +51,12 @@ for v in $VERSIONS; do
 done
 
 if [ "${BENCH:-1}" != 0 ]; then
+  # The torch rows use the Python module of the first version's test build.
+  first=${VERSIONS%% *}
+  torch_build=/tmp/gcs-build-$first
+  [ "$first" = bundle ] && torch_build=/tmp/gcs-build
   BUILD_DIR=/tmp/gcs-bench-build OUT=$OUT/bench BENCH_SECONDS=${BENCH_SECONDS:-1} \
-    BENCH_PEER_GST=/tmp/gst-$last TORCH_BUILD_DIR=/tmp/gcs-build pipelines/bench \
+    BENCH_PEER_GST=/tmp/gst-$last TORCH_BUILD_DIR=$torch_build pipelines/bench \
     > "$OUT/bench.txt" 2>&1
   echo "=== bench done $(date -u +%T)"
 fi

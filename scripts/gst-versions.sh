@@ -18,18 +18,7 @@ versions=${GST_VERSIONS:-$(cd "$DIR" && ls gst-*.tar.xz 2>/dev/null | sed 's/^gs
 [ -n "$versions" ] || { echo "gst-versions: no gst-*.tar.xz in $DIR" >&2; exit 2; }
 
 # The counts of one meson test log, as "N passed, N failed, N skipped".
-count() {
-  python3 - "$1/meson-logs/testlog.json" <<'PY'
-import json, sys
-c = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    c[r] = c.get(r, 0) + 1
-ok = c.get("OK", 0) + c.get("EXPECTEDFAIL", 0)
-bad = sum(v for k, v in c.items() if k not in ("OK", "EXPECTEDFAIL", "SKIP"))
-print(f"{ok} passed, {bad} failed, {c.get('SKIP', 0)} skipped")
-PY
-}
+count() { python3 "$ROOT/scripts/test-counts.py" "$1"; }
 
 # One version: unpack (once per tarball), configure, build, test. Runs in a
 # subshell, so that its env.sh does not leak into the next version's.

@@ -26,18 +26,7 @@ grep -m1 -o "SKIP [a-z_]*: no usable CUDA GPU.*" "$BUILD_DIR/meson-logs/testlog.
   | sed 's/^SKIP /GPU tests skipped (/; s/$/)/' || true
 
 # One plain line per build, counted from meson's own log.
-count() {
-  python3 - "$1/meson-logs/testlog.json" "$2" <<'PY' || true
-import json, sys
-counts = {}
-for line in open(sys.argv[1]):
-    r = json.loads(line)["result"]
-    counts[r] = counts.get(r, 0) + 1
-passed = counts.get("OK", 0) + counts.get("EXPECTEDFAIL", 0)
-failed = sum(v for k, v in counts.items() if k not in ("OK", "EXPECTEDFAIL", "SKIP"))
-print(f"{sys.argv[2]}: {passed} passed, {failed} failed, {counts.get('SKIP', 0)} skipped")
-PY
-}
+count() { python3 "$ROOT/scripts/test-counts.py" "$1" "$2" || true; }
 
 san_rc=0
 if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
