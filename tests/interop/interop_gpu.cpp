@@ -5,7 +5,8 @@
 //     pixel-exact against videocrop;
 //  b. nvh264dec ! cudacrop ! cudadownload and nvh264dec ! cudastreamscrop !
 //     cudastreamsdownload, pixel-exact against openh264dec ! videocrop on the
-//     same x264 stream, odd crops, 1080p (three profiles) and 4K;
+//     same x264 stream, odd crops, 1080p (three profiles) and 4K; with two
+//     GPUs, nvcodec memory of the other device into ours;
 //  c. cudastreamsupload ! cudastreamscrop ! nvcodec's cudadownload (where
 //     nvcodec holds that name), and ours through memory:CUDAMemory;
 //  d. one CUcontext in the process: every gst.cuda.context seen wraps the
@@ -633,6 +634,62 @@ GST_START_TEST (test_nvh264dec_4k)
 
 GST_END_TEST;
 
+/* nvcodec memory of another device (the cross-device policy, on every
+ * version): the decoder on one GPU, our crop and download on the other. The
+ * frames are copied across; pixel-exact, at most one host wait per frame in
+ * each of ours (memory of another context is synchronised on the host). */
+static void
+check_decode_other_device (
+    const std::string & file, const char * dec, gint ours, const Crop & crop)
+{
+  const std::string c = crop.props ();
+  const std::string dev = " device-id=" + std::to_string (ours);
+  const std::string desc =
+      "filesrc location=" + file +
+      " ! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au ! tee name=t "
+      "t. ! queue ! openh264dec ! videocrop " +
+      c + " ! video/x-raw,format=I420 ! appsink name=ref sync=false t. ! queue ! " + dec +
+      " ! cudastreamscrop name=crop" + dev + " " + c +
+      " ! cudastreamsdownload name=down" + dev +
+      " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
+  const std::string what = std::string (dec) + " ! cudastreamscrop" + dev +
+                           " ! cudastreamsdownload" + dev + " " + c + " [" + order () +
+                           "]";
+  std::printf ("b. %s\n", what.c_str ());
+  GstElement * p = parse (desc);
+  Captured ref, out;
+  capture_copies (p, "ref", &ref);
+  capture_copies (p, "out", &out);
+  Waits w = run (p, what);
+  gst_object_unref (p);
+  assert_all_i420_nv12 (ref, out, 60, what);
+  const guint n = ref.buffers.size ();
+  print_waits (what, w, { { "crop", "crop" }, { "down", "download" } }, n);
+  for (const char * e : { "crop", "down" })
+    fail_unless (waits_of (w, e) <= n,
+        "%s: %s waited %" G_GUINT64_FORMAT " times for %u frames", what.c_str (), e,
+        waits_of (w, e), n);
+}
+
+GST_START_TEST (test_nvh264dec_other_device)
+{
+  int devices = 0;
+  if (cudaGetDeviceCount (&devices) != cudaSuccess || devices < 2) {
+    std::printf (
+        "b. nvcodec memory of another device: not run, this machine has %d GPU(s)\n",
+        devices);
+    return;
+  }
+  check_scan_order ();
+  const std::string f = h264_stream (1920, 1080, "high", 60);
+  /* nvcodec names its decoder of the second GPU nvh264device1dec. */
+  check_decode_other_device (f, "nvh264dec", 1, odd_crop);
+  if (feature_plugin ("nvh264device1dec") != "-")
+    check_decode_other_device (f, "nvh264device1dec", 0, odd_crop);
+}
+
+GST_END_TEST;
+
 /* --- c. we produce memory:CUDAMemory ------------------------------------ */
 
 GST_START_TEST (test_ours_into_nvcodec_download)
@@ -980,6 +1037,7 @@ interop_suite (void)
   tcase_add_test (tc, test_one_cuda_context);
   tcase_add_test (tc, test_nvh264dec_1080p);
   tcase_add_test (tc, test_nvh264dec_4k);
+  tcase_add_test (tc, test_nvh264dec_other_device);
   tcase_add_test (tc, test_renegotiate_memory);
   return s;
 }
