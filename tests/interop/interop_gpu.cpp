@@ -540,6 +540,18 @@ GST_END_TEST;
 
 /* --- b. nvh264dec into our crop ----------------------------------------- */
 
+/* The start of a decode pipeline: `file` parsed into a tee `t`, and the
+ * reference branch (openh264dec ! videocrop CROP into appsink `ref`); the
+ * branches under test follow, each from "t.". */
+static std::string
+reference_branch (const std::string & file, const std::string & crop)
+{
+  return "filesrc location=" + file +
+         " ! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au "
+         "! tee name=t t. ! queue ! openh264dec ! videocrop " +
+         crop + " ! video/x-raw,format=I420 ! appsink name=ref sync=false ";
+}
+
 /* Decodes `file` three ways in one pipeline (openh264dec ! videocrop as the
  * reference; nvh264dec into the names nvcodec may hold; nvh264dec into our
  * unambiguous names), compares, and checks and prints the host waits. */
@@ -548,13 +560,8 @@ check_decode (const std::string & file, const char * label, const Crop & crop)
 {
   const std::string c = crop.props ();
   const std::string desc =
-      "filesrc location=" + file +
-      " ! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au ! tee name=t "
-      "t. ! queue ! openh264dec ! videocrop " +
-      c +
-      " ! video/x-raw,format=I420 ! appsink name=ref sync=false "
-      "t. ! queue ! nvh264dec name=dec1 ! cudacrop name=crop1 " +
-      c +
+      reference_branch (file, c) +
+      "t. ! queue ! nvh264dec name=dec1 ! cudacrop name=crop1 " + c +
       " ! cudadownload name=down1 ! video/x-raw,format=NV12 ! appsink name=out1 "
       "sync=false "
       "t. ! queue ! nvh264dec name=dec2 ! cudastreamscrop name=crop2 " +
@@ -644,14 +651,10 @@ check_decode_other_device (
 {
   const std::string c = crop.props ();
   const std::string dev = " device-id=" + std::to_string (ours);
-  const std::string desc =
-      "filesrc location=" + file +
-      " ! h264parse ! video/x-h264,stream-format=byte-stream,alignment=au ! tee name=t "
-      "t. ! queue ! openh264dec ! videocrop " +
-      c + " ! video/x-raw,format=I420 ! appsink name=ref sync=false t. ! queue ! " + dec +
-      " ! cudastreamscrop name=crop" + dev + " " + c +
-      " ! cudastreamsdownload name=down" + dev +
-      " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
+  const std::string desc = reference_branch (file, c) + "t. ! queue ! " + dec +
+                           " ! cudastreamscrop name=crop" + dev + " " + c +
+                           " ! cudastreamsdownload name=down" + dev +
+                           " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
   const std::string what = std::string (dec) + " ! cudastreamscrop" + dev +
                            " ! cudastreamsdownload" + dev + " " + c + " [" + order () +
                            "]";
