@@ -51,6 +51,9 @@
  * "multifilesrc location=F loop=true ! h264parse ! nvh264dec ! ..."); there
  * is no gcsbenchsrc, --format/--width/--height only label the row, in_bytes
  * is 0. The stream ends when the window has closed (the pipeline is stopped).
+ * --source device: the same for a pipeline whose source pushes frames already
+ * on the device (e.g. "videotestsrc num-buffers=1 ! ... ! cudaupload !
+ * imagefreeze ! ..."), so that a GPU element is timed, not the upload.
  *
  * Every RESULT names the plugin of each element ("elements": factory=plugin,
  * upstream first), so a row says whose element ran.
@@ -793,10 +796,12 @@ main (int argc, char ** argv)
   g_option_context_free (ctx);
   gboolean pinned = g_strcmp0 (o.source, "pinned") == 0;
   gboolean oneshot = g_strcmp0 (o.source, "oneshot") == 0;
-  const gboolean own_source = g_strcmp0 (o.source, "h264") == 0;
+  const gboolean own_source =
+      g_strcmp0 (o.source, "h264") == 0 || g_strcmp0 (o.source, "device") == 0;
   if (!pinned && !oneshot && !own_source && g_strcmp0 (o.source, "recurring") != 0 &&
       g_strcmp0 (o.source, "pageable") != 0) {
-    g_printerr ("--source must be pinned, recurring, oneshot, pageable or h264\n");
+    g_printerr (
+        "--source must be pinned, recurring, oneshot, pageable, h264 or device\n");
     return 2;
   }
   std::string why;

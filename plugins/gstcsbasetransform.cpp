@@ -204,6 +204,27 @@ gst_cs_base_transform_transform_meta (
   return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
 }
 
+/* GStreamer's default fixation takes a range's minimum: caps without a
+ * pixel-aspect-ratio (an appsrc's) before an element whose other side
+ * allows any (a scaler) would become 1/2147483647. A pixel-aspect-ratio
+ * left open is the input's where allowed, else the nearest to square. */
+static GstCaps *
+gst_cs_base_transform_fixate_caps (
+    GstBaseTransform *, GstPadDirection, GstCaps * caps, GstCaps * othercaps)
+{
+  if (gst_caps_is_empty (othercaps) || gst_caps_is_any (othercaps))
+    return gst_caps_fixate (othercaps);
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  GstStructure * out = gst_caps_get_structure (othercaps, 0);
+  gint n = 1, d = 1;
+  if (!gst_caps_is_empty (caps) && !gst_caps_is_any (caps))
+    gst_structure_get_fraction (
+        gst_caps_get_structure (caps, 0), "pixel-aspect-ratio", &n, &d);
+  if (gst_structure_has_field (out, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction (out, "pixel-aspect-ratio", n, d);
+  return gst_caps_fixate (othercaps);
+}
+
 static void
 gst_cs_base_transform_finalize (GObject * object)
 {
@@ -230,6 +251,7 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_fixate_caps);
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_base_transform_transform_meta);
 
   /**

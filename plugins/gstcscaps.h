@@ -12,7 +12,7 @@ G_BEGIN_DECLS
 #define GST_CS_VIDEO_FORMATS \
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, " \
   "GRAY8, GRAY16_LE, NV12, NV21, I420, YV12, Y42B, Y444, P010_10LE, P016_LE, " \
-  "YUY2, UYVY }"
+  "YUY2, UYVY, RGBP, BGRP }"
 
 /* Largest width/height accepted in caps: bounds a frame to a few GiB. */
 #define GST_CS_VIDEO_MAX_SIZE 16384

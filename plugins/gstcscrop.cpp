@@ -63,6 +63,7 @@
 #include "gstcscropcopy.hpp"
 #include "gstcscroprect.h"
 #include "gstcsdeviceguard.hpp"
+#include "gstcsdevicework.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
 #include "gstcsheldbuffers.hpp"
@@ -70,6 +71,7 @@
 #include "gstcsmemory-private.h"
 #include "gstcsmetas.h"
 #include "gstcsnvcodec.hpp"
+#include "gstcsoutputpool.hpp"
 #include "gstcspeerimport.hpp"
 #include "gstcssyncmeta-private.h"
 
@@ -412,22 +414,6 @@ gst_cs_crop_propose_allocation (
 }
 
 static gboolean
-activate_pool (GstCsCrop * self)
-{
-  if (gst_buffer_pool_is_active (self->pool) ||
-      gst_buffer_pool_set_active (self->pool, TRUE))
-    return TRUE;
-  GError * err = GST_IS_CS_BUFFER_POOL (self->pool)
-                     ? gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (self->pool))
-                     : NULL;
-  if (!err)
-    err =
-        g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA, "Cannot activate the device pool");
-  GST_CS_POST_ERROR (self, err, "Cannot allocate device frames");
-  return FALSE;
-}
-
-static gboolean
 gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CROP (trans);
@@ -449,32 +435,16 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   guint min = MAX (POOL_MIN_BUFFERS, dmin);
   guint max = gst_cs_pool_bound (min, dbound, 1);
   gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBufferPool * pool = NULL;
-  if (self->out_nvcodec) {
-    GError * err = NULL;
-    pool = gst_cs::nvcodec_pool_new (device, caps, info.size, min, max, query, &err);
-    if (!pool) {
-      GST_CS_POST_ERROR (self, err, "Cannot allocate frames in nvcodec's memory");
-      return FALSE;
-    }
-  } else {
-    pool = gst_cs_buffer_pool_new (device);
-    GstStructure * config = gst_buffer_pool_get_config (pool);
-    gst_buffer_pool_config_set_params (config, caps, info.size, min, max);
-    gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config (pool, config)) {
-      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
-          ("Cannot configure a device buffer pool for %" GST_PTR_FORMAT, caps));
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  }
+  GstBufferPool * pool = gst_cs::output_pool_new (
+      GST_ELEMENT (self), device, caps, info.size, min, max, query, self->out_nvcodec);
+  if (!pool)
+    return FALSE;
   gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
   gst_object_unref (pool);
   /* Zero-copy crops need no frames of its own, nor does no crop: allocate
    * them when a frame first needs them. */
   if (!self->takes_crop_meta && !self->takes_video_meta && !self->no_crop &&
-      !activate_pool (self))
+      !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
     return FALSE;
   gst_cs_query_set_pool (query, self->pool, info.size, min, max);
   return TRUE;
@@ -482,21 +452,12 @@ gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
 /* --- frames ----------------------------------------------------------- */
 
-/* The frame the crop reads: the input, or its copy on our device (the
- * policy for frames from another device), made here. */
+/* The frame the crop reads: the input, or its copy on our device. */
 static GstBuffer *
 source_of (GstCsCrop * self, GstBuffer * inbuf, GError ** err)
 {
-  auto * base = GST_CS_BASE_TRANSFORM (self);
-  const gint device = gst_cs_base_transform_get_device (base);
-  if (!gst_cs::on_other_device (inbuf, device))
-    return inbuf;
-  gst_cs::DeviceGuard guard (device, err);
-  if (!guard.ok () ||
-      !gst_cs::import_from_other_device (inbuf, device,
-          gst_cs_base_transform_get_stream (base), *self->imports, &self->imported, err))
-    return NULL;
-  return self->imported;
+  return gst_cs::frame_on_device (
+      GST_CS_BASE_TRANSFORM (self), inbuf, *self->imports, &self->imported, err);
 }
 
 static Output
@@ -568,7 +529,7 @@ gst_cs_crop_prepare_output_buffer (
     case Output::PACKED:
       break;
   }
-  if (!self->pool || !activate_pool (self))
+  if (!self->pool || !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
     return GST_FLOW_ERROR;
   GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
   if (ret != GST_FLOW_OK)
@@ -626,36 +587,20 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
     const gst_cs::Region & region)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  cudaStream_t stream = gst_cs_base_transform_get_stream (base);
-  const gint device = gst_cs_base_transform_get_device (base);
-  GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
   GError * err = NULL;
-  gst_cs::DeviceGuard guard (device, &err);
-  gst_cs::DeviceMapping in, out;
-  GstVideoInfo out_layout;
-  gboolean ok = guard.ok () &&
-                in.map (inbuf, GST_MAP_READ, device, stream, waits, &err) &&
-                out.map (outbuf, GST_MAP_WRITE, device, stream, waits, &err) &&
-                gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
-                    gst_buffer_get_size (outbuf), &err) &&
-                gst_cs_sync_meta_wait (inbuf, stream, &err) &&
-                gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-                gst_cs::launch_region_copy (
-                    in.data (), region, out.data (), &out_layout, stream, &err);
-  GstCsSyncMeta * meta =
-      ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
-  /* Into nvcodec's memory: its stream waits for ours (1.24+), or, for
-   * 1.22, which reads what it gets at once, the one host wait of this edge. */
-  if (meta)
-    ok = gst_cs::publish_to_nvcodec (outbuf, meta->event, waits, &err);
-  if (!meta || !ok) {
+  const bool ok = gst_cs::run_device_work (
+      base, inbuf, outbuf,
+      [&] (guint8 * in, guint8 * out, cudaStream_t stream, GError ** error) {
+        GstVideoInfo out_layout;
+        return gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
+                   gst_buffer_get_size (outbuf), error) &&
+               gst_cs::launch_region_copy (in, region, out, &out_layout, stream, error);
+      },
+      &err);
+  if (!ok) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
-  /* Upstream's pool makes its next writer of our memory wait for us;
-   * nvcodec's input is held (see transform). */
-  if (!in.nvcodec ())
-    gst_cs_sync_meta_add_reader (meta, inbuf);
   return GST_FLOW_OK;
 }
 

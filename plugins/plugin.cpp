@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 
+#include "gstcsconvertscale.h"
 #include "gstcscrop.h"
 #include "gstcsdownload.h"
 #include "gstcsupload.h"
@@ -11,7 +12,8 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cs_plugin_debug);
 #define GST_CAT_DEFAULT gst_cs_plugin_debug
 
-/* GStreamer's nvcodec registers cudaupload and cudadownload too. Of two
+/* GStreamer's nvcodec registers cudaupload and cudadownload too (and
+ * cudaconvertscale from 1.24). Of two
  * features with one name, the one registered last replaces the other in the
  * registry, also when a plugin is loaded while an element of the other
  * already exists (whose factory is then freed under it), so the name would
@@ -45,9 +47,12 @@ plugin_init (GstPlugin * plugin)
   ok &= gst_element_register (plugin, "cudastreamscrop", GST_RANK_NONE, GST_TYPE_CS_CROP);
   ok &= gst_element_register (
       plugin, "cudastreamsdownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
+  ok &= gst_element_register (
+      plugin, "cudastreamsconvertscale", GST_RANK_NONE, GST_TYPE_CS_CONVERT_SCALE);
   ok &= register_shared_name (plugin, "cudaupload", GST_TYPE_CS_UPLOAD);
   ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
   ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);
+  ok &= register_shared_name (plugin, "cudaconvertscale", GST_TYPE_CS_CONVERT_SCALE);
   return ok;
 }
 

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Crop, scale, rotate and colour-convert one frame in one kernel launch.
+//
+// Every plane of the output is written by the same launch: one thread per
+// output block (the chroma subsampling unit: 2x2 pixels for 4:2:0, 2x1 for
+// 4:2:2, one pixel otherwise). A thread samples the input for each pixel
+// of its block, each component from its own plane with the filter at that
+// plane's resolution and chroma siting, maps the components to the output's
+// codes with one affine matrix, and writes luma/RGB/alpha per pixel and
+// chroma per block.
+//
+// The arithmetic lives in convert_scale_pixels.h and is the same code on the
+// GPU and in convert_scale_on_host (the CPU twin): the tests compare the two
+// bit for bit, and the CUDA stand-in runs the twin.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace gst_cs::gpu {
+
+constexpr int kConvertPlanes = 4;
+
+// Where one component (Y/R, U/G, V/B or A) of a frame lies in memory.
+struct Component {
+  int plane = -1; // index into Image::data/pitch; -1: the format has none
+  int offset = 0; // bytes from the start of a sample's pixel group
+  int step = 0;   // bytes between horizontally neighbouring samples
+  int log2_x = 0; // horizontal subsampling (1: half the luma width)
+  int log2_y = 0; // vertical subsampling
+  // Set by convert_scale and its twin (resolve_planes): the first sample
+  // and the row pitch, so the kernel never indexes Image::data at run time
+  // (an indexed kernel parameter is copied to slow local memory).
+  std::uint8_t * base = nullptr;
+  std::size_t pitch = 0;
+};
+
+// A frame: its memory, its layout and how its codes map to colour.
+struct Image {
+  std::uint8_t * data[kConvertPlanes] = {};
+  std::size_t pitch[kConvertPlanes] = {};
+  int width = 0, height = 0; // luma samples
+  int bytes = 1;             // bytes per sample: 1, or 2 (little endian)
+  int shift = 0;             // a 2-byte sample's code sits this many bits up (P010: 6)
+  int max_code = 255;        // largest code: 255, 1023 or 65535
+  Component comp[4];         // 0: Y or R, 1: U or G, 2: V or B, 3: alpha
+  bool yuv = true;           // components 1 and 2 are chroma (subsampled maybe)
+  bool h_cosited = false;    // chroma sample k sits on luma column 2k (else between)
+  bool v_cosited = false;    // ... on luma row 2k (else between two rows)
+};
+
+enum class Filter : int {
+  NEAREST = 0,
+  BILINEAR = 1, // two taps per axis, interpolation (aliases when shrinking)
+  BICUBIC = 2,  // Catmull-Rom, four taps per axis
+  AREA = 3,     // box over the covered source area when shrinking, else bilinear
+};
+
+// The GstVideoOrientationMethod values 0..7 (identity, 90R, 180, 90L,
+// horiz, vert, ul-lr, ur-ll).
+enum class Orientation : int {
+  IDENTITY = 0,
+  ROTATE_90R = 1,
+  ROTATE_180 = 2,
+  ROTATE_90L = 3,
+  FLIP_H = 4,
+  FLIP_V = 5,
+  TRANSPOSE = 6,      // upper-left to lower-right diagonal
+  ANTI_TRANSPOSE = 7, // upper-right to lower-left diagonal
+};
+
+struct ConvertScale {
+  Image in, out;
+  // The source rectangle in the input, in luma pixels (a crop).
+  int src_x = 0, src_y = 0, src_w = 0, src_h = 0;
+  // Where the picture goes in the output; the rest is border.
+  int dst_x = 0, dst_y = 0, dst_w = 0, dst_h = 0;
+  Orientation orientation = Orientation::IDENTITY;
+  Filter filter = Filter::BILINEAR;
+  // Output codes of components 0..2 from input codes: out = m[i][0..2] . in + m[i][3].
+  float matrix[3][4] = {};
+  // Output alpha code = input alpha code * alpha_scale (inputs without
+  // alpha read as their max_code).
+  float alpha_scale = 1.0f;
+  // Output codes of the border, components 0..3.
+  float border[4] = {};
+};
+
+// Checks `op` (sizes, rectangles, components within their planes) and
+// enqueues the kernel on `stream`; returns the launch status, never blocks.
+// cudaErrorInvalidValue for a description it cannot run.
+cudaError_t convert_scale (const ConvertScale & op, cudaStream_t stream);
+
+// The same frame computed on the CPU with the same arithmetic, at once.
+// False for a description convert_scale refuses.
+bool convert_scale_on_host (const ConvertScale & op);
+
+// Whether `op` is a description both accept (sizes > 0, rectangles inside
+// their frames, components on planes 0..3).
+bool convert_scale_is_valid (const ConvertScale & op);
+
+} // namespace gst_cs::gpu

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The checks both convert_scale implementations make, and the CPU twin of
+ * the kernel: the same per-block code (convert_scale_pixels.h), run over
+ * every block in turn. */
+#include "convert_scale.h"
+
+#include "convert_scale_pixels.h"
+
+namespace gst_cs::gpu {
+namespace {
+
+constexpr int kMaxSize = 16384;
+
+bool
+image_is_valid (const Image & im)
+{
+  if (im.width < 1 || im.height < 1 || im.width > kMaxSize || im.height > kMaxSize ||
+      (im.bytes != 1 && im.bytes != 2) || im.max_code < 1 || im.shift < 0 || im.shift > 8)
+    return false;
+  for (const Component & c : im.comp) {
+    if (c.plane < 0)
+      continue;
+    if (c.plane >= kConvertPlanes || !im.data[c.plane] || c.step < 1 || c.offset < 0 ||
+        c.log2_x < 0 || c.log2_x > 1 || c.log2_y < 0 || c.log2_y > 1)
+      return false;
+  }
+  /* The chroma components share one subsampling (blocks follow comp[1]). */
+  const Component &u = im.comp[1], &v = im.comp[2];
+  return !im.yuv || u.plane < 0 ||
+         (v.plane >= 0 && u.log2_x == v.log2_x && u.log2_y == v.log2_y);
+}
+
+bool
+inside (int x, int y, int w, int h, int width, int height)
+{
+  return x >= 0 && y >= 0 && w >= 1 && h >= 1 && x <= width - w && y <= height - h;
+}
+
+} // namespace
+
+bool
+convert_scale_is_valid (const ConvertScale & op)
+{
+  return image_is_valid (op.in) && image_is_valid (op.out) && op.in.comp[0].plane >= 0 &&
+         op.out.comp[0].plane >= 0 &&
+         inside (op.src_x, op.src_y, op.src_w, op.src_h, op.in.width, op.in.height) &&
+         inside (op.dst_x, op.dst_y, op.dst_w, op.dst_h, op.out.width, op.out.height) &&
+         static_cast<int> (op.orientation) >= 0 &&
+         static_cast<int> (op.orientation) <= 7 && static_cast<int> (op.filter) >= 0 &&
+         static_cast<int> (op.filter) <= 3;
+}
+
+bool
+convert_scale_on_host (const ConvertScale & op)
+{
+  if (!convert_scale_is_valid (op))
+    return false;
+  ConvertScale resolved = op;
+  pixels::resolve_planes (resolved.in);
+  pixels::resolve_planes (resolved.out);
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  for (int by = 0; by < nby; by++)
+    for (int bx = 0; bx < nbx; bx++)
+      pixels::write_block (resolved, bx, by);
+  return true;
+}
+
+} // namespace gst_cs::gpu

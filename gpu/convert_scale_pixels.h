@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The per-block arithmetic of convert_scale, compiled twice: into the CUDA
+// kernel (convert_scale.cu) and into its CPU twin (convert_scale_host.cpp).
+// Both are built without contracting a*b+c into fused multiply-adds (nvcc
+// -fmad=false, g++ -ffp-contract=off), so every float operation rounds the
+// same way on both and the twin's output is the kernel's, bit for bit.
+#pragma once
+
+#include <cmath>
+
+#include "convert_scale.h"
+
+#if defined(__CUDACC__)
+#define GCS_HD __host__ __device__ __forceinline__
+#else
+#define GCS_HD inline
+#endif
+/* Unrolled on the GPU (fixed-size loops whose arrays then stay in
+ * registers); the host compiler decides for itself. */
+#if defined(__CUDA_ARCH__)
+#define GCS_UNROLL _Pragma ("unroll")
+#else
+#define GCS_UNROLL
+#endif
+
+namespace gst_cs::gpu::pixels {
+
+GCS_HD int
+clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+GCS_HD bool
+rotates (Orientation o)
+{
+  return o == Orientation::ROTATE_90R || o == Orientation::ROTATE_90L ||
+         o == Orientation::TRANSPOSE || o == Orientation::ANTI_TRANSPOSE;
+}
+
+// Sets each component's base and pitch from its plane (see Component).
+inline void
+resolve_planes (Image & im)
+{
+  for (Component & c : im.comp)
+    if (c.plane >= 0) {
+      c.base = im.data[c.plane] + c.offset;
+      c.pitch = im.pitch[c.plane];
+    }
+}
+
+GCS_HD float
+load (const Image & im, const Component & c, int x, int y)
+{
+  const std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
+  if (im.bytes == 1)
+    return (float)p[0];
+  return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
+}
+
+GCS_HD void
+store (const Image & im, const Component & c, int x, int y, float code)
+{
+  float r = floorf (code + 0.5f);
+  r = r < 0.0f ? 0.0f : (r > (float)im.max_code ? (float)im.max_code : r);
+  std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
+  const unsigned v = (unsigned)r << im.shift;
+  p[0] = (std::uint8_t) (v & 0xffu);
+  if (im.bytes == 2)
+    p[1] = (std::uint8_t) (v >> 8);
+}
+
+// Calls tap(index, weight) for each source sample that `filter` reads at
+// plane position `p` (sample centres on integers), `scale` source samples
+// per output pixel, indices clamped to [lo, hi] (the edge repeats).
+template <class Tap>
+GCS_HD void
+taps (Filter filter, float p, float scale, int lo, int hi, Tap tap)
+{
+  if (filter == Filter::NEAREST) {
+    tap (clampi ((int)floorf (p + 0.5f), lo, hi), 1.0f);
+    return;
+  }
+  if (filter == Filter::AREA && scale > 1.0f) {
+    /* Sample i covers [i - 0.5, i + 0.5); the output pixel covers `scale`
+     * samples around p. Each sample weighs what it covers of that. */
+    const float a = p - 0.5f * scale, b = p + 0.5f * scale;
+    const int first = (int)floorf (a + 0.5f), last = (int)ceilf (b + 0.5f) - 1;
+    for (int i = first; i <= last; i++) {
+      const float lo_edge = (float)i - 0.5f, hi_edge = (float)i + 0.5f;
+      const float w = ((b < hi_edge ? b : hi_edge) - (a > lo_edge ? a : lo_edge)) / scale;
+      if (w > 0.0f)
+        tap (clampi (i, lo, hi), w);
+    }
+    return;
+  }
+  const float f = floorf (p);
+  const int i = (int)f;
+  const float t = p - f;
+  if (t == 0.0f) { /* on a sample: every filter here reads it alone */
+    tap (clampi (i, lo, hi), 1.0f);
+    return;
+  }
+  if (filter == Filter::BICUBIC) { /* Catmull-Rom */
+    const float t2 = t * t, t3 = t2 * t;
+    tap (clampi (i - 1, lo, hi), -0.5f * t3 + t2 - 0.5f * t);
+    tap (clampi (i, lo, hi), 1.5f * t3 - 2.5f * t2 + 1.0f);
+    tap (clampi (i + 1, lo, hi), -1.5f * t3 + 2.0f * t2 + 0.5f * t);
+    tap (clampi (i + 2, lo, hi), 0.5f * t3 - 0.5f * t2);
+    return;
+  }
+  tap (clampi (i, lo, hi), 1.0f - t);
+  tap (clampi (i + 1, lo, hi), t);
+}
+
+// Component `c` of the input at luma position (sx, sy), `fx` x `fy` luma
+// samples per output pixel, read from its plane within the source rectangle.
+GCS_HD float
+sample (const ConvertScale & op, int c, float sx, float sy, float fx, float fy)
+{
+  const Image & im = op.in;
+  const Component & k = im.comp[c];
+  if (k.plane < 0)
+    return c == 3 ? (float)im.max_code : 0.0f;
+  const float dx = (float)(1 << k.log2_x), dy = (float)(1 << k.log2_y);
+  /* Chroma sample k sits on luma position k*d (cosited) or (k+0.5)*d-0.5. */
+  const float px = (k.log2_x && im.h_cosited) ? sx / dx : (sx + 0.5f) / dx - 0.5f;
+  const float py = (k.log2_y && im.v_cosited) ? sy / dy : (sy + 0.5f) / dy - 0.5f;
+  const int lox = op.src_x >> k.log2_x, hix = (op.src_x + op.src_w - 1) >> k.log2_x;
+  const int loy = op.src_y >> k.log2_y, hiy = (op.src_y + op.src_h - 1) >> k.log2_y;
+  float sum = 0.0f;
+  taps (op.filter, py, fy / dy, loy, hiy, [&] (int y, float wy) {
+    float row = 0.0f;
+    taps (op.filter, px, fx / dx, lox, hix,
+        [&] (int x, float wx) { row += wx * load (im, k, x, y); });
+    sum += wy * row;
+  });
+  return sum;
+}
+
+struct Pixel {
+  float c[4];
+};
+
+// Output codes (unrounded) of the input at luma position (sx, sy).
+GCS_HD Pixel
+convert (const ConvertScale & op, float sx, float sy, float fx, float fy)
+{
+  float in[4];
+  for (int c = 0; c < 4; c++)
+    in[c] = sample (op, c, sx, sy, fx, fy);
+  Pixel px;
+  for (int i = 0; i < 3; i++)
+    px.c[i] = op.matrix[i][0] * in[0] + op.matrix[i][1] * in[1] +
+              op.matrix[i][2] * in[2] + op.matrix[i][3];
+  px.c[3] = in[3] * op.alpha_scale;
+  return px;
+}
+
+// Output pixel (ox, oy): the border, or the input where the picture goes.
+GCS_HD Pixel
+pixel_at (const ConvertScale & op, int ox, int oy)
+{
+  int dx = ox - op.dst_x, dy = oy - op.dst_y;
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+    return Pixel{ { op.border[0], op.border[1], op.border[2], op.border[3] } };
+  /* The picture before orientation is sw x sh; (u, v) is where (dx, dy)
+   * comes from in it. */
+  const bool swap = rotates (op.orientation);
+  const int sw = swap ? op.dst_h : op.dst_w, sh = swap ? op.dst_w : op.dst_h;
+  int u = dx, v = dy;
+  switch (op.orientation) {
+    case Orientation::ROTATE_90R:
+      u = dy, v = sh - 1 - dx;
+      break;
+    case Orientation::ROTATE_180:
+      u = sw - 1 - dx, v = sh - 1 - dy;
+      break;
+    case Orientation::ROTATE_90L:
+      u = sw - 1 - dy, v = dx;
+      break;
+    case Orientation::FLIP_H:
+      u = sw - 1 - dx;
+      break;
+    case Orientation::FLIP_V:
+      v = sh - 1 - dy;
+      break;
+    case Orientation::TRANSPOSE:
+      u = dy, v = dx;
+      break;
+    case Orientation::ANTI_TRANSPOSE:
+      u = sw - 1 - dy, v = sh - 1 - dx;
+      break;
+    default:
+      break;
+  }
+  const float fx = (float)op.src_w / (float)sw, fy = (float)op.src_h / (float)sh;
+  return convert (op, (float)op.src_x + ((float)u + 0.5f) * fx - 0.5f,
+      (float)op.src_y + ((float)v + 0.5f) * fy - 0.5f, fx, fy);
+}
+
+// Whether output chroma sample k reads input chroma sample k: both
+// subsampled alike and sited alike, and the picture neither scaled,
+// turned nor moved off the block grid. Then chroma is converted where it
+// is, as videoconvert does for such pairs, instead of being resampled.
+GCS_HD bool
+chroma_on_same_grid (const ConvertScale & op)
+{
+  const Component &a = op.in.comp[1], &b = op.out.comp[1];
+  const int mx = (1 << b.log2_x) - 1, my = (1 << b.log2_y) - 1;
+  return op.in.yuv && op.out.yuv && a.plane >= 0 && a.log2_x == b.log2_x &&
+         a.log2_y == b.log2_y && op.in.h_cosited == op.out.h_cosited &&
+         op.in.v_cosited == op.out.v_cosited && op.orientation == Orientation::IDENTITY &&
+         op.src_w == op.dst_w && op.src_h == op.dst_h && op.dst_x == 0 && op.dst_y == 0 &&
+         op.dst_w == op.out.width && op.dst_h == op.out.height && (op.src_x & mx) == 0 &&
+         (op.src_y & my) == 0;
+}
+
+// Chroma of the output block at (x0, y0) from the full-resolution chroma
+// around it, filtered as GStreamer's chroma resampler does: a cosited
+// sample weighs its column 2 and its neighbours 1; a sample between two
+// columns (or rows) averages them.
+template <class Full>
+GCS_HD void
+downsample_chroma (
+    const ConvertScale & op, int x0, int y0, Full full, float * u, float * v)
+{
+  const Image & o = op.out;
+  const Component & k = o.comp[1];
+  /* Up to three columns (and rows) with their weights; a weight of 0 is no
+   * tap. Fixed sizes, unrolled: no array is indexed at run time. */
+  float wc[3] = { 0.0f, 1.0f, 0.0f }, wr[3] = { 0.0f, 1.0f, 0.0f };
+  int cols[3] = { x0, x0, x0 }, rows[3] = { y0, y0, y0 };
+  if (k.log2_x) {
+    wc[1] = 0.5f;
+    cols[2] = clampi (x0 + 1, 0, o.width - 1), wc[2] = o.h_cosited ? 0.25f : 0.5f;
+    if (o.h_cosited)
+      cols[0] = clampi (x0 - 1, 0, o.width - 1), wc[0] = 0.25f;
+  }
+  if (k.log2_y) {
+    wr[1] = 0.5f;
+    rows[2] = clampi (y0 + 1, 0, o.height - 1), wr[2] = o.v_cosited ? 0.25f : 0.5f;
+    if (o.v_cosited)
+      rows[0] = clampi (y0 - 1, 0, o.height - 1), wr[0] = 0.25f;
+  }
+  float su = 0.0f, sv = 0.0f;
+  GCS_UNROLL
+  for (int j = 0; j < 3; j++) {
+    if (wr[j] == 0.0f)
+      continue;
+    float ru = 0.0f, rv = 0.0f;
+    GCS_UNROLL
+    for (int i = 0; i < 3; i++) {
+      if (wc[i] == 0.0f)
+        continue;
+      const Pixel p = full (cols[i], rows[j]);
+      ru += wc[i] * p.c[1];
+      rv += wc[i] * p.c[2];
+    }
+    su += wr[j] * ru;
+    sv += wr[j] * rv;
+  }
+  *u = su;
+  *v = sv;
+}
+
+// Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
+// and its chroma sample.
+GCS_HD void
+write_block (const ConvertScale & op, int bx, int by)
+{
+  const Image & o = op.out;
+  const Component & chroma = o.comp[1];
+  const int lx = o.yuv ? chroma.log2_x : 0, ly = o.yuv ? chroma.log2_y : 0;
+  const int x0 = bx << lx, y0 = by << ly;
+  const int bw = 1 << lx, bh = 1 << ly;
+  const bool subsampled = (lx | ly) != 0;
+  /* The block's own pixels, in named variables: an array indexed at run
+   * time would live in (slow) local memory on the GPU. */
+  Pixel p00{}, p01{}, p10{}, p11{};
+  GCS_UNROLL
+  for (int j = 0; j < 2; j++) {
+    GCS_UNROLL
+    for (int i = 0; i < 2; i++) {
+      const int x = x0 + i, y = y0 + j;
+      if (i >= bw || j >= bh || x >= o.width || y >= o.height)
+        continue;
+      const Pixel px = pixel_at (op, x, y);
+      if (j == 0)
+        (i == 0 ? p00 : p01) = px;
+      else
+        (i == 0 ? p10 : p11) = px;
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++) {
+        const Component & k = o.comp[c];
+        if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
+          store (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
+      }
+    }
+  }
+  if (!subsampled || chroma.plane < 0)
+    return;
+  float u, v;
+  if (chroma_on_same_grid (op)) {
+    /* The input's sample of this block, with luma where it is sited. */
+    const float sx = (float)(op.src_x + x0) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
+    const float sy = (float)(op.src_y + y0) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
+    const Pixel p = convert (op, sx, sy, 1.0f, 1.0f);
+    u = p.c[1], v = p.c[2];
+  } else {
+    downsample_chroma (
+        op, x0, y0,
+        [&] (int x, int y) {
+          const int i = x - x0, j = y - y0;
+          if (i < 0 || i >= bw || j < 0 || j >= bh)
+            return pixel_at (op, x, y);
+          return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
+        },
+        &u, &v);
+  }
+  store (o, chroma, bx, by, u);
+  store (o, o.comp[2], bx, by, v);
+}
+
+GCS_HD int
+blocks_x (const Image & o)
+{
+  const int l = o.yuv ? o.comp[1].log2_x : 0;
+  return (o.width + (1 << l) - 1) >> l;
+}
+
+GCS_HD int
+blocks_y (const Image & o)
+{
+  const int l = o.yuv ? o.comp[1].log2_y : 0;
+  return (o.height + (1 << l) - 1) >> l;
+}
+
+} // namespace gst_cs::gpu::pixels

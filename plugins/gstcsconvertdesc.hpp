@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// What the convert-scale kernel needs to know of GStreamer's frames
+// (internal): where each component lies, how codes map to colour, where
+// the picture goes in the output.
+#pragma once
+
+#include <gst/video/video.h>
+
+#include "convert_scale.h"
+
+namespace gst_cs {
+
+// A frame of `info`'s format and colorimetry, of `layout`'s size, plane
+// offsets and strides, in memory starting at `base`; an `output` also has
+// its padding bytes (RGBx: the x) to write.
+gpu::Image convert_image (
+    const GstVideoInfo * info, const GstVideoInfo * layout, guint8 * base, bool output);
+
+// The affine map from `in`'s codes to `out`'s (through RGB, with each
+// side's matrix and range), and the factor between their alpha codes.
+void convert_matrix (const GstVideoInfo * in, const GstVideoInfo * out, float m[3][4],
+    float * alpha_scale);
+
+// `argb` (0xAARRGGBB, full-range RGB) in `out`'s codes.
+void convert_border (const GstVideoInfo * out, guint32 argb, float border[4]);
+
+// Where a picture of `in_w` x `in_h` pixels of aspect `in_par_n/in_par_d`
+// goes in an `out`-sized frame keeping its display aspect ratio, centred
+// (letterbox or pillarbox); the whole frame where the ratios agree.
+void fit_picture (gint in_w, gint in_h, gint in_par_n, gint in_par_d,
+    const GstVideoInfo * out, gint * x, gint * y, gint * w, gint * h);
+
+// How a frame is converted, besides its caps: the element's properties.
+struct ConvertSettings {
+  gpu::Filter filter = gpu::Filter::BILINEAR;
+  gpu::Orientation orientation = gpu::Orientation::IDENTITY;
+  bool add_borders = true;
+  guint32 border_argb = 0xff000000;
+};
+
+// Whether `o` turns the picture a quarter (the output's width is the
+// input's height).
+bool swaps_axes (gpu::Orientation o);
+
+// Everything of `op` but the memory (op->in and op->out): the source
+// rectangle (x, y, w, h of `in`), where the picture goes in `out`, the
+// filter, the orientation and the colour maps. The element and the tests'
+// CPU reference describe a frame with this one function.
+void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
+    gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op);
+
+} // namespace gst_cs

@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudaconvertscale
+ * @title: cudaconvertscale
+ *
+ * Crops, scales, rotates and converts raw video in CUDA device memory
+ * (memory:CUDAStreamsMemory), in one kernel launch per frame that writes
+ * every plane of the output, on the element's stream. Like the other
+ * elements it never waits for the GPU: the kernel waits on the GPU for the
+ * input's event, and the output carries the event recorded after it.
+ *
+ * What videoconvertscale does, on the GPU:
+ * - every format the other elements move, in and out, and planar RGB
+ *   (RGBP, BGRP) out, the layout image models take;
+ * - colour matrix and range from the caps' colorimetry (BT.601, BT.709,
+ *   BT.2020, ...; full and limited range), chroma siting as GStreamer's
+ *   chroma resampler has it, 8 to 16 bits per component (P010 to NV12 and
+ *   back). The transfer function and primaries are not converted, as
+ *   videoconvertscale does not by default;
+ * - scaling by #GstCsConvertScale:method, each plane at its own resolution;
+ * - #GstCsConvertScale:add-borders keeps the display aspect ratio with
+ *   borders of #GstCsConvertScale:border-color;
+ * - #GstCsConvertScale:video-direction rotates and flips (the
+ *   #GstVideoDirection interface; `auto` follows the image-orientation tag);
+ * - a #GstVideoCropMeta on the input is honoured: only the region it marks
+ *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all.
+ *
+ * Caps negotiate as with videoconvertscale: the input's format, size and
+ * colorimetry where downstream allows them, else the nearest (the display
+ * aspect ratio is kept where downstream leaves a dimension open). With
+ * equal caps and no rotation frames go through untouched, unless they carry
+ * a crop meta.
+ *
+ * Built with GStreamer's CUDA library, the element also takes and makes
+ * nvcodec's memory (memory:CUDAMemory), as the other elements do. It is
+ * registered as cudaconvertscale where no other plugin holds that name
+ * (nvcodec 1.24 and newer does), and always as cudastreamsconvertscale.
+ *
+ * ## Examples
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
+ *   cudaupload ! cudaconvertscale ! \
+ *   video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360 ! \
+ *   cudadownload ! autovideosink
+ * ]| Scales and converts decoder-like NV12 for display.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
+ *   cudaupload ! cudaconvertscale ! \
+ *   video/x-raw(memory:CUDAStreamsMemory),format=RGBP,width=640,height=640 ! \
+ *   cudadownload ! fakesink
+ * ]| A letterboxed 640x640 planar RGB model input.
+ *
+ * Since: 0.2
+ */
+#include "gstcsconvertscale.h"
+
+#include "gstcscaps.h"
+#include "gstcsconvertcaps.h"
+#include "gstcsconvertdesc.hpp"
+#include "gstcsdeviceguard.hpp"
+#include "gstcsdevicework.hpp"
+#include "gstcserror-private.h"
+#include "gstcsframe.hpp"
+#include "gstcsheldbuffers.hpp"
+#include "gstcsmetas.h"
+#include "gstcsnvcodec.hpp"
+#include "gstcsoutputpool.hpp"
+#include "gstcspeerimport.hpp"
+#include "gstcsscratchpool.hpp"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_convert_scale_debug);
+#define GST_CAT_DEFAULT gst_cs_convert_scale_debug
+
+#define POOL_MIN_BUFFERS 3
+/* nvcodec frames kept while our kernel reads them (see cudacrop). */
+#define HELD_NVCODEC_FRAMES 3
+
+#define DEFAULT_METHOD GST_CS_CONVERT_SCALE_BILINEAR
+#define DEFAULT_ADD_BORDERS TRUE
+#define DEFAULT_BORDER_COLOR 0xff000000u
+#define DEFAULT_DIRECTION GST_VIDEO_ORIENTATION_IDENTITY
+
+enum { PROP_0, PROP_METHOD, PROP_ADD_BORDERS, PROP_BORDER_COLOR, PROP_VIDEO_DIRECTION };
+
+struct _GstCsConvertScale {
+  GstCsBaseTransform parent;
+
+  /* properties and the image-orientation tag, object lock */
+  GstCsConvertScaleMethod method;
+  gboolean add_borders;
+  guint32 border_color;
+  GstVideoOrientationMethod direction;
+  GstVideoOrientationMethod tag_direction;
+
+  /* of the negotiated caps, streaming thread */
+  GstVideoOrientationMethod orientation; /* the one the caps were made for */
+  gboolean same_caps;                    /* frames without crop meta go through */
+  gboolean out_nvcodec;
+  GstBufferPool * pool;
+  gst_cs::HeldBuffers * held;    /* nvcodec inputs our kernel still reads */
+  gst_cs::ScratchPool * imports; /* copies of frames from another device */
+  GstBuffer * imported;          /* this frame's copy, prepare to transform */
+};
+
+static void
+gst_cs_convert_scale_direction_init (GstVideoDirectionInterface *)
+{}
+
+G_DEFINE_TYPE_WITH_CODE (GstCsConvertScale, gst_cs_convert_scale,
+    GST_TYPE_CS_BASE_TRANSFORM,
+    G_IMPLEMENT_INTERFACE (
+        GST_TYPE_VIDEO_DIRECTION, gst_cs_convert_scale_direction_init));
+
+GType
+gst_cs_convert_scale_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    { GST_CS_CONVERT_SCALE_NEAREST, "Nearest neighbour", "nearest-neighbour" },
+    { GST_CS_CONVERT_SCALE_BILINEAR, "Bilinear (2x2 taps)", "bilinear" },
+    { GST_CS_CONVERT_SCALE_BICUBIC, "Bicubic (Catmull-Rom, 4x4 taps)", "bicubic" },
+    { GST_CS_CONVERT_SCALE_AREA, "Area average when shrinking, bilinear when enlarging",
+        "area" },
+    { 0, NULL, NULL },
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCsConvertScaleMethod", values));
+  return type;
+}
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
+    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+                         "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
+                         ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
+                         "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_NVCODEC_CAPS));
+
+/* --- orientation ------------------------------------------------------ */
+
+/* The orientation frames get now: the property, or the tag's for auto. */
+static GstVideoOrientationMethod
+current_orientation (GstCsConvertScale * self)
+{
+  GST_OBJECT_LOCK (self);
+  GstVideoOrientationMethod m = self->direction == GST_VIDEO_ORIENTATION_AUTO
+                                    ? self->tag_direction
+                                    : self->direction;
+  GST_OBJECT_UNLOCK (self);
+  return m;
+}
+
+static gboolean
+swaps_axes (GstVideoOrientationMethod m)
+{
+  return m == GST_VIDEO_ORIENTATION_90R || m == GST_VIDEO_ORIENTATION_90L ||
+         m == GST_VIDEO_ORIENTATION_UL_LR || m == GST_VIDEO_ORIENTATION_UR_LL;
+}
+
+/* The image-orientation tag's value as a method, as videoflip reads it. */
+static gboolean
+orientation_from_tag (const gchar * tag, GstVideoOrientationMethod * m)
+{
+  static const struct {
+    const gchar * tag;
+    GstVideoOrientationMethod method;
+  } map[] = {
+    { "rotate-0", GST_VIDEO_ORIENTATION_IDENTITY },
+    { "rotate-90", GST_VIDEO_ORIENTATION_90R },
+    { "rotate-180", GST_VIDEO_ORIENTATION_180 },
+    { "rotate-270", GST_VIDEO_ORIENTATION_90L },
+    { "flip-rotate-0", GST_VIDEO_ORIENTATION_HORIZ },
+    { "flip-rotate-90", GST_VIDEO_ORIENTATION_UL_LR },
+    { "flip-rotate-180", GST_VIDEO_ORIENTATION_VERT },
+    { "flip-rotate-270", GST_VIDEO_ORIENTATION_UR_LL },
+  };
+  for (const auto & e : map)
+    if (g_strcmp0 (tag, e.tag) == 0) {
+      *m = e.method;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* --- caps ------------------------------------------------------------- */
+
+static GstCaps *
+gst_cs_convert_scale_transform_caps (
+    GstBaseTransform * trans, GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstCaps * open = gst_cs_convert_caps_transform (caps, NULL);
+  /* Either memory on the other side, ours first (preferred). */
+  GstCaps * out = gst_caps_merge (
+      gst_cs_caps_with_memory (open, TRUE, NULL), gst_cs::caps_in_nvcodec_memory (open));
+  gst_caps_unref (open);
+  if (filter) {
+    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = tmp;
+  }
+  GST_LOG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
+      direction == GST_PAD_SINK ? "downstream" : "upstream", caps, out);
+  return out;
+}
+
+static GstCaps *
+gst_cs_convert_scale_fixate_caps (GstBaseTransform * trans, GstPadDirection direction,
+    GstCaps * caps, GstCaps * othercaps)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  GstCaps * fixed = gst_cs_convert_caps_fixate (
+      direction, caps, othercaps, swaps_axes (current_orientation (self)));
+  GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, fixed);
+  return fixed;
+}
+
+static gboolean
+gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
+    GstVideoInfo * in, GstCaps * outcaps, GstVideoInfo * out)
+{
+  auto * self = GST_CS_CONVERT_SCALE (base);
+  GstVideoOrientationMethod m = current_orientation (self);
+  if (m == GST_VIDEO_ORIENTATION_CUSTOM || m == GST_VIDEO_ORIENTATION_AUTO)
+    m = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->orientation = m;
+  self->same_caps =
+      m == GST_VIDEO_ORIENTATION_IDENTITY && gst_caps_is_equal (incaps, outcaps);
+  self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
+  GST_DEBUG_OBJECT (self, "orientation %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, m,
+      incaps, outcaps);
+  (void)in, (void)out;
+  return TRUE;
+}
+
+/* --- allocation ------------------------------------------------------- */
+
+static gboolean
+gst_cs_convert_scale_propose_allocation (
+    GstBaseTransform * trans, GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+           ->propose_allocation (trans, decide_query, query))
+    return FALSE;
+  /* We read any plane layout and only the region a crop meta marks. */
+  gst_cs_query_add_layout_metas (query);
+  /* An untouched frame is upstream's: downstream holds as many of them as it
+   * asked us for, and we hold nvcodec's while our kernel reads them. */
+  guint held = 0, bound = 0;
+  if (decide_query)
+    gst_cs_query_parse_held (decide_query, &held, &bound);
+  const guint own = 1 + GST_CS_CONVERT_SCALE (trans)->held->capacity ();
+  gst_cs_query_propose_held (query, held + own, bound ? bound + own : 0);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  GstCaps * caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  guint dmin = 0, dbound = 0;
+  gst_cs_query_parse_held (query, &dmin, &dbound);
+  const guint min = MAX (POOL_MIN_BUFFERS, dmin);
+  const guint max = gst_cs_pool_bound (min, dbound, 1);
+  const gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
+  GstBufferPool * pool = gst_cs::output_pool_new (
+      GST_ELEMENT (self), device, caps, info.size, min, max, query, self->out_nvcodec);
+  if (!pool)
+    return FALSE;
+  gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
+  gst_object_unref (pool);
+  /* With equal caps frames may all go through: allocate on first need. */
+  if (!self->same_caps && !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
+    return FALSE;
+  gst_cs_query_set_pool (query, self->pool, info.size, min, max);
+  return TRUE;
+}
+
+/* --- frames ----------------------------------------------------------- */
+
+/* The frame the kernel reads: the input, or its copy on our device. */
+static GstBuffer *
+source_of (GstCsConvertScale * self, GstBuffer * inbuf, GError ** err)
+{
+  return gst_cs::frame_on_device (
+      GST_CS_BASE_TRANSFORM (self), inbuf, *self->imports, &self->imported, err);
+}
+
+static GstFlowReturn
+gst_cs_convert_scale_prepare_output_buffer (
+    GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  GError * err = NULL;
+  GstBuffer * source = source_of (self, inbuf, &err);
+  if (!source) {
+    GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+    return GST_FLOW_ERROR;
+  }
+  const gboolean source_nvcodec =
+      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (source, 0));
+  if (self->same_caps && !gst_buffer_get_video_crop_meta (source) &&
+      source_nvcodec == self->out_nvcodec) {
+    *outbuf = source;
+    return GST_FLOW_OK;
+  }
+  if (!self->pool || !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
+    return GST_FLOW_ERROR;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);
+  return GST_FLOW_OK;
+}
+
+static gst_cs::gpu::Filter
+filter_of (GstCsConvertScaleMethod m)
+{
+  switch (m) {
+    case GST_CS_CONVERT_SCALE_NEAREST:
+      return gst_cs::gpu::Filter::NEAREST;
+    case GST_CS_CONVERT_SCALE_BICUBIC:
+      return gst_cs::gpu::Filter::BICUBIC;
+    case GST_CS_CONVERT_SCALE_AREA:
+      return gst_cs::gpu::Filter::AREA;
+    default:
+      return gst_cs::gpu::Filter::BILINEAR;
+  }
+}
+
+/* Everything of the kernel's description but the memory. The properties
+ * are read once, so a frame is made with one setting. */
+static void
+describe_geometry (GstCsConvertScale * self, const gst_cs::Region & region,
+    gst_cs::gpu::ConvertScale * op)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  gst_cs::ConvertSettings settings;
+  GST_OBJECT_LOCK (self);
+  settings.filter = filter_of (self->method);
+  settings.add_borders = self->add_borders;
+  settings.border_argb = self->border_color;
+  GST_OBJECT_UNLOCK (self);
+  settings.orientation = static_cast<gst_cs::gpu::Orientation> (self->orientation);
+  gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
+      (gint)region.y, (gint)region.width, (gint)region.height, settings, op);
+}
+
+/* One kernel reads the visible region of `source` and writes every plane
+ * of `outbuf`, on our stream, ordered by events. */
+static GstFlowReturn
+convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  gst_cs::Region region;
+  GError * err = NULL;
+  if (!gst_cs::locate_visible (
+          source, &base->in_info, gst_buffer_get_size (source), &region, &err)) {
+    GST_CS_POST_ERROR (self, err, "Cannot convert a frame");
+    return GST_FLOW_ERROR;
+  }
+  gst_cs::gpu::ConvertScale op;
+  describe_geometry (self, region, &op);
+  const bool ok = gst_cs::run_device_work (
+      base, source, outbuf,
+      [&] (guint8 * in, guint8 * out, cudaStream_t stream, GError ** error) {
+        GstVideoInfo out_layout;
+        if (!gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
+                gst_buffer_get_size (outbuf), error))
+          return false;
+        op.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
+        op.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
+        const cudaError_t status = gst_cs::gpu::convert_scale (op, stream);
+        if (status == cudaSuccess)
+          return true;
+        g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
+            "Cannot launch the convert-scale kernel (%dx%d at %d,%d of %dx%d -> %dx%d): "
+            "%s",
+            op.src_w, op.src_h, op.src_x, op.src_y, op.in.width, op.in.height,
+            op.out.width, op.out.height, cudaGetErrorString (status));
+        return false;
+      },
+      &err);
+  if (!ok) {
+    GST_CS_POST_ERROR (self, err, "Cannot convert a frame");
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+gst_cs_convert_scale_transform (
+    GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  GstBuffer * source = self->imported ? self->imported : inbuf;
+  GstFlowReturn ret =
+      outbuf == source ? GST_FLOW_OK : convert_frame (self, source, outbuf);
+  /* nvcodec's pools know nothing of our events: a frame of theirs that our
+   * GPU work read is kept until that work is done. */
+  if (ret == GST_FLOW_OK && outbuf != source &&
+      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0))) {
+    auto * base = GST_CS_BASE_TRANSFORM (self);
+    GError * err = NULL;
+    if (!self->held->hold (inbuf, gst_cs_base_transform_get_stream (base),
+            gst_cs_base_transform_get_waits (base), &err)) {
+      GST_CS_POST_ERROR (self, err, "Cannot keep an nvcodec frame while it is read");
+      ret = GST_FLOW_ERROR;
+    }
+  }
+  if (self->imported && self->imported != outbuf)
+    gst_buffer_unref (self->imported);
+  self->imported = NULL;
+  return ret;
+}
+
+static gboolean
+gst_cs_convert_scale_transform_meta (
+    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+{
+  /* Only metas tagged "video" alone still describe a frame of another size,
+   * format or orientation (as videoconvertscale decides). */
+  return gst_cs_meta_survives_copy (meta, TRUE);
+}
+
+static void
+gst_cs_convert_scale_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime t =
+      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    gst_object_sync_values (GST_OBJECT (trans), t);
+}
+
+static void
+release_held (GstCsConvertScale * self)
+{
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  self->held->drain_on (gst_cs_base_transform_get_device (base),
+      gst_cs_base_transform_get_waits (base), GST_OBJECT (self));
+}
+
+/* Reads the image-orientation tag for video-direction=auto. */
+static void
+take_tag (GstCsConvertScale * self, GstEvent * event)
+{
+  GstTagList * tags = NULL;
+  gchar * value = NULL;
+  gst_event_parse_tag (event, &tags);
+  if (!gst_tag_list_get_string (tags, GST_TAG_IMAGE_ORIENTATION, &value))
+    return;
+  GstVideoOrientationMethod m;
+  if (orientation_from_tag (value, &m)) {
+    GST_OBJECT_LOCK (self);
+    const gboolean changed = self->tag_direction != m;
+    self->tag_direction = m;
+    const gboolean follows = self->direction == GST_VIDEO_ORIENTATION_AUTO;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "image-orientation %s", value);
+    if (changed && follows)
+      gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  } else {
+    GST_WARNING_OBJECT (self, "Unknown image-orientation tag %s: ignored", value);
+  }
+  g_free (value);
+}
+
+static gboolean
+gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    release_held (self);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG)
+    take_tag (self, event);
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+      ->sink_event (trans, event);
+}
+
+static gboolean
+gst_cs_convert_scale_stop (GstBaseTransform * trans)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  gst_clear_object (&self->pool);
+  gst_clear_buffer (&self->imported);
+  self->imports->reset ();
+  release_held (self);
+  GST_OBJECT_LOCK (self);
+  self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)->stop (trans);
+}
+
+/* --- properties ------------------------------------------------------- */
+
+static void
+gst_cs_convert_scale_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_CONVERT_SCALE (object);
+  gboolean renegotiate = FALSE;
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_METHOD:
+      self->method = (GstCsConvertScaleMethod)g_value_get_enum (value);
+      break;
+    case PROP_ADD_BORDERS:
+      self->add_borders = g_value_get_boolean (value);
+      break;
+    case PROP_BORDER_COLOR:
+      self->border_color = (guint32)g_value_get_uint64 (value);
+      break;
+    case PROP_VIDEO_DIRECTION: {
+      auto m = (GstVideoOrientationMethod)g_value_get_enum (value);
+      if (m == GST_VIDEO_ORIENTATION_CUSTOM) {
+        GST_OBJECT_UNLOCK (self);
+        g_warning ("%s: video-direction custom is not supported; unchanged",
+            GST_OBJECT_NAME (self));
+        return;
+      }
+      renegotiate = self->direction != m;
+      self->direction = m;
+      break;
+    }
+    default:
+      GST_OBJECT_UNLOCK (self);
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      return;
+  }
+  GST_OBJECT_UNLOCK (self);
+  /* A new orientation may turn the output: the next frame renegotiates. The
+   * other properties apply from the next frame with the same caps. */
+  if (renegotiate)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+}
+
+static void
+gst_cs_convert_scale_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_CONVERT_SCALE (object);
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
+      break;
+    case PROP_ADD_BORDERS:
+      g_value_set_boolean (value, self->add_borders);
+      break;
+    case PROP_BORDER_COLOR:
+      g_value_set_uint64 (value, self->border_color);
+      break;
+    case PROP_VIDEO_DIRECTION:
+      g_value_set_enum (value, self->direction);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cs_convert_scale_finalize (GObject * object)
+{
+  auto * self = GST_CS_CONVERT_SCALE (object);
+  gst_clear_object (&self->pool);
+  gst_clear_buffer (&self->imported);
+  delete self->imports;
+  delete self->held;
+  G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
+}
+
+static void
+gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
+{
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const auto flags = (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                                   GST_PARAM_MUTABLE_PLAYING);
+
+  gobject_class->set_property = gst_cs_convert_scale_set_property;
+  gobject_class->get_property = gst_cs_convert_scale_get_property;
+  gobject_class->finalize = gst_cs_convert_scale_finalize;
+  /**
+   * GstCsConvertScale:method:
+   *
+   * The scaling filter. Each plane is filtered at its own resolution, so a
+   * subsampled chroma plane is interpolated where its samples are sited.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "Scaling filter: nearest-neighbour, bilinear (2x2 taps), bicubic "
+          "(Catmull-Rom 4x4) or area (average of the covered pixels when shrinking)",
+          GST_TYPE_CS_CONVERT_SCALE_METHOD, DEFAULT_METHOD,
+          (GParamFlags)(flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCsConvertScale:add-borders:
+   *
+   * Keep the display aspect ratio where the output's differs, by filling
+   * the rest with #GstCsConvertScale:border-color (letterbox or pillarbox).
+   * When false, the picture is stretched to the whole output.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_ADD_BORDERS,
+      g_param_spec_boolean ("add-borders", "Add borders",
+          "Add borders if necessary to keep the display aspect ratio",
+          DEFAULT_ADD_BORDERS, flags));
+  /**
+   * GstCsConvertScale:border-color:
+   *
+   * The colour of the borders as 0xAARRGGBB (full-range RGB and alpha),
+   * converted to the output's format and colorimetry. Values above
+   * 0xffffffff are refused with a warning and leave the colour unchanged.
+   *
+   * Since: 0.2
+   */
+  g_object_class_install_property (gobject_class, PROP_BORDER_COLOR,
+      g_param_spec_uint64 ("border-color", "Border color",
+          "Border colour as 0xAARRGGBB (alpha, red, green, blue; 8 bits each)", 0,
+          G_MAXUINT32, DEFAULT_BORDER_COLOR,
+          (GParamFlags)(flags | GST_PARAM_CONTROLLABLE)));
+  /**
+   * GstCsConvertScale:video-direction:
+   *
+   * Rotation or flip applied to the picture (#GstVideoDirection). `auto`
+   * follows the image-orientation tag of the stream; `custom` is refused.
+   * A change while playing renegotiates before the next frame, which gets
+   * the new orientation whole.
+   *
+   * Since: 0.2
+   */
+  g_object_class_override_property (
+      gobject_class, PROP_VIDEO_DIRECTION, "video-direction");
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class, "CUDA stream convert and scale",
+      "Filter/Converter/Video/Scaler/Effect/Hardware",
+      "Crops, scales, rotates and converts video in CUDA device memory in one "
+      "kernel per frame, ordered by events on a pooled stream",
+      "gst-cudastreams developers");
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_fixate_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_propose_allocation);
+  trans_class->decide_allocation =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_decide_allocation);
+  trans_class->prepare_output_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_prepare_output_buffer);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_transform);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_transform_meta);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_before_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_set_info);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_CONVERT_SCALE_METHOD, (GstPluginAPIFlags)0);
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_convert_scale_debug, "csconvertscale", 0, "gst-cudastreams convert-scale");
+}
+
+static void
+gst_cs_convert_scale_init (GstCsConvertScale * self)
+{
+  self->method = DEFAULT_METHOD;
+  self->add_borders = DEFAULT_ADD_BORDERS;
+  self->border_color = DEFAULT_BORDER_COLOR;
+  self->direction = DEFAULT_DIRECTION;
+  self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->imports = new gst_cs::ScratchPool;
+  self->held = new gst_cs::HeldBuffers (HELD_NVCODEC_FRAMES);
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "gstcsdevicework.hpp"
+
+#include "gstcsdeviceguard.hpp"
+#include "gstcsmemory-private.h"
+#include "gstcsnvcodec.hpp"
+#include "gstcspeerimport.hpp"
+#include "gstcssyncmeta-private.h"
+
+namespace gst_cs {
+
+bool
+run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbuf,
+    const EnqueueWork & enqueue, GError ** error)
+{
+  cudaStream_t stream = gst_cs_base_transform_get_stream (base);
+  const gint device = gst_cs_base_transform_get_device (base);
+  GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
+  DeviceGuard guard (device, error);
+  DeviceMapping in, out;
+  const bool ok = guard.ok () &&
+                  in.map (inbuf, GST_MAP_READ, device, stream, waits, error) &&
+                  out.map (outbuf, GST_MAP_WRITE, device, stream, waits, error) &&
+                  gst_cs_sync_meta_wait (inbuf, stream, error) &&
+                  gst_cs_buffer_wait_writable (outbuf, stream, error) &&
+                  enqueue (in.data (), out.data (), stream, error);
+  GstCsSyncMeta * meta =
+      ok ? gst_cs_sync_meta_record (outbuf, device, stream, error) : NULL;
+  /* Into nvcodec's memory: its stream waits for ours (1.24+), or, for
+   * 1.22, which reads what it gets at once, the one host wait of this edge. */
+  if (!meta || !publish_to_nvcodec (outbuf, meta->event, waits, error))
+    return false;
+  /* Upstream's pool makes its next writer of our memory wait for us. */
+  if (!in.nvcodec ())
+    gst_cs_sync_meta_add_reader (meta, inbuf);
+  return true;
+}
+
+GstBuffer *
+frame_on_device (GstCsBaseTransform * base, GstBuffer * inbuf, ScratchPool & imports,
+    GstBuffer ** imported, GError ** error)
+{
+  const gint device = gst_cs_base_transform_get_device (base);
+  if (!on_other_device (inbuf, device))
+    return inbuf;
+  DeviceGuard guard (device, error);
+  if (!guard.ok () ||
+      !import_from_other_device (inbuf, device, gst_cs_base_transform_get_stream (base),
+          imports, imported, error))
+    return NULL;
+  return *imported;
+}
+
+} // namespace gst_cs

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# On the GPU machine, the cudaconvertscale work in one call: the element's
+# GPU and stand-in suites (and cudacrop's, whose code it shares), its GPU
+# suite under compute-sanitizer memcheck, then the benchmark's convert rows
+# beside nvcodec 1.28.6 (.gst-dist: a copy of ../shared/gst). Results in $OUT.
+#   OUT=/tmp/out scripts/gpu-convert.sh
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gcs-out}
+mkdir -p "$OUT"
+source .gpu/env.sh; .gst-dist/use 1.28.6 /tmp/gst-1.28.6 >/dev/null 2>&1
+BB=/tmp/gcs-bench-build; (meson setup $BB -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release >/dev/null 2>&1 && ninja -C $BB >/dev/null 2>&1; echo built > /tmp/bb) &
+B=/tmp/gcs-build; [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dnvcodec_interop=enabled >/dev/null; ninja -C $B >/dev/null || { ninja -C $B | grep -A5 error | head -30; exit 1; }
+meson test -C $B convertscale_gpu convertscale_gpu_fake crop_gpu cropmeta_gpu --print-errorlogs --num-processes 2 | grep -E "^ *[0-9]+/|Ok:|Fail:"
+timeout 240 meson test -C $B convertscale_gpu --no-rebuild --timeout-multiplier 10 --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" | grep -E "^ *[0-9]+/"; grep -h "ERROR SUMMARY" $B/meson-logs/memcheck-testlog.txt 2>/dev/null; grep -h "ERROR SUMMARY" $B/meson-logs/memcheck.txt | sort | uniq -c
+while [ ! -f /tmp/bb ]; do sleep 1; done
+BUILD_DIR=$BB OUT=$OUT/bench BENCH_SECONDS=1 BENCH_ONLY=convert BENCH_PEER_GST=/tmp/gst-1.28.6 pipelines/bench > $OUT/bench.txt 2>&1
+grep -E "convert-" $OUT/bench.txt; sed -n '/^cudaconvertscale:/,$p' $OUT/bench.txt | head; cat $OUT/bench/convert_time.txt

@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// On a GPU: cudaconvertscale's frames are, bit for bit, those of the
+// kernel's CPU twin (gpu/convert_scale_host.cpp) for every input format,
+// the output formats, the four methods, the eight orientations, borders,
+// odd sizes and crops, 1x1 and 16384 wide; they agree with GStreamer's
+// videoconvert (conversions), videoconvertscale (scaling, PSNR) and
+// videoflip (orientations, exact); cudacrop's crop meta is fused into the
+// one kernel; equal caps pass frames through; the element never waits on
+// the host; bad sizes and properties are refused with clear messages.
+//
+// Frames come from an appsrc with random content (videotestsrc's snow is
+// grey: U = V = 128), the same frames teed to the CPU reference.
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstcheck.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "convert_scale.h"
+#include "gstcsconvertdesc.hpp"
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+using testutil::Captured;
+namespace gpu = gst_cs::gpu;
+
+struct Crop {
+  gint l = 0, r = 0, t = 0, b = 0;
+};
+
+/* What a frame's content is: random codes, or smooth random waves (what a
+ * scaler must reproduce: noise has no right answer when shrunk). */
+enum class Content { RANDOM, SMOOTH };
+
+struct Case {
+  Case (const char * in, gint iw, gint ih, const char * out, gint ow, gint oh)
+      : in_format (in), in_w (iw), in_h (ih), out_format (out), out_w (ow), out_h (oh)
+  {}
+  const char * in_format;
+  gint in_w, in_h;
+  const char * out_format;
+  gint out_w, out_h;
+  gpu::Filter filter = gpu::Filter::BILINEAR;
+  GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  Crop crop;                   /* by cudacrop before it: fused through the crop meta */
+  const char * in_extra = "";  /* more input caps fields: ",colorimetry=bt709" */
+  const char * out_extra = ""; /* more output caps fields */
+  bool add_borders = true;
+  guint32 border = 0xff000000;
+  gint frames = 2;
+  Content content = Content::RANDOM;
+};
+
+static const char * const method_nicks[] = { "nearest-neighbour", "bilinear", "bicubic",
+  "area" };
+
+static const char *
+direction_nick (GstVideoOrientationMethod m)
+{
+  GEnumClass * klass = (GEnumClass *)g_type_class_ref (GST_TYPE_VIDEO_ORIENTATION_METHOD);
+  const char * nick = g_enum_get_value (klass, m)->value_nick;
+  g_type_class_unref (klass);
+  return nick;
+}
+
+static std::string
+describe (const Case & c)
+{
+  gchar * text = g_strdup_printf ("%s %dx%d%s -> %s %dx%d%s %s %s crop l%d r%d t%d b%d%s",
+      c.in_format, c.in_w, c.in_h, c.in_extra, c.out_format, c.out_w, c.out_h,
+      c.out_extra, method_nicks[(int)c.filter], direction_nick (c.direction), c.crop.l,
+      c.crop.r, c.crop.t, c.crop.b, c.add_borders ? "" : " no borders");
+  std::string s = text;
+  g_free (text);
+  return s;
+}
+
+static gchar *
+input_caps (const Case & c)
+{
+  return g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=30/1%s",
+      c.in_format, c.in_w, c.in_h, c.in_extra);
+}
+
+/* --- frames' components ---------------------------------------------- */
+
+/* Where component `c`'s sample (x, y) of its plane's grid is. GStreamer
+ * 1.22 gives P010/P016's V offset in samples (1), not bytes (2). */
+static guint8 *
+code_at (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  gint offset = GST_VIDEO_FORMAT_INFO_POFFSET (f->info.finfo, c);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8 && (offset & 1))
+    offset *= 2;
+  return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (f, GST_VIDEO_FRAME_COMP_PLANE (f, c)) +
+         offset + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+         (gsize)x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+}
+
+/* Code of component `c` at (x, y) of its plane's grid. */
+static guint
+get_code (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  const guint8 * p = code_at (f, c, x, y);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8)
+    return p[0];
+  return (guint)(p[0] | (p[1] << 8)) >> GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+}
+
+static void
+set_code (GstVideoFrame * f, guint c, gint x, gint y, guint code)
+{
+  guint8 * p = code_at (f, c, x, y);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8) {
+    p[0] = (guint8)code;
+    return;
+  }
+  code <<= GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+  p[0] = (guint8)(code & 0xff);
+  p[1] = (guint8)(code >> 8);
+}
+
+/* A frame of `info` with `content`, deterministic per seed. */
+static GstBuffer *
+make_frame (const GstVideoInfo * info, Content content, guint32 seed)
+{
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_memset (buf, 0, 0, info->size);
+  GstVideoFrame f;
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_WRITE));
+  GRand * rand = g_rand_new_with_seed (seed);
+  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+    const guint max = (1u << GST_VIDEO_FRAME_COMP_DEPTH (&f, c)) - 1;
+    /* Two waves of a few periods per frame, of random direction and phase. */
+    double k[2][3];
+    for (auto & w : k)
+      for (double & v : w)
+        v = g_rand_double_range (rand, 0.5, 3.0);
+    const gint cw = GST_VIDEO_FRAME_COMP_WIDTH (&f, c),
+               ch = GST_VIDEO_FRAME_COMP_HEIGHT (&f, c);
+    for (gint y = 0; y < ch; y++)
+      for (gint x = 0; x < cw; x++) {
+        guint code;
+        if (content == Content::RANDOM) {
+          code = g_rand_int_range (rand, 0, (gint32)max + 1);
+        } else {
+          const double u = 6.2832 * x / cw, v = 6.2832 * y / ch;
+          const double s = std::sin (k[0][0] * u + k[0][1] * v + k[0][2]) +
+                           std::sin (k[1][0] * u - k[1][1] * v + 2.0 * k[1][2]);
+          code = (guint)std::lround ((0.5 + 0.22 * s) * max);
+        }
+        set_code (&f, c, x, y, code);
+      }
+  }
+  g_rand_free (rand);
+  gst_video_frame_unmap (&f);
+  return buf;
+}
+
+/* Largest difference of codes between two frames of one format, and
+ * their PSNR (dB, over every component's codes). */
+struct Difference {
+  guint max = 0;
+  double psnr = INFINITY;
+  std::string where;
+};
+
+static Difference
+compare (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoInfo * ib,
+    const char * what)
+{
+  fail_unless (GST_VIDEO_INFO_FORMAT (ia) == GST_VIDEO_INFO_FORMAT (ib) &&
+                   ia->width == ib->width && ia->height == ib->height,
+      "%s: %s %dx%d vs %s %dx%d", what, GST_VIDEO_INFO_NAME (ia), ia->width, ia->height,
+      GST_VIDEO_INFO_NAME (ib), ib->width, ib->height);
+  GstVideoFrame fa, fb;
+  fail_unless (
+      gst_video_frame_map (&fa, const_cast<GstVideoInfo *> (ia), a, GST_MAP_READ));
+  fail_unless (
+      gst_video_frame_map (&fb, const_cast<GstVideoInfo *> (ib), b, GST_MAP_READ));
+  Difference d;
+  double sq = 0.0, n = 0.0, max_code = 0.0;
+  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&fa); c++) {
+    max_code = MAX (max_code, (double)((1u << GST_VIDEO_FRAME_COMP_DEPTH (&fa, c)) - 1));
+    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, c); y++)
+      for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, c); x++) {
+        const gint va = (gint)get_code (&fa, c, x, y), vb = (gint)get_code (&fb, c, x, y);
+        const guint e = (guint)ABS (va - vb);
+        sq += (double)e * e, n += 1.0;
+        if (e > d.max) {
+          d.max = e;
+          gchar * w =
+              g_strdup_printf ("component %u at %d,%d: %d vs %d", c, x, y, va, vb);
+          d.where = w;
+          g_free (w);
+        }
+      }
+  }
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  if (sq > 0.0)
+    d.psnr = 10.0 * std::log10 (max_code * max_code / (sq / n));
+  return d;
+}
+
+/* --- the CPU twin ------------------------------------------------------ */
+
+/* What the element's kernel makes of `in` for case `c`, computed on the CPU
+ * by the same arithmetic, described by the element's own function. */
+static GstBuffer *
+twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideoInfo * oi)
+{
+  GstBuffer * out = gst_buffer_new_allocate (NULL, oi->size, NULL);
+  gst_buffer_memset (out, 0, 0, oi->size);
+  GstVideoFrame fi, fo;
+  fail_unless (
+      gst_video_frame_map (&fi, const_cast<GstVideoInfo *> (ii), in, GST_MAP_READ));
+  fail_unless (
+      gst_video_frame_map (&fo, const_cast<GstVideoInfo *> (oi), out, GST_MAP_WRITE));
+  gst_cs::ConvertSettings settings;
+  settings.filter = c.filter;
+  settings.orientation = static_cast<gpu::Orientation> (c.direction);
+  settings.add_borders = c.add_borders;
+  settings.border_argb = c.border;
+  gpu::ConvertScale op;
+  gst_cs::describe_convert (ii, oi, c.crop.l, c.crop.t, c.in_w - c.crop.l - c.crop.r,
+      c.in_h - c.crop.t - c.crop.b, settings, &op);
+  op.in = gst_cs::convert_image (ii, &fi.info, (guint8 *)fi.map[0].data, false);
+  op.out = gst_cs::convert_image (oi, &fo.info, (guint8 *)fo.map[0].data, true);
+  fail_unless (gpu::convert_scale_on_host (op), "the twin refuses %dx%d -> %dx%d", c.in_w,
+      c.in_h, c.out_w, c.out_h);
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+  return out;
+}
+
+/* --- pipelines ------------------------------------------------------- */
+
+/* "appsrc ! tee", one branch captured as it is ("in"), the other through
+ * `chain` ("out"), and, where `reference` is given, a third through it
+ * ("ref"). The frames are pushed before the pipeline runs. */
+static GstElement *
+pipeline_of (const Case & c, const std::string & chain, const char * reference,
+    Captured * in, Captured * out, Captured * ref)
+{
+  gchar * caps = input_caps (c);
+  gchar * ref_branch =
+      reference
+          ? g_strdup_printf ("t. ! queue ! %s ! appsink name=ref sync=false", reference)
+          : g_strdup ("");
+  gchar * desc = g_strdup_printf ("appsrc name=src format=time max-bytes=0 caps=\"%s\" ! "
+                                  "tee name=t t. ! queue ! appsink name=in sync=false "
+                                  "t. ! queue ! %s ! appsink name=out sync=false %s",
+      caps, chain.c_str (), ref_branch);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline != NULL && err == NULL, "%s: %s", desc, err ? err->message : "");
+  g_free (desc);
+  g_free (ref_branch);
+
+  GstCaps * parsed = gst_caps_from_string (caps);
+  GstVideoInfo info;
+  fail_unless (gst_video_info_from_caps (&info, parsed), "%s", caps);
+  gst_caps_unref (parsed);
+  g_free (caps);
+  GstElement * src = testutil::by_name (pipeline, "src");
+  for (gint i = 0; i < c.frames; i++) {
+    GstBuffer * buf = make_frame (&info, c.content, 1000 + i);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (src), buf) == GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+  testutil::capture_appsink (pipeline, "in", in);
+  testutil::capture_appsink (pipeline, "out", out);
+  if (reference)
+    testutil::capture_appsink (pipeline, "ref", ref);
+  return pipeline;
+}
+
+/* Ours: upload, maybe cudacrop, cudaconvertscale "cs", the output caps,
+ * download. */
+static std::string
+chain_of (const Case & c)
+{
+  gchar * crop =
+      c.crop.l || c.crop.r || c.crop.t || c.crop.b
+          ? g_strdup_printf ("cudastreamscrop left=%d right=%d top=%d bottom=%d ! ",
+                c.crop.l, c.crop.r, c.crop.t, c.crop.b)
+          : g_strdup ("");
+  gchar * chain =
+      g_strdup_printf ("cudastreamsupload ! %scudastreamsconvertscale name=cs "
+                       "method=%s video-direction=%s add-borders=%s "
+                       "border-color=%u ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+                       "),format=%s,width=%d,height=%d%s ! cudastreamsdownload",
+          crop, method_nicks[(int)c.filter], direction_nick (c.direction),
+          c.add_borders ? "true" : "false", c.border, c.out_format, c.out_w, c.out_h,
+          c.out_extra);
+  std::string s = chain;
+  g_free (chain);
+  g_free (crop);
+  return s;
+}
+
+/* Runs case `c`: every output frame equals its twin's, and the element
+ * waited on the host for none. */
+static void
+check_against_twin (const Case & c)
+{
+  const std::string what = describe (c);
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+  testutil::run_to_eos (pipeline, what.c_str ());
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  fail_unless (
+      in.buffers.size () == (size_t)c.frames && out.buffers.size () == in.buffers.size (),
+      "%s: %zu frames in, %zu out", what.c_str (), in.buffers.size (),
+      out.buffers.size ());
+  for (size_t i = 0; i < in.buffers.size (); i++) {
+    GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+    const std::string frame = what + ", frame " + std::to_string (i);
+    /* Odd-width YUY2/UYVY: the luma byte after the frame's edge is not a
+     * pixel; the comparison leaves it out, as for videocrop's frames. */
+    testutil::assert_cropped_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], frame.c_str ());
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* --- against the twin ------------------------------------------------- */
+
+/* Every input format to the common outputs, every output format from NV12
+ * and RGBA; each pair once at its own size and once scaled to an odd size,
+ * the methods in turn. */
+GST_START_TEST (test_formats_match_twin)
+{
+  const std::vector<const char *> outputs = { "RGBA", "NV12", "P010_10LE", "RGBP" };
+  const std::vector<const char *> all_out = { "RGBA", "BGRA", "RGBx", "BGRx", "ARGB",
+    "ABGR", "RGB", "BGR", "GRAY8", "GRAY16_LE", "NV12", "NV21", "I420", "YV12", "Y42B",
+    "Y444", "P010_10LE", "P016_LE", "YUY2", "UYVY", "RGBP", "BGRP" };
+  std::vector<std::pair<const char *, const char *>> pairs;
+  for (const char * f : testutil::all_formats)
+    for (const char * o : outputs)
+      pairs.emplace_back (f, o);
+  for (const char * o : all_out) {
+    pairs.emplace_back ("NV12", o);
+    pairs.emplace_back ("RGBA", o);
+  }
+  int n = 0;
+  for (auto & p : pairs) {
+    Case same{ p.first, 38, 22, p.second, 38, 22 };
+    check_against_twin (same);
+    Case scaled{ p.first, 37, 23, p.second, 20 + n % 7, 31 - n % 5 };
+    scaled.filter = static_cast<gpu::Filter> (n % 4);
+    scaled.add_borders = n % 2;
+    check_against_twin (scaled);
+    n++;
+  }
+}
+GST_END_TEST;
+
+/* The eight orientations, with scaling, a fused odd crop and borders. */
+GST_START_TEST (test_orientations_match_twin)
+{
+  for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; m++) {
+    for (const char * pair : { "NV12>NV12", "RGBA>I420", "I420>RGBP" }) {
+      gchar ** f = g_strsplit (pair, ">", 2);
+      Case c{ f[0], 45, 29, f[1], 30, 52 };
+      c.direction = (GstVideoOrientationMethod)m;
+      c.crop = { 3, 1, 1, 2 };
+      c.filter = static_cast<gpu::Filter> (m % 4);
+      c.border = 0xff2080c0;
+      check_against_twin (c);
+      g_strfreev (f);
+    }
+  }
+}
+GST_END_TEST;
+
+/* The smallest and widest frames, large shrinks (area and the others),
+ * colorimetries and ranges, borders of a colour, odd crops of 4:2:0. */
+GST_START_TEST (test_edges_match_twin)
+{
+  std::vector<Case> cases = {
+    { "NV12", 1, 1, "RGBA", 1, 1 },
+    { "RGBA", 1, 1, "NV12", 1, 1 },
+    { "NV12", 1, 1, "RGBA", 7, 5 },
+    { "I420", 3, 3, "NV12", 1, 1 },
+    { "NV12", 16384, 4, "RGBA", 16384, 4 },
+    { "RGBA", 16384, 2, "NV12", 1000, 2 },
+    { "NV12", 2, 16384, "RGBA", 2, 1024 },
+    { "NV12", 640, 360, "RGBA", 37, 21 },
+    { "P010_10LE", 64, 48, "NV12", 64, 48 },
+    { "NV12", 64, 48, "P010_10LE", 64, 48 },
+    { "NV12", 64, 48, "RGBA", 64, 48 },
+    { "RGBA", 64, 48, "NV12", 64, 48 },
+    { "RGBA", 64, 36, "RGBP", 64, 64 }, /* letterbox, a border of a colour */
+    { "NV12", 33, 17, "I420", 33, 17 },
+  };
+  cases[0].filter = gpu::Filter::BICUBIC;
+  cases[5].filter = gpu::Filter::AREA;
+  cases[6].filter = gpu::Filter::AREA;
+  cases[8].in_extra = ",colorimetry=bt2020";
+  cases[8].out_extra = ",colorimetry=bt709";
+  cases[9].in_extra = ",colorimetry=bt601";
+  cases[9].out_extra = ",colorimetry=bt2020";
+  cases[10].in_extra = ",colorimetry=bt709";
+  cases[11].out_extra = ",colorimetry=1:4:0:0"; /* full range, BT.601 */
+  cases[12].border = 0x80ff8000;
+  cases[12].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[13].crop = { 3, 1, 1, 2 };
+  for (gpu::Filter f : { gpu::Filter::NEAREST, gpu::Filter::BILINEAR,
+           gpu::Filter::BICUBIC, gpu::Filter::AREA }) {
+    Case shrink{ "NV12", 640, 360, "RGBA", 37, 21 };
+    shrink.filter = f;
+    cases.push_back (shrink);
+  }
+  for (const Case & c : cases)
+    check_against_twin (c);
+}
+GST_END_TEST;
+
+/* cudacrop's zero-copy output (a crop meta on the uploaded frame) reaches
+ * cudaconvertscale as it is: the crop and the scale are one kernel. */
+static GstPadProbeReturn
+expect_crop_meta (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  if (gst_buffer_get_video_crop_meta (buf))
+    g_atomic_int_inc ((gint *)user);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_crop_fused)
+{
+  Case c{ "NV12", 96, 64, "RGBA", 40, 30 };
+  c.crop = { 17, 9, 5, 10 };
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+  gint with_meta = 0;
+  testutil::add_probe (
+      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, expect_crop_meta, &with_meta);
+  testutil::run_to_eos (pipeline, "fused crop");
+  fail_unless_equals_int (with_meta, c.frames);
+  for (size_t i = 0; i < in.buffers.size (); i++) {
+    GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], "fused");
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* --- against GStreamer's CPU elements ----------------------------------- */
+
+/* Conversions at one size, beside videoconvert on the same random frames.
+ * The bounds found, written here: 1 code (4 for 10-bit outputs, the same
+ * at 8 bits) where videoconvert converts in one step. YUV to RGB it does in
+ * 8-bit fixed point (on a grey ramp its codes stray up to 3.23 from the
+ * exact BT.601 formula; ours stay within the rounding, 0.5), and some pairs
+ * take fast paths that repeat chroma instead of interpolating it (I420 ->
+ * BGRx: 188 codes apart on random chroma): there the reference goes
+ * through ARGB64 (the matrix in 16 bits, chroma resampled by GStreamer's
+ * resampler, as ours), and is within 4 codes. */
+static const guint videoconvert_bound_8bit = 1;
+static const guint videoconvert_bound_yuv_to_rgb = 4;
+
+GST_START_TEST (test_conversions_near_videoconvert)
+{
+  const char * const pairs[][2] = {
+    { "NV12", "RGBA" },
+    { "I420", "BGRx" },
+    { "Y444", "RGB" },
+    { "YUY2", "RGBA" },
+    { "RGBA", "NV12" },
+    { "BGRA", "I420" },
+    { "RGBA", "Y444" },
+    { "NV12", "I420" },
+    { "NV12", "P010_10LE" },
+    { "P010_10LE", "NV12" },
+    { "RGBA", "RGBP" },
+    { "NV12", "BGRP" },
+    { "RGBA", "GRAY8" },
+  };
+  for (const auto & p : pairs) {
+    Case c{ p[0], 64, 48, p[1], 64, 48 };
+    const std::string what = describe (c);
+    const bool yuv_to_rgb =
+        GST_VIDEO_FORMAT_INFO_IS_YUV (
+            gst_video_format_get_info (gst_video_format_from_string (c.in_format))) &&
+        GST_VIDEO_FORMAT_INFO_IS_RGB (
+            gst_video_format_get_info (gst_video_format_from_string (c.out_format)));
+    gchar * reference = g_strdup_printf (
+        "videoconvert dither=none ! %s video/x-raw,format=%s,width=%d,height=%d",
+        yuv_to_rgb ? "video/x-raw,format=ARGB64 ! videoconvert dither=none !" : "",
+        c.out_format, c.out_w, c.out_h);
+    Captured in, out, ref;
+    GstElement * pipeline = pipeline_of (c, chain_of (c), reference, &in, &out, &ref);
+    testutil::run_to_eos (pipeline, what.c_str ());
+    for (size_t i = 0; i < out.buffers.size (); i++) {
+      Difference d = compare (
+          ref.buffers[i], &ref.infos[i], out.buffers[i], &out.infos[i], what.c_str ());
+      const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (out.infos[i].finfo, 0);
+      const guint bound =
+          (yuv_to_rgb ? videoconvert_bound_yuv_to_rgb : videoconvert_bound_8bit)
+          << (depth - 8);
+      GST_INFO (
+          "%s: videoconvert vs ours: max %u, PSNR %.1f dB", what.c_str (), d.max, d.psnr);
+      g_print (
+          "CONVERT-VS-VIDEOCONVERT %s: max %u (bound %u)\n", what.c_str (), d.max, bound);
+      fail_unless (d.max <= bound, "%s: %u codes from videoconvert (%s), bound %u",
+          what.c_str (), d.max, d.where.c_str (), bound);
+    }
+    g_free (reference);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+/* Scaling smooth frames beside "videoconvertscale" with the same method:
+ * at least 40 dB PSNR. */
+GST_START_TEST (test_scaling_near_videoconvertscale)
+{
+  std::vector<Case> cases = {
+    { "NV12", 1920, 1080, "RGBA", 640, 360 },
+    { "NV12", 1280, 720, "NV12", 1920, 1080 },
+    { "RGBA", 1920, 1080, "RGBP", 640, 640 }, /* letterbox (square pixels asked) */
+    { "I420", 640, 480, "RGBA", 853, 480 },   /* pillarbox (the same) */
+    { "NV12", 1920, 1080, "RGBA", 960, 540 },
+  };
+  cases[1].filter = gpu::Filter::BICUBIC;
+  /* Without a pixel-aspect-ratio downstream, both keep the picture whole
+   * by changing it (640x640 at 16/9): no borders. */
+  cases[2].out_extra = cases[3].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[4].filter = gpu::Filter::NEAREST;
+  const char * const cpu_methods[] = { "nearest-neighbour", "bilinear", "catrom",
+    "bilinear" };
+  for (Case & c : cases) {
+    c.content = Content::SMOOTH;
+    c.frames = 1;
+    const std::string what = describe (c);
+    gchar * reference =
+        g_strdup_printf ("videoconvertscale dither=none method=%s "
+                         "add-borders=true ! video/x-raw,format=%s,width=%d,"
+                         "height=%d,pixel-aspect-ratio=1/1",
+            cpu_methods[(int)c.filter], c.out_format, c.out_w, c.out_h);
+    Captured in, out, ref;
+    GstElement * pipeline = pipeline_of (c, chain_of (c), reference, &in, &out, &ref);
+    testutil::run_to_eos (pipeline, what.c_str ());
+    fail_unless (!out.buffers.empty () && out.buffers.size () == ref.buffers.size ());
+    Difference d = compare (
+        ref.buffers[0], &ref.infos[0], out.buffers[0], &out.infos[0], what.c_str ());
+    g_print ("SCALE-VS-VIDEOCONVERTSCALE %s: PSNR %.1f dB, max %u\n", what.c_str (),
+        d.psnr, d.max);
+    fail_unless (d.psnr >= 40.0,
+        "%s: PSNR %.1f dB against videoconvertscale (max %u at %s)", what.c_str (),
+        d.psnr, d.max, d.where.c_str ());
+    g_free (reference);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+/* Every orientation exactly as videoflip turns the frame. */
+GST_START_TEST (test_orientations_equal_videoflip)
+{
+  for (const char * format : { "RGBA", "GRAY8", "Y444" }) {
+    for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; m++) {
+      Case c{ format, 37, 23, format, 37, 23 };
+      c.direction = (GstVideoOrientationMethod)m;
+      const bool swap = gst_cs::swaps_axes (static_cast<gpu::Orientation> (m));
+      if (swap)
+        std::swap (c.out_w, c.out_h);
+      const std::string what = describe (c);
+      gchar * reference =
+          g_strdup_printf ("videoflip video-direction=%s", direction_nick (c.direction));
+      Captured in, out, ref;
+      GstElement * pipeline = pipeline_of (c, chain_of (c), reference, &in, &out, &ref);
+      testutil::run_to_eos (pipeline, what.c_str ());
+      testutil::assert_all_frames_equal (ref, out, what.c_str ());
+      g_free (reference);
+      gst_element_set_state (pipeline, GST_STATE_NULL);
+      gst_object_unref (pipeline);
+    }
+  }
+}
+GST_END_TEST;
+
+/* --- passthrough, properties, bad input ------------------------------- */
+
+static GstPadProbeReturn
+remember_buffer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  *(GstBuffer **)user = GST_PAD_PROBE_INFO_BUFFER (info);
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+count_same_buffer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * seen = (std::pair<GstBuffer *, gint> *)user;
+  if (GST_PAD_PROBE_INFO_BUFFER (info) == seen->first)
+    seen->second++;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Equal caps and no crop: the frame goes through untouched, no kernel. */
+GST_START_TEST (test_passthrough)
+{
+  Case c{ "NV12", 64, 48, "NV12", 64, 48 };
+  c.frames = 5;
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+  std::pair<GstBuffer *, gint> seen{ NULL, 0 };
+  testutil::add_probe (
+      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, remember_buffer, &seen.first);
+  testutil::add_probe (
+      pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER, count_same_buffer, &seen);
+  testutil::run_to_eos (pipeline, "passthrough");
+  fail_unless_equals_int (seen.second, c.frames);
+  testutil::assert_all_frames_equal (in, out, "passthrough");
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Out-of-range properties: GLib's warning, the value unchanged. */
+GST_START_TEST (test_bad_properties)
+{
+  GstElement * cs = testutil::make_ours ("cudastreamsconvertscale");
+  guint64 color = 0;
+  g_object_set (cs, "border-color", (guint64)0xff336699, NULL);
+  ASSERT_WARNING (g_object_set (cs, "border-color", (guint64)0x1ff336699ull, NULL));
+  g_object_get (cs, "border-color", &color, NULL);
+  fail_unless_equals_uint64 (color, 0xff336699);
+  g_object_set (cs, "video-direction", GST_VIDEO_ORIENTATION_90R, NULL);
+  ASSERT_WARNING (
+      g_object_set (cs, "video-direction", GST_VIDEO_ORIENTATION_CUSTOM, NULL));
+  GstVideoOrientationMethod m;
+  g_object_get (cs, "video-direction", &m, NULL);
+  fail_unless_equals_int (m, GST_VIDEO_ORIENTATION_90R);
+  gst_object_unref (cs);
+}
+GST_END_TEST;
+
+/* Sizes of 0 or above 16384 and formats it cannot write are refused at
+ * negotiation, with a message naming the caps. */
+GST_START_TEST (test_bad_caps)
+{
+  GstElement * cs = testutil::make_ours ("cudastreamsconvertscale");
+  fail_unless (testutil::sink_accepts (cs,
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=NV12,width=16384,height=2,"
+      "framerate=30/1"));
+  fail_unless (!testutil::sink_accepts (cs,
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=NV12,width=16385,height=2,"
+      "framerate=30/1"));
+  fail_unless (!testutil::sink_accepts (cs,
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=NV12,width=0,height=2,"
+      "framerate=30/1"));
+  fail_unless (!testutil::sink_accepts (cs,
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=v210,width=64,height=48,"
+      "framerate=30/1"));
+  gst_object_unref (cs);
+
+  /* Downstream wants a size we cannot make: the pads do not link (the
+   * capsfilter's caps and our template do not meet), said so. */
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudastreamsupload ! cudastreamsconvertscale ! "
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+      "),format=NV12,width=20000,height=48 ! fakesink",
+      NULL);
+  fail_unless (pipeline != NULL);
+  testutil::Outcome o = testutil::run_to_end (pipeline);
+  fail_unless (!o.eos && (o.error.find ("not-negotiated") != std::string::npos ||
+                             o.error.find ("not-linked") != std::string::npos),
+      "got: %s", o.error.c_str ());
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* video-direction changed while PLAYING: the next frames are turned, the
+ * caps renegotiated, no frame made half of one and half of the other. */
+static GstPadProbeReturn
+turn_after_first (GstPad * pad, GstPadProbeInfo *, gpointer user)
+{
+  if (g_atomic_int_add ((gint *)user, 1) == 1) {
+    GstElement * cs = GST_ELEMENT (gst_pad_get_parent (pad));
+    g_object_set (cs, "video-direction", GST_VIDEO_ORIENTATION_90R, NULL);
+    gst_object_unref (cs);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_direction_while_playing)
+{
+  Case c{ "RGBA", 40, 24, "RGBA", 40, 24 };
+  c.frames = 6;
+  /* Output caps without a size: the element chooses (turned: 24x40). */
+  gchar * chain = g_strdup_printf (
+      "cudastreamsupload ! cudastreamsconvertscale name=cs ! "
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA ! cudastreamsdownload");
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain, NULL, &in, &out, &unused);
+  g_free (chain);
+  gint seen = 0;
+  testutil::add_probe (
+      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, turn_after_first, &seen);
+  testutil::run_to_eos (pipeline, "turned while playing");
+  fail_unless_equals_int (out.buffers.size (), c.frames);
+  gint turned = 0;
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    Case now = c;
+    if (out.infos[i].width == 24) {
+      now.direction = GST_VIDEO_ORIENTATION_90R;
+      std::swap (now.out_w, now.out_h);
+      turned++;
+    }
+    fail_unless (i < 2 || now.direction == GST_VIDEO_ORIENTATION_90R,
+        "frame %zu is not turned", i);
+    GstBuffer * want = twin_of (now, in.buffers[i], &in.infos[i], &out.infos[i]);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], "turned while playing");
+    gst_buffer_unref (want);
+  }
+  fail_unless (turned >= c.frames - 2, "%d frames turned", turned);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+static Suite *
+convertscale_gpu_suite (void)
+{
+  Suite * s = suite_create ("convertscale_gpu");
+  TCase * tc = tcase_create ("general");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_formats_match_twin);
+  tcase_add_test (tc, test_orientations_match_twin);
+  tcase_add_test (tc, test_edges_match_twin);
+  tcase_add_test (tc, test_crop_fused);
+  tcase_add_test (tc, test_conversions_near_videoconvert);
+  tcase_add_test (tc, test_scaling_near_videoconvertscale);
+  tcase_add_test (tc, test_orientations_equal_videoflip);
+  tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_bad_properties);
+  tcase_add_test (tc, test_bad_caps);
+  tcase_add_test (tc, test_direction_while_playing);
+  return s;
+}
+
+TESTUTIL_GPU_CHECK_MAIN (convertscale_gpu);
