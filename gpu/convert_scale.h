@@ -86,6 +86,15 @@ struct ConvertScale {
   float alpha_scale = 1.0f;
   // Output codes of the border, components 0..3.
   float border[4] = {};
+
+  // Derived from the above by convert_scale and its twin (resolve), once
+  // per launch instead of once per pixel:
+  float scale_x = 0.0f, scale_y = 0.0f; // source pixels per output pixel
+  unsigned inputs_all = 0;              // input components (bits 0..3) any output needs
+  unsigned inputs_luma = 0;             // ... the output's luma (or RGB) and alpha need
+  bool chroma_direct = false;       // output chroma converted where it is (no resampling)
+  unsigned in_full = 0, in_sub = 0; // input components at full and at chroma resolution
+  int sub_log2_x = 0, sub_log2_y = 0; // that chroma resolution
 };
 
 // Checks `op` (sizes, rectangles, components within their planes) and

@@ -56,12 +56,14 @@ convert_scale_on_host (const ConvertScale & op)
   if (!convert_scale_is_valid (op))
     return false;
   ConvertScale resolved = op;
-  pixels::resolve_planes (resolved.in);
-  pixels::resolve_planes (resolved.out);
+  pixels::resolve (resolved);
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  for (int by = 0; by < nby; by++)
-    for (int bx = 0; bx < nbx; bx++)
-      pixels::write_block (resolved, bx, by);
+  pixels::dispatch (resolved, [&] (auto f, auto ib, auto ob) {
+    for (int by = 0; by < nby; by++)
+      for (int bx = 0; bx < nbx; bx++)
+        pixels::write_block<decltype (f)::value, decltype (ib)::value,
+            decltype (ob)::value> (resolved, bx, by);
+  });
   return true;
 }
 

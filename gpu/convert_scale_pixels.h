@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "convert_scale.h"
 
@@ -49,15 +50,21 @@ resolve_planes (Image & im)
     }
 }
 
+template <int IB>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
   const std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
-  if (im.bytes == 1)
+  if (IB == 1)
     return (float)p[0];
+#if defined(__CUDA_ARCH__)
+  if (((std::uintptr_t)p & 1u) == 0) /* one 16-bit load: the same value */
+    return (float)((unsigned)*(const unsigned short *)p >> im.shift);
+#endif
   return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
 }
 
+template <int OB>
 GCS_HD void
 store (const Image & im, const Component & c, int x, int y, float code)
 {
@@ -66,22 +73,22 @@ store (const Image & im, const Component & c, int x, int y, float code)
   std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
   const unsigned v = (unsigned)r << im.shift;
   p[0] = (std::uint8_t) (v & 0xffu);
-  if (im.bytes == 2)
+  if (OB == 2)
     p[1] = (std::uint8_t) (v >> 8);
 }
 
 // Calls tap(index, weight) for each source sample that `filter` reads at
 // plane position `p` (sample centres on integers), `scale` source samples
 // per output pixel, indices clamped to [lo, hi] (the edge repeats).
-template <class Tap>
+template <Filter F, class Tap>
 GCS_HD void
-taps (Filter filter, float p, float scale, int lo, int hi, Tap tap)
+taps (float p, float scale, int lo, int hi, Tap tap)
 {
-  if (filter == Filter::NEAREST) {
+  if (F == Filter::NEAREST) {
     tap (clampi ((int)floorf (p + 0.5f), lo, hi), 1.0f);
     return;
   }
-  if (filter == Filter::AREA && scale > 1.0f) {
+  if (F == Filter::AREA && scale > 1.0f) {
     /* Sample i covers [i - 0.5, i + 0.5); the output pixel covers `scale`
      * samples around p. Each sample weighs what it covers of that. */
     const float a = p - 0.5f * scale, b = p + 0.5f * scale;
@@ -101,7 +108,7 @@ taps (Filter filter, float p, float scale, int lo, int hi, Tap tap)
     tap (clampi (i, lo, hi), 1.0f);
     return;
   }
-  if (filter == Filter::BICUBIC) { /* Catmull-Rom */
+  if (F == Filter::BICUBIC) { /* Catmull-Rom */
     const float t2 = t * t, t3 = t2 * t;
     tap (clampi (i - 1, lo, hi), -0.5f * t3 + t2 - 0.5f * t);
     tap (clampi (i, lo, hi), 1.5f * t3 - 2.5f * t2 + 1.0f);
@@ -113,43 +120,68 @@ taps (Filter filter, float p, float scale, int lo, int hi, Tap tap)
   tap (clampi (i + 1, lo, hi), t);
 }
 
-// Component `c` of the input at luma position (sx, sy), `fx` x `fy` luma
-// samples per output pixel, read from its plane within the source rectangle.
-GCS_HD float
-sample (const ConvertScale & op, int c, float sx, float sy, float fx, float fy)
-{
-  const Image & im = op.in;
-  const Component & k = im.comp[c];
-  if (k.plane < 0)
-    return c == 3 ? (float)im.max_code : 0.0f;
-  const float dx = (float)(1 << k.log2_x), dy = (float)(1 << k.log2_y);
-  /* Chroma sample k sits on luma position k*d (cosited) or (k+0.5)*d-0.5. */
-  const float px = (k.log2_x && im.h_cosited) ? sx / dx : (sx + 0.5f) / dx - 0.5f;
-  const float py = (k.log2_y && im.v_cosited) ? sy / dy : (sy + 0.5f) / dy - 0.5f;
-  const int lox = op.src_x >> k.log2_x, hix = (op.src_x + op.src_w - 1) >> k.log2_x;
-  const int loy = op.src_y >> k.log2_y, hiy = (op.src_y + op.src_h - 1) >> k.log2_y;
-  float sum = 0.0f;
-  taps (op.filter, py, fy / dy, loy, hiy, [&] (int y, float wy) {
-    float row = 0.0f;
-    taps (op.filter, px, fx / dx, lox, hix,
-        [&] (int x, float wx) { row += wx * load (im, k, x, y); });
-    sum += wy * row;
-  });
-  return sum;
-}
-
 struct Pixel {
   float c[4];
 };
 
-// Output codes (unrounded) of the input at luma position (sx, sy).
+// The input components of `need` (bits 0..3) at luma position (sx, sy),
+// op.scale_x x op.scale_y luma samples per output pixel, each read from its
+// plane within the source rectangle. Components of one resolution (luma,
+// RGB and alpha; the two chroma ones) share one pass over the taps. A
+// component the input lacks reads 0 (alpha: opaque).
+template <Filter F, int IB>
+GCS_HD void
+sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float in[4])
+{
+  const Image & im = op.in;
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++)
+    in[c] = c == 3 ? (float)im.max_code : 0.0f;
+  GCS_UNROLL
+  for (int g = 0; g < 2; g++) {
+    const unsigned members = need & (g == 0 ? op.in_full : op.in_sub);
+    if (!members)
+      continue;
+    const int lx = g == 0 ? 0 : op.sub_log2_x, ly = g == 0 ? 0 : op.sub_log2_y;
+    /* Chroma sample k sits on luma position k*2 (cosited) or k*2+0.5. The
+     * factors are powers of 2: the products are exact, as divisions. */
+    const float ix = lx ? 0.5f : 1.0f, iy = ly ? 0.5f : 1.0f;
+    const float px = (lx && im.h_cosited) ? sx * ix : (sx + 0.5f) * ix - 0.5f;
+    const float py = (ly && im.v_cosited) ? sy * iy : (sy + 0.5f) * iy - 0.5f;
+    const int lox = op.src_x >> lx, hix = (op.src_x + op.src_w - 1) >> lx;
+    const int loy = op.src_y >> ly, hiy = (op.src_y + op.src_h - 1) >> ly;
+    float sum[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    taps<F> (py, op.scale_y * iy, loy, hiy, [&] (int y, float wy) {
+      float row[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      taps<F> (px, op.scale_x * ix, lox, hix, [&] (int x, float wx) {
+        GCS_UNROLL
+        for (int c = 0; c < 4; c++)
+          if ((members >> c) & 1u)
+            row[c] += wx * load<IB> (im, im.comp[c], x, y);
+      });
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++)
+        if ((members >> c) & 1u)
+          sum[c] += wy * row[c];
+    });
+    GCS_UNROLL
+    for (int c = 0; c < 4; c++)
+      if ((members >> c) & 1u)
+        in[c] = sum[c];
+  }
+}
+
+// Output codes (unrounded) of the input at luma position (sx, sy), of the
+// input components `need` (the others are 0 or opaque, and so are the
+// outputs that read them: callers ask for what they write).
+template <Filter F, int IB>
 GCS_HD Pixel
-convert (const ConvertScale & op, float sx, float sy, float fx, float fy)
+convert (const ConvertScale & op, float sx, float sy, unsigned need)
 {
   float in[4];
-  for (int c = 0; c < 4; c++)
-    in[c] = sample (op, c, sx, sy, fx, fy);
+  sample_inputs<F, IB> (op, sx, sy, need, in);
   Pixel px;
+  GCS_UNROLL
   for (int i = 0; i < 3; i++)
     px.c[i] = op.matrix[i][0] * in[0] + op.matrix[i][1] * in[1] +
               op.matrix[i][2] * in[2] + op.matrix[i][3];
@@ -158,8 +190,9 @@ convert (const ConvertScale & op, float sx, float sy, float fx, float fy)
 }
 
 // Output pixel (ox, oy): the border, or the input where the picture goes.
+template <Filter F, int IB>
 GCS_HD Pixel
-pixel_at (const ConvertScale & op, int ox, int oy)
+pixel_at (const ConvertScale & op, int ox, int oy, unsigned need)
 {
   int dx = ox - op.dst_x, dy = oy - op.dst_y;
   if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
@@ -194,16 +227,15 @@ pixel_at (const ConvertScale & op, int ox, int oy)
     default:
       break;
   }
-  const float fx = (float)op.src_w / (float)sw, fy = (float)op.src_h / (float)sh;
-  return convert (op, (float)op.src_x + ((float)u + 0.5f) * fx - 0.5f,
-      (float)op.src_y + ((float)v + 0.5f) * fy - 0.5f, fx, fy);
+  return convert<F, IB> (op, (float)op.src_x + ((float)u + 0.5f) * op.scale_x - 0.5f,
+      (float)op.src_y + ((float)v + 0.5f) * op.scale_y - 0.5f, need);
 }
 
 // Whether output chroma sample k reads input chroma sample k: both
 // subsampled alike and sited alike, and the picture neither scaled,
 // turned nor moved off the block grid. Then chroma is converted where it
 // is, as videoconvert does for such pairs, instead of being resampled.
-GCS_HD bool
+inline bool
 chroma_on_same_grid (const ConvertScale & op)
 {
   const Component &a = op.in.comp[1], &b = op.out.comp[1];
@@ -214,6 +246,49 @@ chroma_on_same_grid (const ConvertScale & op)
          op.src_w == op.dst_w && op.src_h == op.dst_h && op.dst_x == 0 && op.dst_y == 0 &&
          op.dst_w == op.out.width && op.dst_h == op.out.height && (op.src_x & mx) == 0 &&
          (op.src_y & my) == 0;
+}
+
+// The input components that the output rows `rows` (bits 0..2: the
+// matrix's rows, bit 3: alpha) read.
+inline unsigned
+inputs_of (const ConvertScale & op, unsigned rows)
+{
+  unsigned m = 0;
+  for (int i = 0; i < 3; i++)
+    if ((rows >> i) & 1u)
+      for (int c = 0; c < 3; c++)
+        if (op.matrix[i][c] != 0.0f)
+          m |= 1u << c;
+  if (rows & 8u)
+    m |= 8u;
+  return m;
+}
+
+// Fills the derived fields of `op` (see ConvertScale) and each component's
+// base and pitch: what the kernel and the twin compute once per launch.
+inline void
+resolve (ConvertScale & op)
+{
+  resolve_planes (op.in);
+  resolve_planes (op.out);
+  const bool swap = rotates (op.orientation);
+  op.scale_x = (float)op.src_w / (float)(swap ? op.dst_h : op.dst_w);
+  op.scale_y = (float)op.src_h / (float)(swap ? op.dst_w : op.dst_h);
+  op.inputs_all = inputs_of (op, 0xfu);
+  op.inputs_luma = inputs_of (op, op.out.yuv ? 0x9u : 0xfu);
+  op.chroma_direct = chroma_on_same_grid (op);
+  op.in_full = op.in_sub = 0;
+  for (int c = 0; c < 4; c++) {
+    const Component & k = op.in.comp[c];
+    if (k.plane < 0)
+      continue;
+    if (k.log2_x | k.log2_y) {
+      op.in_sub |= 1u << c;
+      op.sub_log2_x = k.log2_x, op.sub_log2_y = k.log2_y;
+    } else {
+      op.in_full |= 1u << c;
+    }
+  }
 }
 
 // Chroma of the output block at (x0, y0) from the full-resolution chroma
@@ -266,6 +341,7 @@ downsample_chroma (
 
 // Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
 // and its chroma sample.
+template <Filter F, int IB, int OB>
 GCS_HD void
 write_block (const ConvertScale & op, int bx, int by)
 {
@@ -275,6 +351,10 @@ write_block (const ConvertScale & op, int bx, int by)
   const int x0 = bx << lx, y0 = by << ly;
   const int bw = 1 << lx, bh = 1 << ly;
   const bool subsampled = (lx | ly) != 0;
+  /* Where chroma comes straight from the input's, the pixels need only
+   * what their luma (or RGB) and alpha read. */
+  const unsigned pixel_inputs =
+      (subsampled && op.chroma_direct) ? op.inputs_luma : op.inputs_all;
   /* The block's own pixels, in named variables: an array indexed at run
    * time would live in (slow) local memory on the GPU. */
   Pixel p00{}, p01{}, p10{}, p11{};
@@ -285,7 +365,7 @@ write_block (const ConvertScale & op, int bx, int by)
       const int x = x0 + i, y = y0 + j;
       if (i >= bw || j >= bh || x >= o.width || y >= o.height)
         continue;
-      const Pixel px = pixel_at (op, x, y);
+      const Pixel px = pixel_at<F, IB> (op, x, y, pixel_inputs);
       if (j == 0)
         (i == 0 ? p00 : p01) = px;
       else
@@ -294,18 +374,18 @@ write_block (const ConvertScale & op, int bx, int by)
       for (int c = 0; c < 4; c++) {
         const Component & k = o.comp[c];
         if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
-          store (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
+          store<OB> (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
       }
     }
   }
   if (!subsampled || chroma.plane < 0)
     return;
   float u, v;
-  if (chroma_on_same_grid (op)) {
+  if (op.chroma_direct) {
     /* The input's sample of this block, with luma where it is sited. */
     const float sx = (float)(op.src_x + x0) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
     const float sy = (float)(op.src_y + y0) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
-    const Pixel p = convert (op, sx, sy, 1.0f, 1.0f);
+    const Pixel p = convert<F, IB> (op, sx, sy, op.inputs_all);
     u = p.c[1], v = p.c[2];
   } else {
     downsample_chroma (
@@ -313,13 +393,13 @@ write_block (const ConvertScale & op, int bx, int by)
         [&] (int x, int y) {
           const int i = x - x0, j = y - y0;
           if (i < 0 || i >= bw || j < 0 || j >= bh)
-            return pixel_at (op, x, y);
+            return pixel_at<F, IB> (op, x, y, op.inputs_all);
           return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
         },
         &u, &v);
   }
-  store (o, chroma, bx, by, u);
-  store (o, o.comp[2], bx, by, v);
+  store<OB> (o, chroma, bx, by, u);
+  store<OB> (o, o.comp[2], bx, by, v);
 }
 
 GCS_HD int
@@ -334,6 +414,42 @@ blocks_y (const Image & o)
 {
   const int l = o.yuv ? o.comp[1].log2_y : 0;
   return (o.height + (1 << l) - 1) >> l;
+}
+
+// Calls fn (filter, input bytes, output bytes) with op's values as
+// compile-time constants (std::integral_constant): the kernel and the twin
+// are instantiated per combination, so that none of these choices is a
+// branch per sample.
+template <class Fn>
+inline void
+dispatch (const ConvertScale & op, Fn fn)
+{
+  auto with_out = [&] (auto f, auto ib) {
+    if (op.out.bytes == 2)
+      fn (f, ib, std::integral_constant<int, 2>{});
+    else
+      fn (f, ib, std::integral_constant<int, 1>{});
+  };
+  auto with_in = [&] (auto f) {
+    if (op.in.bytes == 2)
+      with_out (f, std::integral_constant<int, 2>{});
+    else
+      with_out (f, std::integral_constant<int, 1>{});
+  };
+  switch (op.filter) {
+    case Filter::NEAREST:
+      with_in (std::integral_constant<Filter, Filter::NEAREST>{});
+      break;
+    case Filter::BICUBIC:
+      with_in (std::integral_constant<Filter, Filter::BICUBIC>{});
+      break;
+    case Filter::AREA:
+      with_in (std::integral_constant<Filter, Filter::AREA>{});
+      break;
+    default:
+      with_in (std::integral_constant<Filter, Filter::BILINEAR>{});
+      break;
+  }
 }
 
 } // namespace gst_cs::gpu::pixels

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The main job: builds, then shows what the GPU path costs - the steady-state
 # frames/s, CPU time and host waits per frame of
-# cudaupload ! cudacrop ! cudadownload (centre 1280x720 of 1080p NV12) beside
-# the same crop by videocrop on the CPU - and writes one cropped frame of the
-# test pattern to a PNG (default: cudastreams.png).
+# cudaupload ! cudacrop ! cudaconvertscale ! cudadownload (centre 1280x720 of
+# 1080p NV12, scaled to 640x360 RGBA) beside the same by videocrop and
+# videoconvertscale on the CPU - and writes one such frame of the test
+# pattern to a PNG (default: cudastreams.png).
 #   pipelines/run.sh [PNG] [--source pinned|pageable] [--seconds S]
 # The work is done by scripts/main-job.py (its --help lists the options).
 set -euo pipefail

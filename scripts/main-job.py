@@ -4,12 +4,13 @@
 
     main-job.py --build-dir build --png cudastreams.png [--source pinned|pageable]
 
-1. Times  cudaupload ! cudacrop ! cudadownload  (the centre 1280x720 of
-   1920x1080 NV12 frames) in the steady state with gcs-bench, whose source
-   hands over frames already in memory at no cost per frame, so the figures
-   are the pipeline's own; then the same crop by videocrop on the CPU, timed
-   the same way.
-2. Writes one cropped frame of videotestsrc pattern=smpte through the GPU
+1. Times  cudaupload ! cudacrop ! cudaconvertscale ! cudadownload  (the
+   centre 1280x720 of 1920x1080 NV12 frames, scaled to 640x360 RGBA: the
+   crop and the scale one kernel) in the steady state with gcs-bench, whose
+   source hands over frames already in memory at no cost per frame, so the
+   figures are the pipeline's own; then the same by videocrop and
+   videoconvertscale on the CPU, timed the same way.
+2. Writes one such frame of videotestsrc pattern=smpte through the GPU
    elements to the PNG.
 
 Only this project's plugin and GStreamer's core/base/good plugins are loaded
@@ -28,12 +29,17 @@ import textwrap
 
 WIDTH, HEIGHT, FORMAT = 1920, 1080, "NV12"
 CROP = "left=320 right=320 top=180 bottom=180"  # the centre 1280x720
-GPU_CHAIN = f"cudaupload name=up ! cudacrop name=crop {CROP} ! cudadownload name=down"
-CPU_CHAIN = f"videocrop {CROP}"
-ELEMENT_OF = {"up": "cudaupload", "crop": "cudacrop", "down": "cudadownload",
-              "source-pool": "the source's pool", "other": "elsewhere"}
-ELEMENTS = ["cudaupload", "cudacrop", "cudadownload", "videocrop", "videotestsrc",
-            "videoconvert", "pngenc"]
+OUT_W, OUT_H, OUT_FORMAT = 640, 360, "RGBA"
+OUT_CAPS = f"format={OUT_FORMAT},width={OUT_W},height={OUT_H}"
+GPU_CHAIN = (f"cudaupload name=up ! cudacrop name=crop {CROP} ! cudaconvertscale name=cs ! "
+             f"video/x-raw(memory:CUDAStreamsMemory),{OUT_CAPS} ! cudadownload name=down")
+# videoconvertscale is GStreamer 1.22's; before it, videoscale and videoconvert.
+CPU_SCALERS = {"videoconvertscale": "videoconvertscale",
+               "videoscale": "videoscale ! videoconvert"}
+ELEMENT_OF = {"up": "cudaupload", "crop": "cudacrop", "cs": "cudaconvertscale",
+              "down": "cudadownload", "source-pool": "the source's pool", "other": "elsewhere"}
+ELEMENTS = ["cudaupload", "cudacrop", "cudaconvertscale", "cudadownload", "videocrop",
+            "videotestsrc", "videoconvert", "videoscale", "pngenc"]
 NO_GPU = "No CUDA device"
 
 
@@ -59,6 +65,15 @@ def check_elements(env, plugin_dir):
         raise JobError(f"element(s) {', '.join(missing)} not found (this project's are "
                        f"looked for in {plugin_dir}, the others among GStreamer's "
                        f"base/good plugins): did the build succeed?")
+
+
+def cpu_chain(env):
+    """videocrop and the CPU scaler this GStreamer has, to the same caps."""
+    for name, chain in CPU_SCALERS.items():
+        if subprocess.run(["gst-inspect-1.0", name], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return f"videocrop {CROP} ! {chain} ! video/x-raw,{OUT_CAPS}"
+    raise JobError("neither videoconvertscale nor videoscale is there (GStreamer's base plugins)")
 
 
 def bench(gcs_bench, env, chain, opts, timeout):
@@ -99,20 +114,22 @@ def waits_detail(r):
     waited; the source's pool and the rest only where they waited."""
     detail = r.get("waits_detail") or {}
     return ", ".join(f"{ELEMENT_OF.get(k, k)} {v:.2f}" for k, v in detail.items()
-                     if k in ("up", "crop", "down") or abs(v) >= 0.005)
+                     if k in ("up", "crop", "cs", "down") or abs(v) >= 0.005)
 
 
-def summary(gpu, cpu, source, gpu_name):
+def summary(gpu, cpu, cpu_desc, source, gpu_name):
     """The few lines the job prints about the timing."""
     mb = lambda b: f"{b / 1e6:.1f}\0MB"  # \0: a space textwrap keeps
     where = ("in pinned memory, in the pool cudaupload offers" if source == "pinned"
              else "in ordinary pageable memory")
     on = f", on {gpu_name}" if gpu_name else ""
-    gpu_label, cpu_label = "GPU upload+crop+download", "CPU videocrop in system memory"
+    gpu_label = "GPU upload, crop+scale+convert, download"
+    cpu_label = "CPU " + cpu_desc.split(" ! video/x-raw")[0].replace(f" {CROP}", "")
     w = max(len(gpu_label), len(cpu_label))
     head = (f"What the GPU path costs, cropping the centre 1280x720 out of {WIDTH}x{HEIGHT} "
-            f"{FORMAT} frames{on}. Steady state: {gpu['seconds']:.1f} s timed after a warm-up; the "
-            f"source costs nothing per frame (its frames wait {where}).")
+            f"{FORMAT} frames and scaling it to {OUT_W}x{OUT_H} {OUT_FORMAT}{on}. Steady state: "
+            f"{gpu['seconds']:.1f} s timed after a warm-up; the source costs nothing per frame "
+            f"(its frames wait {where}).")
     waits = "once per frame, for that frame's copy back to system memory"
     if source == "pageable":
         waits += "; from pageable memory CUDA also waits before each plane's upload"
@@ -128,7 +145,7 @@ def summary(gpu, cpu, source, gpu_name):
              f"Host wait: the CPU blocked until the GPU is done; cudadownload waits {waits}. "
              f"The GPU path sends each frame over PCIe twice "
              f"({mb(gpu['in_bytes'])} up, {mb(gpu['out_bytes'])} down: "
-             f"{gpu['gbps']:.1f}\0GB/s); videocrop copies {mb(cpu['out_bytes'])} per frame "
+             f"{gpu['gbps']:.1f}\0GB/s); the CPU path writes {mb(cpu['out_bytes'])} per frame "
              f"within host memory.")
     return "\n".join(lines + [ln.replace("\0", " ") for ln in textwrap.wrap(notes, 96)])
 
@@ -183,13 +200,15 @@ def main():
     try:
         check_elements(env, plugin_dir)
         gpu = bench(gcs_bench, env, GPU_CHAIN, a, timeout)
-        cpu = bench(gcs_bench, env, CPU_CHAIN, a, timeout)
-        print(summary(gpu, cpu, a.source, gpu_name()))
+        cpu_desc = cpu_chain(env)
+        cpu = bench(gcs_bench, env, cpu_desc, a, timeout)
+        print(summary(gpu, cpu, cpu_desc, a.source, gpu_name()))
         write_png(env, png, timeout)
     except JobError as e:
         print(f"run.sh: {e}", file=sys.stderr)
         return 1
-    print(f"wrote {png} (one cropped frame of videotestsrc pattern=smpte)")
+    print(f"wrote {png} (one frame of videotestsrc pattern=smpte, cropped, scaled to "
+          f"{OUT_W}x{OUT_H} and converted to {OUT_FORMAT} on the GPU)")
     return 0
 
 
