@@ -20,8 +20,10 @@
  * registers); the host compiler decides for itself. */
 #if defined(__CUDA_ARCH__)
 #define GCS_UNROLL _Pragma ("unroll")
+#define GCS_NO_UNROLL _Pragma ("unroll 1")
 #else
 #define GCS_UNROLL
+#define GCS_NO_UNROLL
 #endif
 
 namespace gst_cs::gpu::pixels {
@@ -303,7 +305,8 @@ downsample_chroma (
   const Image & o = op.out;
   const Component & k = o.comp[1];
   /* Up to three columns (and rows) with their weights; a weight of 0 is no
-   * tap. Fixed sizes, unrolled: no array is indexed at run time. */
+   * tap. The loops stay loops: unrolled, each of the nine taps would be a
+   * copy of a whole pixel's sampling (compile time, code size). */
   float wc[3] = { 0.0f, 1.0f, 0.0f }, wr[3] = { 0.0f, 1.0f, 0.0f };
   int cols[3] = { x0, x0, x0 }, rows[3] = { y0, y0, y0 };
   if (k.log2_x) {
@@ -319,12 +322,12 @@ downsample_chroma (
       rows[0] = clampi (y0 - 1, 0, o.height - 1), wr[0] = 0.25f;
   }
   float su = 0.0f, sv = 0.0f;
-  GCS_UNROLL
+  GCS_NO_UNROLL
   for (int j = 0; j < 3; j++) {
     if (wr[j] == 0.0f)
       continue;
     float ru = 0.0f, rv = 0.0f;
-    GCS_UNROLL
+    GCS_NO_UNROLL
     for (int i = 0; i < 3; i++) {
       if (wc[i] == 0.0f)
         continue;
