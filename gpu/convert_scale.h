@@ -92,9 +92,22 @@ struct ConvertScale {
   float scale_x = 0.0f, scale_y = 0.0f; // source pixels per output pixel
   unsigned inputs_all = 0;              // input components (bits 0..3) any output needs
   unsigned inputs_luma = 0;             // ... the output's luma (or RGB) and alpha need
+  unsigned inputs_chroma = 0;           // ... the output's chroma needs
   bool chroma_direct = false;       // output chroma converted where it is (no resampling)
   unsigned in_full = 0, in_sub = 0; // input components at full and at chroma resolution
   int sub_log2_x = 0, sub_log2_y = 0; // that chroma resolution
+  // The input components of one resolution (0: full, 1: chroma) read as
+  // one aligned load of `word` bytes per sample when they share a plane
+  // and fit in one (RGBA: 4, NV12's UV: 2, P010's UV: 4); 0: one load per
+  // component.
+  struct Words {
+    const std::uint8_t * base = nullptr; // the plane
+    unsigned pitch = 0;
+    int word = 0;
+  } in_words[2];
+  // The output's pixels are four 8-bit components in one aligned 32-bit
+  // word (RGBA, BGRx, AYUV ...): one store per pixel.
+  bool out_packed = false;
 };
 
 // Checks `op` (sizes, rectangles, components within their planes) and
@@ -105,6 +118,12 @@ cudaError_t convert_scale (const ConvertScale & op, cudaStream_t stream);
 // The same frame computed on the CPU with the same arithmetic, at once.
 // False for a description convert_scale refuses.
 bool convert_scale_on_host (const ConvertScale & op);
+
+// The same frame computed on the CPU the way the GPU computes it (the
+// tiles of convert_scale_two_tap.h where they apply): what the CUDA
+// stand-in runs, so that the tests' comparisons with convert_scale_on_host
+// check the GPU's path in CI too. False where convert_scale refuses.
+bool convert_scale_as_gpu_on_host (const ConvertScale & op);
 
 // Whether `op` is a description both accept (sizes > 0, rectangles inside
 // their frames, components on planes 0..3).

@@ -5,6 +5,7 @@
 #include "convert_scale.h"
 
 #include "convert_scale_pixels.h"
+#include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu {
 namespace {
@@ -22,6 +23,12 @@ image_is_valid (const Image & im)
       continue;
     if (c.plane >= kConvertPlanes || !im.data[c.plane] || c.step < 1 || c.offset < 0 ||
         c.log2_x < 0 || c.log2_x > 1 || c.log2_y < 0 || c.log2_y > 1)
+      return false;
+    /* Sample offsets are 32-bit (pixels::sample_offset). */
+    const std::uint64_t last = (std::uint64_t) (im.height - 1) * im.pitch[c.plane] +
+                               (std::uint64_t)im.width * (unsigned)c.step +
+                               (unsigned)c.offset;
+    if (last > 0xffffffffu)
       return false;
   }
   /* The chroma components share one subsampling (blocks follow comp[1]). */
@@ -63,6 +70,39 @@ convert_scale_on_host (const ConvertScale & op)
       for (int bx = 0; bx < nbx; bx++)
         pixels::write_block<decltype (f)::value, decltype (ib)::value,
             decltype (ob)::value> (resolved, bx, by);
+  });
+  return true;
+}
+
+bool
+convert_scale_as_gpu_on_host (const ConvertScale & op)
+{
+  if (!convert_scale_is_valid (op))
+    return false;
+  ConvertScale resolved = op;
+  pixels::resolve (resolved);
+  if (!two_tap::applies (resolved))
+    return convert_scale_on_host (op);
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
+  const int nty = (nby + two_tap::kTileY - 1) / two_tap::kTileY;
+  two_tap::Tile tile;
+  two_tap::dispatch_filter (resolved, [&] (auto f) {
+    constexpr Filter F = decltype (f)::value;
+    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+      for (int ty = 0; ty < nty; ty++)
+        for (int tx = 0; tx < ntx; tx++) {
+          const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty);
+          for (int k = 0; k < two_tap::tile_entries (lines); k++)
+            two_tap::fill_entry<F> (resolved, lines, tile, k);
+          for (int by = ty * two_tap::kTileY; by < nby && by < (ty + 1) * two_tap::kTileY;
+               by++)
+            for (int bx = tx * two_tap::kTileX;
+                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+              two_tap::write_block<F, decltype (ib)::value, decltype (ob)::value> (
+                  resolved, lines, tile, bx, by);
+        }
+    });
   });
   return true;
 }

@@ -6,6 +6,7 @@
 // same way on both and the twin's output is the kernel's, bit for bit.
 #pragma once
 
+#include <climits>
 #include <cmath>
 #include <type_traits>
 
@@ -52,11 +53,20 @@ resolve_planes (Image & im)
     }
 }
 
+// Bytes from a plane's start to sample (x, y) of a component: 32-bit
+// arithmetic (convert_scale_is_valid keeps every frame's offsets below
+// 4 GiB), cheaper on the GPU than 64-bit.
+GCS_HD unsigned
+sample_offset (unsigned pitch, int step, int x, int y)
+{
+  return (unsigned)y * pitch + (unsigned)x * (unsigned)step;
+}
+
 template <int IB>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
-  const std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
+  const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (IB == 1)
     return (float)p[0];
 #if defined(__CUDA_ARCH__)
@@ -66,14 +76,29 @@ load (const Image & im, const Component & c, int x, int y)
   return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
 }
 
+// The code a component of `im` stores for `code`: rounded half up,
+// clamped to the format's range, shifted into place.
+GCS_HD unsigned
+quantize (const Image & im, float code)
+{
+  /* floorf is exact and so is its conversion, which saturates far beyond
+   * any code: clamping the integer is clamping the float, in fewer
+   * instructions. */
+#if defined(__CUDA_ARCH__)
+  const int r = __float2int_rd (code + 0.5f);
+#else
+  const float f = floorf (code + 0.5f);
+  const int r = f < -2147483648.0f ? INT_MIN : (f >= 2147483648.0f ? INT_MAX : (int)f);
+#endif
+  return (unsigned)clampi (r, 0, im.max_code) << im.shift;
+}
+
 template <int OB>
 GCS_HD void
 store (const Image & im, const Component & c, int x, int y, float code)
 {
-  float r = floorf (code + 0.5f);
-  r = r < 0.0f ? 0.0f : (r > (float)im.max_code ? (float)im.max_code : r);
-  std::uint8_t * p = c.base + (std::size_t)y * c.pitch + (std::size_t)x * c.step;
-  const unsigned v = (unsigned)r << im.shift;
+  std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
+  const unsigned v = quantize (im, code);
   p[0] = (std::uint8_t) (v & 0xffu);
   if (OB == 2)
     p[1] = (std::uint8_t) (v >> 8);
@@ -173,15 +198,10 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
   }
 }
 
-// Output codes (unrounded) of the input at luma position (sx, sy), of the
-// input components `need` (the others are 0 or opaque, and so are the
-// outputs that read them: callers ask for what they write).
-template <Filter F, int IB>
+// Output codes (unrounded) of input codes `in`.
 GCS_HD Pixel
-convert (const ConvertScale & op, float sx, float sy, unsigned need)
+to_output (const ConvertScale & op, const float in[4])
 {
-  float in[4];
-  sample_inputs<F, IB> (op, sx, sy, need, in);
   Pixel px;
   GCS_UNROLL
   for (int i = 0; i < 3; i++)
@@ -191,6 +211,25 @@ convert (const ConvertScale & op, float sx, float sy, unsigned need)
   return px;
 }
 
+// Output codes (unrounded) of the input at luma position (sx, sy), of the
+// input components `need` (the others are 0 or opaque, and so are the
+// outputs that read them: callers ask for what they write).
+template <Filter F, int IB>
+GCS_HD Pixel
+convert (const ConvertScale & op, float sx, float sy, unsigned need)
+{
+  float in[4];
+  sample_inputs<F, IB> (op, sx, sy, need, in);
+  return to_output (op, in);
+}
+
+// The border's output codes.
+GCS_HD Pixel
+border_pixel (const ConvertScale & op)
+{
+  return Pixel{ { op.border[0], op.border[1], op.border[2], op.border[3] } };
+}
+
 // Output pixel (ox, oy): the border, or the input where the picture goes.
 template <Filter F, int IB>
 GCS_HD Pixel
@@ -198,7 +237,7 @@ pixel_at (const ConvertScale & op, int ox, int oy, unsigned need)
 {
   int dx = ox - op.dst_x, dy = oy - op.dst_y;
   if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
-    return Pixel{ { op.border[0], op.border[1], op.border[2], op.border[3] } };
+    return border_pixel (op);
   /* The picture before orientation is sw x sh; (u, v) is where (dx, dy)
    * comes from in it. */
   const bool swap = rotates (op.orientation);
@@ -266,6 +305,46 @@ inputs_of (const ConvertScale & op, unsigned rows)
   return m;
 }
 
+// The Words of the input components `members`: one load of `word` bytes
+// where they share a plane and lie in one aligned word per sample.
+inline ConvertScale::Words
+words_of (const Image & im, unsigned members)
+{
+  ConvertScale::Words w;
+  int plane = -1, step = 0;
+  for (int c = 0; c < 4; c++) {
+    if (!((members >> c) & 1u))
+      continue;
+    const Component & k = im.comp[c];
+    if ((plane >= 0 && (k.plane != plane || k.step != step)) ||
+        k.offset + im.bytes > k.step)
+      return ConvertScale::Words{};
+    plane = k.plane, step = k.step;
+  }
+  if (plane < 0 || (step != 2 && step != 4) ||
+      ((std::uintptr_t)im.data[plane] | im.pitch[plane]) % (unsigned)step != 0)
+    return ConvertScale::Words{};
+  w.base = im.data[plane];
+  w.pitch = (unsigned)im.pitch[plane];
+  w.word = step;
+  return w;
+}
+
+// Whether every output pixel is four 8-bit components in one aligned
+// 32-bit word.
+inline bool
+packed_output (const Image & o)
+{
+  unsigned offsets = 0;
+  for (const Component & k : o.comp) {
+    if (k.plane != 0 || k.step != 4 || k.log2_x || k.log2_y || k.offset > 3)
+      return false;
+    offsets |= 1u << k.offset;
+  }
+  return o.bytes == 1 && o.shift == 0 && offsets == 0xfu &&
+         ((std::uintptr_t)o.data[0] | o.pitch[0]) % 4 == 0;
+}
+
 // Fills the derived fields of `op` (see ConvertScale) and each component's
 // base and pitch: what the kernel and the twin compute once per launch.
 inline void
@@ -278,6 +357,7 @@ resolve (ConvertScale & op)
   op.scale_y = (float)op.src_h / (float)(swap ? op.dst_w : op.dst_h);
   op.inputs_all = inputs_of (op, 0xfu);
   op.inputs_luma = inputs_of (op, op.out.yuv ? 0x9u : 0xfu);
+  op.inputs_chroma = inputs_of (op, 0x6u);
   op.chroma_direct = chroma_on_same_grid (op);
   op.in_full = op.in_sub = 0;
   for (int c = 0; c < 4; c++) {
@@ -291,6 +371,9 @@ resolve (ConvertScale & op)
       op.in_full |= 1u << c;
     }
   }
+  op.in_words[0] = words_of (op.in, op.in_full);
+  op.in_words[1] = words_of (op.in, op.in_sub);
+  op.out_packed = packed_output (op.out);
 }
 
 // Chroma of the output block at (x0, y0) from the full-resolution chroma
@@ -342,11 +425,58 @@ downsample_chroma (
   *v = sv;
 }
 
-// Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
-// and its chroma sample.
-template <Filter F, int IB, int OB>
+// Stores the output pixel (x, y)'s components but its chroma where the
+// output subsamples chroma (written per block).
+template <int OB>
 GCS_HD void
-write_block (const ConvertScale & op, int bx, int by)
+store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsampled)
+{
+  const Image & o = op.out;
+  if (OB == 1 && op.out_packed) {
+    unsigned word = 0;
+    GCS_UNROLL
+    for (int c = 0; c < 4; c++)
+      word |= quantize (o, px.c[c]) << (8 * o.comp[c].offset);
+    std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
+#if defined(__CUDA_ARCH__)
+    *(unsigned *)p = word;
+#else
+    for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
+      p[b] = (std::uint8_t) (word >> (8 * b));
+#endif
+    return;
+  }
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++) {
+    const Component & k = o.comp[c];
+    if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
+      store<OB> (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
+  }
+}
+
+// Output codes of the chroma of the output block at (x0, y0) where
+// chroma_direct: the input's chroma sample there, with luma where it is
+// sited.
+template <Filter F, int IB>
+GCS_HD Pixel
+direct_chroma (const ConvertScale & op, int x0, int y0)
+{
+  const Image & o = op.out;
+  const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
+  const float sx = (float)(op.src_x + x0) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
+  const float sy = (float)(op.src_y + y0) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
+  return convert<F, IB> (op, sx, sy, op.inputs_chroma);
+}
+
+// Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
+// and its chroma sample. pixel (x, y, need) gives output pixel (x, y)'s
+// codes from the input components `need` (pixel_at), and direct (x0, y0)
+// the chroma of block (x0, y0) where op.chroma_direct (direct_chroma); or
+// a kernel's faster equivalents that compute the same.
+template <Filter F, int IB, int OB, class PixelAt, class DirectChroma>
+GCS_HD void
+write_block_with (
+    const ConvertScale & op, int bx, int by, PixelAt pixel, DirectChroma direct)
 {
   const Image & o = op.out;
   const Component & chroma = o.comp[1];
@@ -354,6 +484,11 @@ write_block (const ConvertScale & op, int bx, int by)
   const int x0 = bx << lx, y0 = by << ly;
   const int bw = 1 << lx, bh = 1 << ly;
   const bool subsampled = (lx | ly) != 0;
+  if (!subsampled) { /* a block of one pixel, without the loops below */
+    if (x0 < o.width && y0 < o.height)
+      store_pixel<OB> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
+    return;
+  }
   /* Where chroma comes straight from the input's, the pixels need only
    * what their luma (or RGB) and alpha read. */
   const unsigned pixel_inputs =
@@ -368,27 +503,19 @@ write_block (const ConvertScale & op, int bx, int by)
       const int x = x0 + i, y = y0 + j;
       if (i >= bw || j >= bh || x >= o.width || y >= o.height)
         continue;
-      const Pixel px = pixel_at<F, IB> (op, x, y, pixel_inputs);
+      const Pixel px = pixel (x, y, pixel_inputs);
       if (j == 0)
         (i == 0 ? p00 : p01) = px;
       else
         (i == 0 ? p10 : p11) = px;
-      GCS_UNROLL
-      for (int c = 0; c < 4; c++) {
-        const Component & k = o.comp[c];
-        if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
-          store<OB> (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
-      }
+      store_pixel<OB> (op, x, y, px, subsampled);
     }
   }
   if (!subsampled || chroma.plane < 0)
     return;
   float u, v;
   if (op.chroma_direct) {
-    /* The input's sample of this block, with luma where it is sited. */
-    const float sx = (float)(op.src_x + x0) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
-    const float sy = (float)(op.src_y + y0) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
-    const Pixel p = convert<F, IB> (op, sx, sy, op.inputs_all);
+    const Pixel p = direct (x0, y0);
     u = p.c[1], v = p.c[2];
   } else {
     downsample_chroma (
@@ -396,13 +523,24 @@ write_block (const ConvertScale & op, int bx, int by)
         [&] (int x, int y) {
           const int i = x - x0, j = y - y0;
           if (i < 0 || i >= bw || j < 0 || j >= bh)
-            return pixel_at<F, IB> (op, x, y, op.inputs_all);
+            return pixel (x, y, op.inputs_all);
           return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
         },
         &u, &v);
   }
   store<OB> (o, chroma, bx, by, u);
   store<OB> (o, o.comp[2], bx, by, v);
+}
+
+// write_block_with pixel_at: the reference every kernel equals.
+template <Filter F, int IB, int OB>
+GCS_HD void
+write_block (const ConvertScale & op, int bx, int by)
+{
+  write_block_with<F, IB, OB> (
+      op, bx, by,
+      [&] (int x, int y, unsigned need) { return pixel_at<F, IB> (op, x, y, need); },
+      [&] (int x0, int y0) { return direct_chroma<F, IB> (op, x0, y0); });
 }
 
 GCS_HD int
@@ -419,38 +557,46 @@ blocks_y (const Image & o)
   return (o.height + (1 << l) - 1) >> l;
 }
 
+// Calls fn (input bytes, output bytes) with op's sample sizes as
+// compile-time constants (std::integral_constant).
+template <class Fn>
+inline void
+dispatch_bytes (const ConvertScale & op, Fn fn)
+{
+  auto with_out = [&] (auto ib) {
+    if (op.out.bytes == 2)
+      fn (ib, std::integral_constant<int, 2>{});
+    else
+      fn (ib, std::integral_constant<int, 1>{});
+  };
+  if (op.in.bytes == 2)
+    with_out (std::integral_constant<int, 2>{});
+  else
+    with_out (std::integral_constant<int, 1>{});
+}
+
 // Calls fn (filter, input bytes, output bytes) with op's values as
-// compile-time constants (std::integral_constant): the kernel and the twin
-// are instantiated per combination, so that none of these choices is a
-// branch per sample.
+// compile-time constants: the twin is instantiated per combination, so
+// that none of these choices is a branch per sample.
 template <class Fn>
 inline void
 dispatch (const ConvertScale & op, Fn fn)
 {
-  auto with_out = [&] (auto f, auto ib) {
-    if (op.out.bytes == 2)
-      fn (f, ib, std::integral_constant<int, 2>{});
-    else
-      fn (f, ib, std::integral_constant<int, 1>{});
-  };
-  auto with_in = [&] (auto f) {
-    if (op.in.bytes == 2)
-      with_out (f, std::integral_constant<int, 2>{});
-    else
-      with_out (f, std::integral_constant<int, 1>{});
+  auto with_filter = [&] (auto f) {
+    dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
   };
   switch (op.filter) {
     case Filter::NEAREST:
-      with_in (std::integral_constant<Filter, Filter::NEAREST>{});
+      with_filter (std::integral_constant<Filter, Filter::NEAREST>{});
       break;
     case Filter::BICUBIC:
-      with_in (std::integral_constant<Filter, Filter::BICUBIC>{});
+      with_filter (std::integral_constant<Filter, Filter::BICUBIC>{});
       break;
     case Filter::AREA:
-      with_in (std::integral_constant<Filter, Filter::AREA>{});
+      with_filter (std::integral_constant<Filter, Filter::AREA>{});
       break;
     default:
-      with_in (std::integral_constant<Filter, Filter::BILINEAR>{});
+      with_filter (std::integral_constant<Filter, Filter::BILINEAR>{});
       break;
   }
 }

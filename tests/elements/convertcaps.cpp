@@ -234,8 +234,7 @@ check_fixate (const FixateCase & c)
     if (c.vcs && gst_caps_is_equal (ref, ours)) {
       /* A newer videoconvertscale no longer differs (1.28 fixed the
        * forgotten width): said, and fine. */
-      g_print (
-          "VIDEOCONVERTSCALE-AGREES %s (GStreamer %s)\n", vwhat, gst_version_string ());
+      g_print ("VIDEOCONVERTSCALE-AGREES %s (%s)\n", vwhat, gst_version_string ());
     } else if (c.vcs) {
       assert_caps_equal (ref, c.vcs, vwhat);
     } else {

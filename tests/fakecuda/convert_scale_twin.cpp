@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* convert_scale for the fakecuda stand-in: the kernel's CPU twin
- * (gpu/convert_scale_host.cpp) enqueued as lazy stream work, after the
- * check a GPU's memory protection makes: every plane it reads or writes
- * must be device memory the launching device may use, else the process
- * gets the sticky cudaErrorIllegalAddress. */
+/* convert_scale for the fakecuda stand-in: the kernel's path on the CPU
+ * (gpu/convert_scale_host.cpp: the GPU's tiles where it uses them, which
+ * the tests compare with the plain twin) enqueued as lazy stream work,
+ * after the check a GPU's memory protection makes: every plane it reads
+ * or writes must be device memory the launching device may use, else the
+ * process gets the sticky cudaErrorIllegalAddress. */
 #include "convert_scale.h"
 
 #include "fakecuda.h"
@@ -36,7 +37,7 @@ run (void * data)
     fakecuda_fault ();
     return;
   }
-  convert_scale_on_host (*op);
+  convert_scale_as_gpu_on_host (*op);
 }
 
 void

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The GPU's fast path for the filters that read at most two samples per
+// axis (nearest, bilinear, and area where it does not shrink): the taps of
+// an output column depend on the column only, those of a row on the row
+// only, so a kernel computes them once per column and row of its tile
+// instead of once per pixel, and reads each resolution's components with
+// one load per sample where they share a word (RGBA, NV12's UV).
+//
+// It computes what pixel_at computes, to the bit: w0*a + w1*b is what
+// taps() accumulates from 0 for one or two taps (0 + w*a is w*a, a + 0*b is
+// a, for the non-negative codes and weights here). The GPU tests compare
+// its frames with the CPU twin (convert_scale_pixels.h), which does not use
+// it.
+#pragma once
+
+#include "convert_scale_pixels.h"
+
+namespace gst_cs::gpu::two_tap {
+
+// Samples i0 and i1 of one axis with their weights (w1 = 0, i1 = i0 where
+// one sample is read).
+struct TwoTaps {
+  int i0, i1;
+  float w0, w1;
+};
+
+// Whether `op` (resolved) can take this path.
+inline bool
+applies (const ConvertScale & op)
+{
+  return op.filter == Filter::NEAREST || op.filter == Filter::BILINEAR ||
+         (op.filter == Filter::AREA && op.scale_x <= 1.0f && op.scale_y <= 1.0f);
+}
+
+// taps<F> at plane position p, as two taps (F: NEAREST or BILINEAR; AREA
+// that does not shrink is BILINEAR there).
+template <Filter F>
+GCS_HD TwoTaps
+two_taps (float p, int lo, int hi)
+{
+  if (F == Filter::NEAREST) {
+    const int i = pixels::clampi ((int)floorf (p + 0.5f), lo, hi);
+    return TwoTaps{ i, i, 1.0f, 0.0f };
+  }
+  const float f = floorf (p);
+  const int i = (int)f;
+  const float t = p - f;
+  if (t == 0.0f) {
+    const int c = pixels::clampi (i, lo, hi);
+    return TwoTaps{ c, c, 1.0f, 0.0f };
+  }
+  return TwoTaps{ pixels::clampi (i, lo, hi), pixels::clampi (i + 1, lo, hi), 1.0f - t,
+    t };
+}
+
+// The taps, in the input plane of resolution g (0: full, 1: chroma), of
+// output column (vertical = false) or row `o`, and whether it lies in the
+// picture (else border). An output column maps to a source column, or to
+// a source row where the orientation swaps the axes (pixel_at).
+template <Filter F>
+GCS_HD TwoTaps
+output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * inside)
+{
+  const bool swap = pixels::rotates (op.orientation);
+  const int d = vertical ? o - op.dst_y : o - op.dst_x;
+  const int extent = vertical ? op.dst_h : op.dst_w;
+  *inside = d >= 0 && d < extent;
+  /* The picture coordinate (before orientation) that d gives, on the
+   * source axis it runs along. */
+  const bool source_y = vertical != swap;
+  const Orientation r = op.orientation;
+  const bool reversed =
+      vertical
+          ? (swap ? (r == Orientation::ROTATE_90L || r == Orientation::ANTI_TRANSPOSE)
+                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_V))
+          : (swap ? (r == Orientation::ROTATE_90R || r == Orientation::ANTI_TRANSPOSE)
+                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_H));
+  const int c = reversed ? extent - 1 - d : d;
+  const Image & im = op.in;
+  const int src = source_y ? op.src_y : op.src_x, len = source_y ? op.src_h : op.src_w;
+  const float scale = source_y ? op.scale_y : op.scale_x;
+  const float s = (float)src + ((float)c + 0.5f) * scale - 0.5f;
+  const int l = g == 0 ? 0 : (source_y ? op.sub_log2_y : op.sub_log2_x);
+  const bool cosited = source_y ? im.v_cosited : im.h_cosited;
+  /* As sample_inputs places a plane's samples. */
+  const float k = l ? 0.5f : 1.0f;
+  const float p = (l && cosited) ? s * k : (s + 0.5f) * k - 0.5f;
+  return two_taps<F> (p, src >> l, (src + len - 1) >> l);
+}
+
+// Component c of a word of `bytes`-byte samples, at its offset.
+template <int IB>
+GCS_HD float
+from_word (const Image & im, unsigned word, int c)
+{
+  const unsigned v = (word >> (8 * im.comp[c].offset)) & (IB == 1 ? 0xffu : 0xffffu);
+  return (float)(v >> im.shift);
+}
+
+template <int IB>
+GCS_HD unsigned
+load_word (const ConvertScale::Words & w, int x, int y)
+{
+  const std::uint8_t * p = w.base + pixels::sample_offset (w.pitch, w.word, x, y);
+#if defined(__CUDA_ARCH__)
+  return w.word == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
+#else
+  unsigned v = 0;
+  for (int b = 0; b < w.word; b++)
+    v |= (unsigned)p[b] << (8 * b);
+  return v;
+#endif
+}
+
+// in[c] for the input components `members` of resolution g, bilinearly
+// weighted between the taps tx (columns) and ty (rows) of their plane.
+template <int IB>
+GCS_HD void
+sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
+    const TwoTaps & ty, float in[4])
+{
+  const Image & im = op.in;
+  const ConvertScale::Words & w = op.in_words[g];
+  if (tx.w1 == 0.0f && ty.w1 == 0.0f) {
+    /* One sample (no scaling, nearest, or on a sample): 1*a + 0*b is a.
+     * Whole warps take this branch where it applies at all. */
+    if (w.word) {
+      /* Selects rather than branches: extracting a component is cheap. */
+      const unsigned a = load_word<IB> (w, tx.i0, ty.i0);
+      GCS_UNROLL
+      for (int k = 0; k < 4; k++) {
+        const float v = from_word<IB> (im, a, k);
+        in[k] = ((members >> k) & 1u) ? v : in[k];
+      }
+      return;
+    }
+    GCS_UNROLL
+    for (int k = 0; k < 4; k++)
+      if ((members >> k) & 1u)
+        in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
+    return;
+  }
+  if (w.word) {
+    const unsigned a = load_word<IB> (w, tx.i0, ty.i0),
+                   b = load_word<IB> (w, tx.i1, ty.i0);
+    const unsigned c = load_word<IB> (w, tx.i0, ty.i1),
+                   d = load_word<IB> (w, tx.i1, ty.i1);
+    GCS_UNROLL
+    for (int k = 0; k < 4; k++)
+      if ((members >> k) & 1u) {
+        const float r0 =
+            tx.w0 * from_word<IB> (im, a, k) + tx.w1 * from_word<IB> (im, b, k);
+        const float r1 =
+            tx.w0 * from_word<IB> (im, c, k) + tx.w1 * from_word<IB> (im, d, k);
+        in[k] = ty.w0 * r0 + ty.w1 * r1;
+      }
+    return;
+  }
+  GCS_UNROLL
+  for (int k = 0; k < 4; k++)
+    if ((members >> k) & 1u) {
+      const Component & comp = im.comp[k];
+      const float r0 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i0) +
+                       tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i0);
+      const float r1 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i1) +
+                       tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i1);
+      in[k] = ty.w0 * r0 + ty.w1 * r1;
+    }
+}
+
+// A tile of kTileX x kTileY output blocks (one CUDA block, a thread per
+// output block): the taps of its columns and rows, with one line more to
+// the left and above for the chroma filter of subsampled outputs
+// (downsample_chroma reads the pixels around a block).
+constexpr int kTileX = 32, kTileY = 8;
+
+struct Tile {
+  static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * kTileY + 1;
+  TwoTaps cols[2][kCols], rows[2][kRows]; // [resolution][line]
+  bool col_in[kCols], row_in[kRows];      // in the picture (else border)
+};
+
+// The tile (tx, ty)'s first output column and row (the extra line) and
+// how many it has.
+struct TileLines {
+  int x_first, y_first, ncols, nrows;
+};
+
+GCS_HD TileLines
+tile_lines (const ConvertScale & op, int tx, int ty)
+{
+  const Image & o = op.out;
+  const int lx = o.yuv ? o.comp[1].log2_x : 0, ly = o.yuv ? o.comp[1].log2_y : 0;
+  return TileLines{ ((tx * kTileX) << lx) - 1, ((ty * kTileY) << ly) - 1,
+    (kTileX << lx) + 1, (kTileY << ly) + 1 };
+}
+
+// How many entries fill_entry fills.
+GCS_HD int
+tile_entries (const TileLines & l)
+{
+  return 2 * (l.ncols + l.nrows);
+}
+
+// Fills entry k (0 <= k < tile_entries) of the tile: the threads of a CUDA
+// block share them out.
+template <Filter F>
+GCS_HD void
+fill_entry (const ConvertScale & op, const TileLines & l, Tile & t, int k)
+{
+  const int g = k & 1, e = k >> 1;
+  bool inside;
+  if (e < l.ncols) {
+    t.cols[g][e] = output_line_taps<F> (op, g, false, l.x_first + e, &inside);
+    if (g == 0)
+      t.col_in[e] = inside;
+  } else {
+    const int r = e - l.ncols;
+    t.rows[g][r] = output_line_taps<F> (op, g, true, l.y_first + r, &inside);
+    if (g == 0)
+      t.row_in[r] = inside;
+  }
+}
+
+// Writes output block (bx, by) of the tile `t` (filled) as
+// pixels::write_block does.
+template <Filter F, int IB, int OB>
+GCS_HD void
+write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int bx, int by)
+{
+  const bool swap = pixels::rotates (op.orientation);
+  auto pixel = [&] (int x, int y, unsigned need) {
+    const int ci = x - l.x_first, ri = y - l.y_first;
+    if (!t.col_in[ci] || !t.row_in[ri])
+      return pixels::border_pixel (op);
+    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+    GCS_UNROLL
+    for (int g = 0; g < 2; g++) {
+      const unsigned members = need & (g == 0 ? op.in_full : op.in_sub);
+      if (members) {
+        const TwoTaps &c = t.cols[g][ci], &r = t.rows[g][ri];
+        sample<IB> (op, g, members, swap ? r : c, swap ? c : r, in);
+      }
+    }
+    return pixels::to_output (op, in);
+  };
+  auto direct = [&] (int x0, int y0) {
+    /* direct_chroma reads one chroma sample, on it (t = 0 on both axes:
+     * the block's corner is on the chroma grid): the sample itself. */
+    if (op.inputs_chroma & ~op.in_sub)
+      return pixels::direct_chroma<F, IB> (op, x0, y0);
+    const int x = (op.src_x + x0) >> op.sub_log2_x, y = (op.src_y + y0) >> op.sub_log2_y;
+    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+    sample<IB> (op, 1, op.inputs_chroma, TwoTaps{ x, x, 1.0f, 0.0f },
+        TwoTaps{ y, y, 1.0f, 0.0f }, in);
+    return pixels::to_output (op, in);
+  };
+  pixels::write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
+}
+
+// Calls fn (filter) with the two-tap filter that computes op's (NEAREST,
+// or BILINEAR for bilinear and area), as a compile-time constant.
+template <class Fn>
+inline void
+dispatch_filter (const ConvertScale & op, Fn fn)
+{
+  if (op.filter == Filter::NEAREST)
+    fn (std::integral_constant<Filter, Filter::NEAREST>{});
+  else
+    fn (std::integral_constant<Filter, Filter::BILINEAR>{});
+}
+
+} // namespace gst_cs::gpu::two_tap
