@@ -15,16 +15,25 @@ for at the end of the window, never per frame):
                torch.from_numpy(numpy.from_dlpack(frame)).cuda() and the same op
                (what applications do without the module)
   c  drop:     as a, frames pulled and dropped (what the pipeline alone does)
+  d  model-gpu: a model's input on the GPU (docs/python.md's recipe): 1080p
+               NV12 through cudaupload ! cudaconvertscale add-borders=true to
+               640x640 RGBP, torch.from_dlpack() (3 x 640 x 640, no copy),
+               .float() / 255, ImageNet mean and std, .mean()
+  e  model-cpu: the same input made the usual way: videoconvertscale
+               add-borders=true to 640x640 RGB, numpy.from_dlpack,
+               torch.from_numpy().cuda().permute(2, 0, 1), the same op
   limit        the pinned host->device copy of one 4K RGBA frame: gcs-copy-limits'
                figure from --limits (pipelines/bench measures it in the same
                run), else measured here with torch
 The crop is the benchmark's: the centre 1920x1080 of 3840x2160 RGBA. The
-source is the same for every row: one 4K RGBA frame in pinned memory (torch
+source of rows a-c is one 4K RGBA frame in pinned memory (torch
 pin_memory), pushed again and again through an appsrc by a thread (cudaupload
-waits once per frame for a copy from memory that is not its own pool).
+waits once per frame for a copy from memory that is not its own pool); rows
+d and e push one 1080p NV12 frame the same way.
 
 BENCH_ONLY (as pipelines/bench: an extended regex over "impl case format size
-source", here "torch consume RGBA 3840x2160 pinned" etc.) picks rows.
+source", here "torch consume RGBA 3840x2160 pinned", "torch model-gpu NV12
+1920x1080 pinned" etc.) picks rows.
 Prints a table and lines "SUMMARY ..."; exits 77 without PyTorch or a CUDA
 device, 1 when a row failed.
 """
@@ -41,6 +50,9 @@ import warnings
 W, H = 3840, 2160
 CROP = "left=960 right=960 top=540 bottom=540"
 FMT, SIZE, SOURCE = "RGBA", f"{W}x{H}", "pinned"
+# The model-input rows: a decoder's 1080p NV12 to a 640x640 RGB model input.
+MW, MH, MFMT, SIDE = 1920, 1080, "NV12", 640
+MSIZE = f"{MW}x{MH}"
 
 try:
     import torch
@@ -67,6 +79,11 @@ warnings.filterwarnings("ignore", message="The given NumPy array is not writable
 SRC = (f"appsrc name=src format=time block=true max-bytes={3 * W * H * 4} "
        f'caps="video/x-raw,format={FMT},width={W},height={H},framerate=0/1"')
 UPCROP = f"cudaupload ! cudacrop {CROP}"
+MSRC = (f"appsrc name=src format=time block=true max-bytes={3 * MW * MH * 3 // 2} "
+        f'caps="video/x-raw,format={MFMT},width={MW},height={MH},framerate=0/1"')
+MODEL_CAPS = f"width={SIDE},height={SIDE},pixel-aspect-ratio=1/1"
+# ImageNet's, as most image models want their input (set in main, on the GPU).
+MEAN = STD = None
 
 
 def consume(frame, acc):
@@ -81,14 +98,37 @@ def drop(frame, acc):
     frame.release()
 
 
+def normalise(x, acc):
+    """A model's input from 3 x H x W uint8 on the GPU."""
+    acc += x.float().div_(255).sub_(MEAN).div_(STD).mean()
+
+
+def model_gpu(frame, acc):
+    normalise(torch.from_dlpack(frame), acc)
+
+
+def model_cpu(frame, acc):
+    normalise(torch.from_numpy(np.from_dlpack(frame)).cuda().permute(2, 0, 1), acc)
+
+
 CASES = [
-    # row, case, label, pipeline, consumer
+    # row, case, label, pipeline, consumer, source ("4k" or "1080p")
     ("a", "consume", "up→crop→torch.from_dlpack", f"{SRC} ! {UPCROP} ! appsink sync=false",
-     consume),
+     consume, "4k"),
     ("b", "download", "up→crop→down→numpy→.cuda()",
-     f"{SRC} ! {UPCROP} ! cudadownload max-in-flight=3 ! appsink sync=false", download),
-    ("c", "drop", "up→crop, frames dropped", f"{SRC} ! {UPCROP} ! appsink sync=false", drop),
+     f"{SRC} ! {UPCROP} ! cudadownload max-in-flight=3 ! appsink sync=false", download, "4k"),
+    ("c", "drop", "up→crop, frames dropped", f"{SRC} ! {UPCROP} ! appsink sync=false", drop,
+     "4k"),
+    ("d", "model-gpu", "up→convertscale→RGBP→torch.from_dlpack",
+     f"{MSRC} ! cudaupload ! cudaconvertscale add-borders=true ! "
+     f"video/x-raw(memory:CUDAStreamsMemory),format=RGBP,{MODEL_CAPS} ! appsink sync=false",
+     model_gpu, "1080p"),
+    ("e", "model-cpu", "videoconvertscale→RGB→numpy→.cuda()",
+     f"{MSRC} ! videoconvertscale add-borders=true ! video/x-raw,format=RGB,{MODEL_CAPS} ! "
+     "appsink sync=false", model_cpu, "1080p"),
 ]
+# source -> (format, size) of its rows, for BENCH_ONLY and the csv
+SOURCES = {"4k": (FMT, SIZE), "1080p": (MFMT, MSIZE)}
 
 
 def run_case(desc, consumer, frame, stream, seconds, warmup):
@@ -198,8 +238,8 @@ def main():
     a = ap.parse_args()
 
     only = os.environ.get("BENCH_ONLY", "")
-    cases = [c for c in CASES
-             if not only or re.search(only, f"torch {c[1]} {FMT} {SIZE} {SOURCE}")]
+    cases = [c for c in CASES if not only or re.search(
+        only, f"torch {c[1]} {SOURCES[c[5]][0]} {SOURCES[c[5]][1]} {SOURCE}")]
     gpu = torch.cuda.get_device_name(0)
     print(f"=== PyTorch consumers on {gpu}: {FMT} {SIZE} from a pinned frame through "
           f"appsrc, cropped to 1920x1080; {a.seconds:g} s timed per row; torch "
@@ -207,17 +247,29 @@ def main():
     if not cases:
         print(f"no torch row matches BENCH_ONLY={only!r}")
         return 0
+    if any(c[5] == "1080p" for c in cases):
+        print(f"=== model input (d, e): {MFMT} {MSIZE} from a pinned frame through appsrc "
+              f"to {SIDE}x{SIDE} RGB, letterboxed, normalised in torch", flush=True)
 
-    # The source frame: non-uniform content in pinned memory.
-    host = torch.empty((H, W, 4), dtype=torch.uint8, pin_memory=True)
-    host.copy_(torch.randint(0, 256, (H, W, 4), dtype=torch.uint8, device="cuda"))
-    frame = host.numpy()
+    # The source frames: non-uniform content in pinned memory.
+    def pinned_random(shape):
+        host = torch.empty(shape, dtype=torch.uint8, pin_memory=True)
+        host.copy_(torch.randint(0, 256, shape, dtype=torch.uint8, device="cuda"))
+        return host.numpy()
+
+    needed = {c[5] for c in cases}
+    frames = {"4k": pinned_random((H, W, 4)) if "4k" in needed else None,
+              "1080p": pinned_random((MH * 3 // 2, MW)) if "1080p" in needed else None}
+    global MEAN, STD
+    MEAN = torch.tensor([0.485, 0.456, 0.406], device="cuda").view(3, 1, 1)
+    STD = torch.tensor([0.229, 0.224, 0.225], device="cuda").view(3, 1, 1)
+    torch.cuda.synchronize()  # before the rows' stream uses them
     stream = torch.cuda.Stream(priority=-1)
 
     results, failed = {}, 0
-    for row, case, label, desc, consumer in cases:
+    for row, case, label, desc, consumer, src in cases:
         try:
-            r = run_case(desc, consumer, frame, stream, a.seconds, a.warmup)
+            r = run_case(desc, consumer, frames[src], stream, a.seconds, a.warmup)
             results[row] = r
             print(f"  {row} {case:9s} {r['fps']:8,.0f} fps  {r['cpu_ms']:.3f} ms CPU/frame  "
                   f"{r['waits']:.2f} host waits/frame  ({r['frames']} frames in "
@@ -233,28 +285,32 @@ def main():
             limit, limit_src = limit_from_torch(), "torch copy, this run"
         except Exception as e:  # noqa: BLE001
             print(f"  copy limit: could not measure it: {e}")
-    fa, fb, fc = (results.get(k, {}).get("fps") for k in "abc")
+    fa, fb, fc, fd, fe = (results.get(k, {}).get("fps") for k in "abcde")
 
     def ratio(x, y):
         return x / y if x is not None and y else None
 
     ratios = {"a/b": ratio(fa, fb), "a/limit": ratio(fa, limit), "a/c": ratio(fa, fc)}
+    model_ratio = ratio(fd, fe)
 
     print()
     print("| row | case | fps | CPU ms/frame | host waits/frame | % of copy limit |")
     print("|---|---|---|---|---|---|")
-    for row, case, label, desc, _ in cases:
+    for row, case, label, desc, _, src in cases:
         r = results.get(row)
         if r is None:
             print(f"| {row} | {label} | failed | | | |")
             continue
-        pct = ratio(r["fps"], limit)
+        # The copy limit is one 4K RGBA frame's: the model rows move less.
+        pct = ratio(r["fps"], limit) if src == "4k" else None
         print(f"| {row} | {label} | {num(r['fps'])} | {r['cpu_ms']:.3f} | {r['waits']:.2f} | "
-              f"{num(pct and pct * 100)} |")
+              f"{'' if src != '4k' else num(pct and pct * 100)} |")
     print(f"| limit | pinned H2D, one {FMT} {SIZE} frame ({limit_src or 'n/a'}) | {num(limit)} "
           "| | | 100 |")
     print(f"ratios: a/b {num(ratios['a/b'], 2)}×, a/limit {num(ratios['a/limit'], 2)}, "
           f"a/c {num(ratios['a/c'], 2)}")
+    if "1080p" in needed:
+        print(f"model input: d/e {num(model_ratio, 2)}× (GPU recipe over the CPU path)")
 
     if a.csv:
         with open(a.csv, "w", newline="", encoding="utf-8") as f:
@@ -262,9 +318,9 @@ def main():
             w.writerow(["kind", "name", "label", "format", "size", "source", "fps",
                         "cpu_ms_per_frame", "host_waits_per_frame", "frames", "seconds",
                         "value", "pipeline"])
-            for row, case, label, desc, _ in cases:
+            for row, case, label, desc, _, src in cases:
                 r = results.get(row)
-                w.writerow(["case", f"{row}:{case}", label, FMT, SIZE, SOURCE] +
+                w.writerow(["case", f"{row}:{case}", label, *SOURCES[src], SOURCE] +
                            ([f"{r['fps']:.1f}", f"{r['cpu_ms']:.4f}", f"{r['waits']:.3f}",
                              r["frames"], f"{r['seconds']:.3f}"] if r else ["", "", "", "", ""]) +
                            ["" if r else "failed", desc])
@@ -273,19 +329,32 @@ def main():
             for k, v in ratios.items():
                 w.writerow(["ratio", k, "", FMT, SIZE, SOURCE, "", "", "", "", "",
                             "" if v is None else f"{v:.3f}", ""])
+            if "1080p" in needed:
+                w.writerow(["ratio", "d/e", "", MFMT, MSIZE, SOURCE, "", "", "", "", "",
+                            "" if model_ratio is None else f"{model_ratio:.3f}", ""])
         print(f"csv: {a.csv}")
 
-    names = {"a": "a from_dlpack", "b": "b download+.cuda()", "c": "c dropped"}
-    parts = []
-    for row, *_ in cases:
-        r = results.get(row)
-        parts.append(f"{names[row]} {num(r['fps'])} fps, {r['cpu_ms']:.2f} ms CPU/f" if r
-                     else f"{names[row]} FAILED")
-    print(f"SUMMARY torch 4K RGBA→1080p crop: {'; '.join(parts)}")
+    names = {"a": "a from_dlpack", "b": "b download+.cuda()", "c": "c dropped",
+             "d": "d GPU (RGBP from_dlpack)", "e": "e CPU (videoconvertscale+.cuda())"}
+
+    def parts(src):
+        out = []
+        for row, *_, s in cases:
+            r = results.get(row)
+            if s == src:
+                out.append(f"{names[row]} {num(r['fps'])} fps, {r['cpu_ms']:.2f} ms CPU/f" if r
+                           else f"{names[row]} FAILED")
+        return "; ".join(out)
+
+    if "4k" in needed:
+        print(f"SUMMARY torch 4K RGBA→1080p crop: {parts('4k')}")
     print(f"SUMMARY torch ratios: a/b {num(ratios['a/b'], 2)}×, a/limit "
           f"{num(ratios['a/limit'] and ratios['a/limit'] * 100)}% of {num(limit)} fps "
           f"({limit_src or 'no limit'}), a/c {num(ratios['a/c'], 2)}"
           + (f"; {failed} row(s) FAILED" if failed else ""))
+    if "1080p" in needed:
+        print(f"SUMMARY torch model input 1080p NV12→640x640: {parts('1080p')}; "
+              f"d/e {num(model_ratio, 2)}×")
     return 1 if failed else 0
 
 

@@ -145,25 +145,27 @@ prepare_host (ExportCtx * ctx, GstBuffer * buffer, const ExportRequest & req)
 }
 
 static void
-fill_tensor (dl::DLTensor * t, ExportCtx * ctx, void * data, const PlaneShape & plane)
+fill_tensor (dl::DLTensor * t, ExportCtx * ctx, void * data, const ExportShape & shape)
 {
   t->data = data;
   t->device = ctx->device >= 0 ? dl::DLDevice{ dl::kDLCUDA, ctx->device }
                                : dl::DLDevice{ dl::kDLCPU, 0 };
-  t->ndim = 3;
-  t->dtype = dl::DLDataType{ dl::kDLUInt, (uint8_t)(plane.itemsize * 8), 1 };
+  t->ndim = shape.ndim;
+  t->dtype = dl::DLDataType{ dl::kDLUInt, (uint8_t)(shape.itemsize * 8), 1 };
   t->shape = ctx->shape;
   t->strides = ctx->strides;
   t->byte_offset = 0;
 }
 
 py::capsule
-export_plane (std::shared_ptr<Held> held, const PlaneShape & plane, int device,
+export_tensor (std::shared_ptr<Held> held, const ExportShape & shape, int device,
     const ExportRequest & req)
 {
   check_request (req, device);
-  if (plane.pitch % plane.itemsize != 0)
-    throw py::buffer_error ("the frame's pitch is not a whole number of elements");
+  int64_t strides[3];
+  if (!shape.element_strides (strides))
+    throw py::buffer_error (
+        "the frame's pitch or plane spacing is not a whole number of elements");
   bool versioned = wants_versioned (req.max_version);
   GstBuffer * buffer = held->buffer ();
   std::unique_ptr<ExportCtx> ctx (new ExportCtx);
@@ -178,19 +180,15 @@ export_plane (std::shared_ptr<Held> held, const PlaneShape & plane, int device,
       gst_buffer_unmap (buffer, &ctx->map);
     throw;
   }
-  if (ctx->mapped &&
-      plane.offset + (gsize)(plane.height - 1) * plane.pitch + plane.row_bytes () >
-          ctx->map.size) {
+  if (ctx->mapped && shape.offset + shape.extent () > ctx->map.size) {
     gst_buffer_unmap (buffer, &ctx->map);
     throw py::buffer_error ("the frame's memory is smaller than its video meta says");
   }
-  ctx->shape[0] = plane.height;
-  ctx->shape[1] = plane.width;
-  ctx->shape[2] = plane.channels;
-  ctx->strides[0] = plane.pitch / plane.itemsize;
-  ctx->strides[1] = plane.channels;
-  ctx->strides[2] = 1;
-  void * data = base + plane.offset;
+  for (int i = 0; i < shape.ndim; i++) {
+    ctx->shape[i] = shape.shape[i];
+    ctx->strides[i] = strides[i];
+  }
+  void * data = base + shape.offset;
 
   ExportCtx * raw = ctx.release ();
   PyObject * cap;
@@ -200,13 +198,13 @@ export_plane (std::shared_ptr<Held> held, const PlaneShape & plane, int device,
     t->manager_ctx = raw;
     t->deleter = delete_versioned;
     t->flags = raw->mapped ? dl::kFlagReadOnly : 0;
-    fill_tensor (&t->dl_tensor, raw, data, plane);
+    fill_tensor (&t->dl_tensor, raw, data, shape);
     cap = PyCapsule_New (t, dl::kVersionedCapsuleName, destroy_versioned_capsule);
   } else {
     dl::DLManagedTensor * t = &raw->unversioned;
     t->manager_ctx = raw;
     t->deleter = delete_unversioned;
-    fill_tensor (&t->dl_tensor, raw, data, plane);
+    fill_tensor (&t->dl_tensor, raw, data, shape);
     cap = PyCapsule_New (t, dl::kCapsuleName, destroy_unversioned_capsule);
   }
   if (!cap) {

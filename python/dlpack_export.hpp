@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Frames out as DLPack capsules: one plane's visible region as an
- * H x W x C tensor that keeps the buffer alive until the consumer frees it,
- * ordered on the consumer's stream without host waits. */
+/* Frames out as DLPack capsules: a view of a frame's visible region (one
+ * plane as H x W x C, planar RGB as 3 x H x W) that keeps the buffer alive
+ * until the consumer frees it, ordered on the consumer's stream without
+ * host waits. */
 #pragma once
 
 #include <memory>
 
 #include <pybind11/pybind11.h>
 
+#include "export_shape.hpp"
 #include "frame.hpp"
-#include "layout.hpp"
 
 namespace cspy {
 
@@ -18,9 +19,9 @@ struct ExportRequest {
   pybind11::object stream, max_version, dl_device, copy;
 };
 
-/* A capsule of `plane` of the buffer `held` carries; `device` -1 for
- * system memory. */
-pybind11::capsule export_plane (std::shared_ptr<Held> held, const PlaneShape & plane,
+/* A capsule of the view `shape` of the buffer `held` carries (its one
+ * memory on a device); `device` -1 for system memory. */
+pybind11::capsule export_tensor (std::shared_ptr<Held> held, const ExportShape & shape,
     int device, const ExportRequest & req);
 
 /* __dlpack_device__: (kDLCUDA, device) or (kDLCPU, 0). */

@@ -6,6 +6,7 @@
 #include <gstcudastreams.h>
 
 #include "dlpack_export.hpp"
+#include "export_shape.hpp"
 
 namespace py = pybind11;
 
@@ -129,7 +130,8 @@ plane_dlpack (const std::shared_ptr<Frame> & frame, guint plane, py::object stre
   if (!l.unsupported.empty ())
     throw py::type_error (l.unsupported);
   ExportRequest req{ stream, max_version, dl_device, copy };
-  return export_plane (frame->held (), l.planes[plane], frame->device_id (), req);
+  return export_tensor (
+      frame->held (), plane_export_shape (l.planes[plane]), frame->device_id (), req);
 }
 
 py::capsule
@@ -137,10 +139,19 @@ frame_dlpack (const std::shared_ptr<Frame> & frame, py::object stream,
     py::object max_version, py::object dl_device, py::object copy)
 {
   const FrameLayout & l = frame->layout ();
-  if (l.n_planes > 1)
-    throw py::type_error (std::string (l.format_name ()) + " has " +
-                          std::to_string (l.n_planes) + " planes: use frame.planes[i]");
-  return plane_dlpack (frame, 0, stream, max_version, dl_device, copy);
+  ExportShape shape;
+  std::string why;
+  if (!frame_export_shape (l, &shape, &why))
+    throw py::type_error (why);
+  std::shared_ptr<Held> held = frame->held ();
+  /* A map of several memories would merge them into a copy. */
+  guint n_memory = gst_buffer_n_memory (held->buffer ());
+  if (l.n_planes > 1 && n_memory != 1)
+    throw py::type_error (std::string (l.format_name ()) + "'s planes are in " +
+                          std::to_string (n_memory) +
+                          " memories: they cannot be one tensor; use frame.planes[i]");
+  ExportRequest req{ stream, max_version, dl_device, copy };
+  return export_tensor (std::move (held), shape, frame->device_id (), req);
 }
 
 py::tuple

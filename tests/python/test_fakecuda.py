@@ -11,7 +11,8 @@ own copies, its own device memory. Checks:
   reads ran, with no host wait;
 - device tensors pushed into an appsrc come out right, and are given back
   (the producer's deleter) with no host block, only when GStreamer is done;
-- holding max_held_frames frames makes pull raise, not hang.
+- holding max_held_frames frames makes pull raise, not hang;
+- a cropped RGBP frame is one 3 x H x W device tensor over its planes.
 """
 import ctypes
 import gc
@@ -257,10 +258,48 @@ def check_stall():
     assert p.held_frames == 0
 
 
+def check_planar_rgb():
+    """cudacrop's RGBP frames (a crop meta on the device layout's planes) as
+    one (3, H, W) tensor at plane 0's visible start, planes a stride apart,
+    read on our stream: videocrop would be the reference, but it takes no
+    planar RGB, so the uncropped frame cut in NumPy is."""
+    s = new_stream()
+    left, top, right, bottom = CROP
+    with cudastreams.Pipeline(
+            f"videotestsrc pattern=snow num-buffers=2 ! video/x-raw,format=RGBP,width={W},"
+            f"height={H} ! tee name=t t. ! queue ! cudaupload ! cudacrop left={left} top={top} "
+            f"right={right} bottom={bottom} ! appsink name=gpu t. ! queue ! appsink name=cpu",
+            streams=[s.value]) as p:
+        for i, f in enumerate(p.frames("gpu", timeout=30)):
+            ref = np.from_dlpack(p.pull("cpu", timeout=30))[:, top:H - bottom, left:W - right]
+            cap = f.__dlpack__(stream=s.value)
+            data, dev, shape, strides, dtype = tensor_fields(managed_tensor(cap).dl_tensor)
+            assert (dev, shape, dtype) == ((2, 0), (3, CH, CW), (1, 8, 1)), (dev, shape, dtype)
+            planes = [managed_pointer(f.planes[k]) for k in range(3)]
+            assert data == planes[0], "the tensor does not start at plane 0's visible start"
+            assert strides == (planes[1] - planes[0], f.pitches[0], 1), (strides, planes)
+            assert planes[2] - planes[1] == strides[0], planes
+            got = np.empty((3, CH, CW), np.uint8)
+            dst = pinned(got.size)
+            for k in range(3):
+                for row in range(CH):
+                    ok(rt.cudaMemcpyAsync(dst.value + (k * CH + row) * CW,
+                                          data + k * strides[0] + row * strides[1], CW, D2H, s),
+                       "cudaMemcpyAsync")
+            del cap
+            ok(rt.cudaStreamSynchronize(s), "cudaStreamSynchronize")
+            got[...] = np.frombuffer(ctypes.string_at(dst.value, got.size), np.uint8).reshape(
+                got.shape)
+            rt.cudaFreeHost(dst)
+            assert np.array_equal(got, ref), f"frame {i}"
+        assert i == 1
+
+
 def main():
     r = Runner("test_fakecuda")
     only = sys.argv[1:]
-    for fn in (check_pull_export, check_release_ordering, check_push_device, check_stall):
+    for fn in (check_pull_export, check_release_ordering, check_push_device, check_stall,
+               check_planar_rgb):
         if not only or fn.__name__ in only:
             r.run(fn)
     r.finish()

@@ -4,7 +4,9 @@
 numpy.from_dlpack against the uncropped frame of the same source (a tee, as
 videotestsrc's snow differs from one pipeline to the next), with crop metas
 (the appsink's allocation answer takes them) and with a real crop (identity
-drops the allocation query). Also the DLPack capsules themselves.
+drops the allocation query). Planar RGB (RGBP, BGRP) as one 3 x H x W
+tensor over the planes' own memory (GStreamer 1.20's videotestsrc makes
+them too: checked with 1.20.3). Also the DLPack capsules themselves.
 
     test_frames.py VERSION
 """
@@ -22,6 +24,7 @@ SINGLE = {"RGBA": (4, np.uint8), "GRAY8": (1, np.uint8), "GRAY16_LE": (1, np.uin
           "YUY2": (2, np.uint8)}
 # format -> per plane: (channels, horizontal and vertical subsampling shift)
 MULTI = {"NV12": [(1, 0, 0), (2, 1, 1)], "I420": [(1, 0, 0), (1, 1, 1), (1, 1, 1)]}
+PLANAR_RGB = ("RGBP", "BGRP")
 CROP_META = ""
 REAL_CROP = "! identity drop-allocation=true "
 
@@ -90,6 +93,42 @@ def check_planes(fmt, path):
         assert n == 3
 
 
+def address(a):
+    return a.__array_interface__["data"][0]
+
+
+def check_planar_rgb(fmt, size):
+    """RGBP/BGRP frames as one (3, H, W) tensor: plane i is channel i, the
+    same memory as frame.planes[i], and the channel the format's name says
+    (against videoconvert's RGBA of the same frame; the colors pattern, as
+    snow is grey). videocrop takes no planar RGB: test_fakecuda.py crops it
+    with cudacrop."""
+    w, h = size
+    order = [0, 1, 2] if fmt == "RGBP" else [2, 1, 0]  # RGBA channel of each plane
+    with cudastreams.Pipeline(
+            f"videotestsrc pattern=colors num-buffers=3 ! video/x-raw,format={fmt},width={w},"
+            f"height={h} ! tee name=t t. ! queue ! appsink name=out "
+            "t. ! queue ! videoconvert ! video/x-raw,format=RGBA ! appsink name=ref") as p:
+        n = 0
+        for f in p.frames("out"):
+            r = p.pull("ref")
+            assert (f.format, f.width, f.height, f.n_planes) == (fmt, w, h, 3)
+            a = np.from_dlpack(f)
+            planes = [np.from_dlpack(f.planes[i]) for i in range(3)]
+            step = address(planes[1]) - address(planes[0])
+            assert a.dtype == np.uint8 and a.shape == (3, h, w), (a.dtype, a.shape)
+            assert a.strides == (step, f.pitches[0], 1), (a.strides, step, f.pitches)
+            assert step >= f.pitches[0] * h, f"planes {step} bytes apart overlap"
+            for i, plane in enumerate(planes):
+                assert plane.shape == (h, w, 1), plane.shape
+                assert address(a[i]) == address(plane), f"{fmt} plane {i} was copied"
+                assert np.array_equal(a[i], plane[..., 0]), f"{fmt} plane {i} #{n}"
+            ref = np.from_dlpack(r)
+            assert np.array_equal(a, ref[..., order].transpose(2, 0, 1)), f"{fmt} frame {n}"
+            n += 1
+        assert n == 3
+
+
 def check_capsules():
     with cudastreams.Pipeline("videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,width=8,"
                               "height=4 ! appsink") as p:
@@ -137,6 +176,9 @@ def main():
     for fmt in MULTI:
         r.run(check_planes, fmt, CROP_META)
         r.run(check_planes, fmt, REAL_CROP)
+    for fmt in PLANAR_RGB:
+        for size in ((W, H), (17, 9), (1, 1)):
+            r.run(check_planar_rgb, fmt, size)
     r.run(check_capsules)
     r.finish()
 

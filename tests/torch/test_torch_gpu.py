@@ -9,7 +9,11 @@
   - a tensor held while the pipeline runs on keeps its content;
   - the elements work on the application's streams (torch priority streams);
   - push (a torch tensor) -> cudacrop -> pull gives the pixels back, and the
-    pushed tensor's memory is not given back to torch before the frame is.
+    pushed tensor's memory is not given back to torch before the frame is;
+  - the model-input recipe: cudaconvertscale's letterboxed 640x640 RGBP as
+    one 3 x 640 x 640 tensor over the planes' own memory, at least 40 dB
+    PSNR from CPU videoconvertscale's (tests/elements/convertscale_gpu.cpp's
+    bound; 57-63 dB on the CUDA stand-in, which runs the kernel's CPU twin).
 
 Exit 0 when everything passed, 1 when something failed, 77 (skipped) without
 PyTorch, NumPy or a CUDA device.
@@ -294,8 +298,90 @@ def test_push_round_trip():
     return f"{n} frames"
 
 
+# ---------------------------------------------------------------------------
+# the model-input recipe: planar RGB as one 3 x H x W tensor
+
+def smooth_frame(w, h, seed):
+    """RGBA of two smooth waves per channel, as tests/elements/convertscale_gpu.cpp
+    makes them: two scalers agree on such content (on bars or noise they
+    place edges differently: videotestsrc's bars give 33 dB between plain
+    bilinear and videoconvertscale's)."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:h, 0:w]
+    u, v = 6.2832 * x / w, 6.2832 * y / h
+    f = np.full((h, w, 4), 255, np.uint8)
+    for c in range(3):
+        k = rng.uniform(0.5, 3.0, (2, 3))
+        s = (np.sin(k[0, 0] * u + k[0, 1] * v + k[0, 2])
+             + np.sin(k[1, 0] * u - k[1, 1] * v + 2 * k[1, 2]))
+        f[..., c] = np.rint((0.5 + 0.22 * s) * 255)
+    return f
+
+
+def psnr(a, b):
+    mse = np.mean((a.astype(np.float64) - b.astype(np.float64)) ** 2)
+    return float("inf") if mse == 0 else 10 * np.log10(255.0 ** 2 / mse)
+
+
+def test_model_input_rgbp():
+    """The recipe of docs/python.md (RGBA 1280x720 -> letterboxed 640x640
+    RGBP), on smooth frames pushed into a tee: one branch through ours, one
+    through videoconvertscale with the same caps."""
+    w, h, side, n = 1280, 720, 640, 3
+    out_caps = f"format=RGBP,width={side},height={side},pixel-aspect-ratio=1/1"
+    desc = (f'appsrc name=src format=time caps="video/x-raw,format=RGBA,width={w},height={h},'
+            'framerate=0/1" ! tee name=t '
+            "t. ! queue ! cudastreamsupload ! cudastreamsconvertscale add-borders=true ! "
+            f"video/x-raw(memory:CUDAStreamsMemory),{out_caps} ! appsink name=gpu sync=false "
+            "t. ! queue ! videoconvertscale dither=none method=bilinear add-borders=true ! "
+            f"video/x-raw,{out_caps} ! appsink name=cpu sync=false")
+    s = torch.cuda.Stream(priority=-1)
+    what = "model input"
+    worst = float("inf")
+    try:
+        p = cudastreams.Pipeline(desc)
+    except cudastreams.Error as e:
+        if "videoconvertscale" not in str(e):
+            raise
+        return f"not run: this GStreamer has no videoconvertscale (1.20): {e}"
+    with p, torch.cuda.stream(s):
+        for i in range(n):
+            p.push(smooth_frame(w, h, 1000 + i), "src", pts=i * 40_000_000)
+        p.end_of_stream("src")
+        for i in range(n):
+            f = pull(p, "gpu", what, i)
+            ref = pull(p, "cpu", what, i)
+            check(f.device is not None and (f.format, f.n_planes) == ("RGBP", 3),
+                  f"{what}: frame {i} is {f.format} ({f.n_planes} planes) on {f.device}")
+            x = torch.from_dlpack(f)
+            check(tuple(x.shape) == (3, side, side) and x.dtype == torch.uint8 and x.is_cuda,
+                  f"{what}: frame {i}: {tuple(x.shape)} {x.dtype} on {x.device}, "
+                  f"want (3, {side}, {side}) uint8 on the GPU")
+            planes = [torch.from_dlpack(f.planes[k]) for k in range(3)]
+            check(x.data_ptr() == planes[0].data_ptr(),
+                  f"{what}: the tensor starts at {x.data_ptr():#x}, plane 0 at "
+                  f"{planes[0].data_ptr():#x}: not the frame's memory")
+            for k, plane in enumerate(planes):
+                check(x[k].data_ptr() == plane.data_ptr(),
+                      f"{what}: channel {k} at {x[k].data_ptr():#x}, plane {k} at "
+                      f"{plane.data_ptr():#x}")
+                check(torch.equal(x[k], plane[..., 0]),
+                      f"{what}: frame {i}: channel {k} differs from plane {k}")
+            got = x.cpu().numpy()  # on `s`, after the frame's event
+            want = np.from_dlpack(ref)
+            check(want.shape == got.shape,
+                  f"{what}: videoconvertscale's frame is {want.shape}, ours {got.shape}")
+            db = psnr(got, want)
+            worst = min(worst, db)
+            check(db >= 40.0, f"{what}: frame {i}: PSNR {db:.1f} dB against "
+                  f"videoconvertscale, want >= 40 (max difference "
+                  f"{int(np.abs(got.astype(int) - want).max())})")
+            del x, planes, f, ref
+    return f"{n} frames 1280x720 RGBA -> 640x640 RGBP letterbox, PSNR >= {worst:.1f} dB"
+
+
 TESTS = [test_exact_vs_videocrop, test_no_host_waits, test_held_tensor_kept,
-         test_app_streams, test_push_round_trip]
+         test_app_streams, test_push_round_trip, test_model_input_rgbp]
 
 
 def main():
