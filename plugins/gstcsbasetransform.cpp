@@ -315,3 +315,14 @@ gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 {
   return &self->priv->waits;
 }
+
+/* The before_transform of a subclass with controllable properties: they
+ * take the values for @buffer's stream time. */
+void
+gst_cs_base_transform_sync_controlled (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClockTime t = gst_segment_to_stream_time (
+      &trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    gst_object_sync_values (GST_OBJECT (trans), t);
+}

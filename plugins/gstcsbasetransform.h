@@ -59,13 +59,16 @@ struct _GstCsBaseTransformClass {
 };
 
 /* clang-format off */
-GType              gst_cs_base_transform_get_type   (void);
+GType              gst_cs_base_transform_get_type        (void);
 
-gint               gst_cs_base_transform_get_device (GstCsBaseTransform * self);
+gint               gst_cs_base_transform_get_device      (GstCsBaseTransform * self);
 
-cudaStream_t       gst_cs_base_transform_get_stream (GstCsBaseTransform * self);
+cudaStream_t       gst_cs_base_transform_get_stream      (GstCsBaseTransform * self);
 
-GstCsWaitCounter * gst_cs_base_transform_get_waits  (GstCsBaseTransform * self);
+GstCsWaitCounter * gst_cs_base_transform_get_waits       (GstCsBaseTransform * self);
+
+void               gst_cs_base_transform_sync_controlled (GstBaseTransform   * trans,
+                                                          GstBuffer          * buffer);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstCsBaseTransform, gst_object_unref)
 

@@ -26,12 +26,7 @@ gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
     gst_caps_set_features (out, i,
         device ? gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS, NULL)
                : gst_caps_features_new_empty ());
-  if (filter) {
-    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
-  return out;
+  return gst_cs_caps_apply_filter (out, filter);
 }
 
 /* @caps in device memory, then in system memory (device first: passthrough
@@ -41,10 +36,19 @@ gst_cs_caps_any_memory (GstCaps * caps, GstCaps * filter)
 {
   GstCaps * both = gst_caps_merge (gst_cs_caps_with_memory (caps, TRUE, NULL),
       gst_cs_caps_with_memory (caps, FALSE, NULL));
+  return gst_cs_caps_apply_filter (both, filter);
+}
+
+/* The end of every caps transform: @caps (taken) intersected with the
+ * @filter of a caps query, in the filter's order (the preference of the
+ * one who asks), or @caps themselves without a filter. */
+GstCaps *
+gst_cs_caps_apply_filter (GstCaps * caps, GstCaps * filter)
+{
   if (!filter)
-    return both;
-  GstCaps * out = gst_caps_intersect_full (filter, both, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (both);
+    return caps;
+  GstCaps * out = gst_caps_intersect_full (filter, caps, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (caps);
   return out;
 }
 
@@ -82,10 +86,8 @@ gst_cs_query_propose_held (GstQuery * query, guint held, guint bound)
   if (gst_query_get_n_allocation_pools (query) == 0) {
     /* An entry without a pool still needs the frame size: elements using
      * basetransform's default allocation configure a pool with it. */
-    GstCaps * caps = NULL;
     GstVideoInfo info, layout;
-    gst_query_parse_allocation (query, &caps, NULL);
-    if (!caps || !gst_video_info_from_caps (&info, caps))
+    if (!gst_cs_query_parse_video_info (query, NULL, &info))
       return;
     gst_cs_video_info_device_layout (&info, &layout);
     /* The caps' default layout can be the larger one (NV12 rounds odd
@@ -103,6 +105,34 @@ gst_cs_query_propose_held (GstQuery * query, guint held, guint bound)
   gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max ? MAX (max, min) : 0);
   if (pool)
     gst_object_unref (pool);
+}
+
+/* gst_cs_query_propose_held() for an element that may pass upstream's
+ * frames on untouched: downstream then holds them as well, so upstream is
+ * asked for what downstream holds (its answer to @decide_query, the
+ * element's own ALLOCATION query; NULL when there was none) and @own more,
+ * and a bound downstream sets grows by @own too. */
+void
+gst_cs_query_propose_held_passthrough (
+    GstQuery * query, GstQuery * decide_query, guint own)
+{
+  guint held = 0, bound = 0;
+  if (decide_query)
+    gst_cs_query_parse_held (decide_query, &held, &bound);
+  gst_cs_query_propose_held (query, held + own, bound ? bound + own : 0);
+}
+
+/* The caps of an ALLOCATION @query (not a new reference; @caps may be NULL)
+ * and their video @info. FALSE when the query has no caps or they are not
+ * raw video. */
+gboolean
+gst_cs_query_parse_video_info (GstQuery * query, GstCaps ** caps, GstVideoInfo * info)
+{
+  GstCaps * c = NULL;
+  gst_query_parse_allocation (query, &c, NULL);
+  if (caps)
+    *caps = c;
+  return c && gst_video_info_from_caps (info, c);
 }
 
 /* The frames downstream holds at once and the bound it sets on the pool (0:

@@ -27,34 +27,45 @@ G_BEGIN_DECLS
 #define GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_CAPS ("")
 
 /* clang-format off */
-gboolean  gst_cs_caps_are_device    (const GstCaps * caps);
+gboolean  gst_cs_caps_are_device                (const GstCaps  * caps);
 
-GstCaps * gst_cs_caps_with_memory   (GstCaps       * caps,
-                                     gboolean        device,
-                                     GstCaps       * filter);
+GstCaps * gst_cs_caps_with_memory               (GstCaps        * caps,
+                                                 gboolean         device,
+                                                 GstCaps        * filter);
 
-GstCaps * gst_cs_caps_any_memory    (GstCaps       * caps,
-                                     GstCaps       * filter);
+GstCaps * gst_cs_caps_any_memory                (GstCaps        * caps,
+                                                 GstCaps        * filter);
 
-void      gst_cs_query_set_pool     (GstQuery      * query,
-                                     GstBufferPool * pool,
-                                     guint           size,
-                                     guint           min,
-                                     guint           max);
+GstCaps * gst_cs_caps_apply_filter              (GstCaps        * caps,
+                                                 GstCaps        * filter);
 
-void      gst_cs_query_propose_held (GstQuery      * query,
-                                     guint           held,
-                                     guint           bound);
+void      gst_cs_query_set_pool                 (GstQuery       * query,
+                                                 GstBufferPool  * pool,
+                                                 guint            size,
+                                                 guint            min,
+                                                 guint            max);
 
-void      gst_cs_query_parse_held   (GstQuery      * query,
-                                     guint         * held,
-                                     guint         * bound);
+void      gst_cs_query_propose_held             (GstQuery       * query,
+                                                 guint            held,
+                                                 guint            bound);
 
-guint     gst_cs_pool_bound         (guint           min,
-                                     guint           downstream_bound,
-                                     guint           own);
+void      gst_cs_query_propose_held_passthrough (GstQuery       * query,
+                                                 GstQuery       * decide_query,
+                                                 guint            own);
 
-void      gst_cs_query_add_layout_metas (GstQuery  * query);
+void      gst_cs_query_parse_held               (GstQuery       * query,
+                                                 guint          * held,
+                                                 guint          * bound);
+
+gboolean  gst_cs_query_parse_video_info         (GstQuery       * query,
+                                                 GstCaps       ** caps,
+                                                 GstVideoInfo   * info);
+
+guint     gst_cs_pool_bound                     (guint            min,
+                                                 guint            downstream_bound,
+                                                 guint            own);
+
+void      gst_cs_query_add_layout_metas         (GstQuery       * query);
 
 /* clang-format on */
 

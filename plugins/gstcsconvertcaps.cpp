@@ -327,12 +327,7 @@ gst_cs_convert_caps_transform (GstCaps * caps, GstCaps * filter)
       }
     }
   }
-  if (filter) {
-    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
-  return out;
+  return gst_cs_caps_apply_filter (out, filter);
 }
 
 GstCaps *

@@ -57,16 +57,13 @@
 #include "gstcscaps.h"
 #include "gstcsconvertcaps.h"
 #include "gstcsconvertdesc.hpp"
-#include "gstcsdeviceguard.hpp"
+#include "gstcsdeviceinput.hpp"
 #include "gstcsdevicework.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
-#include "gstcsheldbuffers.hpp"
 #include "gstcsmetas.h"
 #include "gstcsnvcodec.hpp"
 #include "gstcsoutputpool.hpp"
-#include "gstcspeerimport.hpp"
-#include "gstcsscratchpool.hpp"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_convert_scale_debug);
 #define GST_CAT_DEFAULT gst_cs_convert_scale_debug
@@ -97,9 +94,7 @@ struct _GstCsConvertScale {
   gboolean same_caps;                    /* frames without crop meta go through */
   gboolean out_nvcodec;
   GstBufferPool * pool;
-  gst_cs::HeldBuffers * held;    /* nvcodec inputs our kernel still reads */
-  gst_cs::ScratchPool * imports; /* copies of frames from another device */
-  GstBuffer * imported;          /* this frame's copy, prepare to transform */
+  gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
 };
 
 static void
@@ -192,14 +187,8 @@ gst_cs_convert_scale_transform_caps (
 {
   GstCaps * open = gst_cs_convert_caps_transform (caps, NULL);
   /* Either memory on the other side, ours first (preferred). */
-  GstCaps * out = gst_caps_merge (
-      gst_cs_caps_with_memory (open, TRUE, NULL), gst_cs::caps_in_nvcodec_memory (open));
+  GstCaps * out = gst_cs_caps_apply_filter (gst_cs::caps_in_device_memory (open), filter);
   gst_caps_unref (open);
-  if (filter) {
-    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
   GST_LOG_OBJECT (trans, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "downstream" : "upstream", caps, out);
   return out;
@@ -247,11 +236,8 @@ gst_cs_convert_scale_propose_allocation (
   gst_cs_query_add_layout_metas (query);
   /* An untouched frame is upstream's: downstream holds as many of them as it
    * asked us for, and we hold nvcodec's while our kernel reads them. */
-  guint held = 0, bound = 0;
-  if (decide_query)
-    gst_cs_query_parse_held (decide_query, &held, &bound);
-  const guint own = 1 + GST_CS_CONVERT_SCALE (trans)->held->capacity ();
-  gst_cs_query_propose_held (query, held + own, bound ? bound + own : 0);
+  gst_cs_query_propose_held_passthrough (
+      query, decide_query, 1 + GST_CS_CONVERT_SCALE (trans)->input->held_capacity ());
   return TRUE;
 }
 
@@ -259,50 +245,24 @@ static gboolean
 gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstCaps * caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
+  if (!gst_cs::decide_output_pool (GST_CS_BASE_TRANSFORM (self), query, POOL_MIN_BUFFERS,
+          self->out_nvcodec, &self->pool))
     return FALSE;
-  guint dmin = 0, dbound = 0;
-  gst_cs_query_parse_held (query, &dmin, &dbound);
-  const guint min = MAX (POOL_MIN_BUFFERS, dmin);
-  const guint max = gst_cs_pool_bound (min, dbound, 1);
-  const gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBufferPool * pool = gst_cs::output_pool_new (
-      GST_ELEMENT (self), device, caps, info.size, min, max, query, self->out_nvcodec);
-  if (!pool)
-    return FALSE;
-  gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
-  gst_object_unref (pool);
   /* With equal caps frames may all go through: allocate on first need. */
-  if (!self->same_caps && !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
-    return FALSE;
-  gst_cs_query_set_pool (query, self->pool, info.size, min, max);
-  return TRUE;
+  return self->same_caps || gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool);
 }
 
 /* --- frames ----------------------------------------------------------- */
-
-/* The frame the kernel reads: the input, or its copy on our device. */
-static GstBuffer *
-source_of (GstCsConvertScale * self, GstBuffer * inbuf, GError ** err)
-{
-  return gst_cs::frame_on_device (
-      GST_CS_BASE_TRANSFORM (self), inbuf, *self->imports, &self->imported, err);
-}
 
 static GstFlowReturn
 gst_cs_convert_scale_prepare_output_buffer (
     GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GError * err = NULL;
-  GstBuffer * source = source_of (self, inbuf, &err);
-  if (!source) {
-    GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+  /* The frame the kernel reads: the input, or its copy on our device. */
+  GstBuffer * source = self->input->prepare (inbuf);
+  if (!source)
     return GST_FLOW_ERROR;
-  }
   const gboolean source_nvcodec =
       gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (source, 0));
   if (self->same_caps && !gst_buffer_get_video_crop_meta (source) &&
@@ -310,13 +270,7 @@ gst_cs_convert_scale_prepare_output_buffer (
     *outbuf = source;
     return GST_FLOW_OK;
   }
-  if (!self->pool || !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
-    return GST_FLOW_ERROR;
-  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);
-  return GST_FLOW_OK;
+  return gst_cs::acquire_output_frame (trans, self->pool, source, outbuf);
 }
 
 static gst_cs::gpu::Filter
@@ -399,24 +353,12 @@ gst_cs_convert_scale_transform (
     GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstBuffer * source = self->imported ? self->imported : inbuf;
+  GstBuffer * source = self->input->source (inbuf);
   GstFlowReturn ret =
       outbuf == source ? GST_FLOW_OK : convert_frame (self, source, outbuf);
-  /* nvcodec's pools know nothing of our events: a frame of theirs that our
-   * GPU work read is kept until that work is done. */
-  if (ret == GST_FLOW_OK && outbuf != source &&
-      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0))) {
-    auto * base = GST_CS_BASE_TRANSFORM (self);
-    GError * err = NULL;
-    if (!self->held->hold (inbuf, gst_cs_base_transform_get_stream (base),
-            gst_cs_base_transform_get_waits (base), &err)) {
-      GST_CS_POST_ERROR (self, err, "Cannot keep an nvcodec frame while it is read");
-      ret = GST_FLOW_ERROR;
-    }
-  }
-  if (self->imported && self->imported != outbuf)
-    gst_buffer_unref (self->imported);
-  self->imported = NULL;
+  /* An input the kernel read: an nvcodec frame is kept until it is done. */
+  if (!self->input->finish (inbuf, outbuf, ret == GST_FLOW_OK && outbuf != source))
+    ret = GST_FLOW_ERROR;
   return ret;
 }
 
@@ -427,23 +369,6 @@ gst_cs_convert_scale_transform_meta (
   /* Only metas tagged "video" alone still describe a frame of another size,
    * format or orientation (as videoconvertscale decides). */
   return gst_cs_meta_survives_copy (meta, TRUE);
-}
-
-static void
-gst_cs_convert_scale_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  GstClockTime t =
-      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
-  if (GST_CLOCK_TIME_IS_VALID (t))
-    gst_object_sync_values (GST_OBJECT (trans), t);
-}
-
-static void
-release_held (GstCsConvertScale * self)
-{
-  auto * base = GST_CS_BASE_TRANSFORM (self);
-  self->held->drain_on (gst_cs_base_transform_get_device (base),
-      gst_cs_base_transform_get_waits (base), GST_OBJECT (self));
 }
 
 /* Reads the image-orientation tag for video-direction=auto. */
@@ -476,7 +401,7 @@ gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    release_held (self);
+    self->input->release_held ();
   else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG)
     take_tag (self, event);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
@@ -488,9 +413,7 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
   gst_clear_object (&self->pool);
-  gst_clear_buffer (&self->imported);
-  self->imports->reset ();
-  release_held (self);
+  self->input->reset ();
   GST_OBJECT_LOCK (self);
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   GST_OBJECT_UNLOCK (self);
@@ -571,9 +494,7 @@ gst_cs_convert_scale_finalize (GObject * object)
 {
   auto * self = GST_CS_CONVERT_SCALE (object);
   gst_clear_object (&self->pool);
-  gst_clear_buffer (&self->imported);
-  delete self->imports;
-  delete self->held;
+  delete self->input;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
 
@@ -663,7 +584,7 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_transform);
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_transform_meta);
   trans_class->before_transform =
-      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_before_transform);
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
@@ -683,6 +604,6 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->direction = DEFAULT_DIRECTION;
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
-  self->imports = new gst_cs::ScratchPool;
-  self->held = new gst_cs::HeldBuffers (HELD_NVCODEC_FRAMES);
+  self->input =
+      new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
 }

@@ -62,17 +62,15 @@
 #include "gstcscompat.hpp"
 #include "gstcscropcopy.hpp"
 #include "gstcscroprect.h"
-#include "gstcsdeviceguard.hpp"
+#include "gstcsdeviceinput.hpp"
 #include "gstcsdevicework.hpp"
 #include "gstcserror-private.h"
 #include "gstcsframe.hpp"
-#include "gstcsheldbuffers.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory-private.h"
 #include "gstcsmetas.h"
 #include "gstcsnvcodec.hpp"
 #include "gstcsoutputpool.hpp"
-#include "gstcspeerimport.hpp"
 #include "gstcssyncmeta-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_crop_debug);
@@ -116,16 +114,14 @@ struct _GstCsCrop {
   /* the crop of the negotiated caps; left/top under the object lock (read
    * by navigation events), the rest used by the streaming thread only */
   gint left, right, top, bottom;
-  gboolean no_crop;              /* all four are 0 */
-  gboolean takes_crop_meta;      /* downstream reads GstVideoCropMeta */
-  gboolean takes_video_meta;     /* downstream reads GstVideoMeta */
-  gboolean in_nvcodec;           /* input in nvcodec's memory */
-  gboolean out_nvcodec;          /* output in nvcodec's memory */
-  GstBufferPool * pool;          /* packed output frames */
-  gst_cs::HeldBuffers * held;    /* nvcodec inputs our GPU work still reads */
-  gst_cs::ScratchPool * imports; /* copies of frames from another device */
-  GstBuffer * imported;          /* this frame's copy, prepare to transform */
-  Output output;                 /* this frame's, prepare to transform */
+  gboolean no_crop;            /* all four are 0 */
+  gboolean takes_crop_meta;    /* downstream reads GstVideoCropMeta */
+  gboolean takes_video_meta;   /* downstream reads GstVideoMeta */
+  gboolean in_nvcodec;         /* input in nvcodec's memory */
+  gboolean out_nvcodec;        /* output in nvcodec's memory */
+  GstBufferPool * pool;        /* packed output frames */
+  gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
+  Output output;               /* this frame's, prepare to transform */
 };
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
@@ -276,17 +272,12 @@ gst_cs_crop_transform_caps (
   }
   /* Either memory on the other side, ours first (preferred); the crop
    * copies a frame from one into the other where they differ. */
-  GstCaps * out = gst_caps_merge (gst_cs_caps_with_memory (sized, TRUE, NULL),
-      gst_cs::caps_in_nvcodec_memory (sized));
+  GstCaps * out = gst_cs::caps_in_device_memory (sized);
   gst_caps_unref (sized);
   if (direction == GST_PAD_SINK && gst_caps_is_empty (out) && !gst_caps_is_empty (caps) &&
       !gst_caps_is_any (caps))
     warn_nothing_left (self, caps, l, r, t, b);
-  if (filter) {
-    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
+  out = gst_cs_caps_apply_filter (out, filter);
   GST_LOG_OBJECT (self, "%s %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT,
       direction == GST_PAD_SINK ? "downstream" : "upstream", caps, out);
   return out;
@@ -402,14 +393,10 @@ gst_cs_crop_propose_allocation (
    * any plane layout and crop within an upstream crop. */
   gst_cs_query_add_layout_metas (query);
   /* Zero-copy frames are upstream's: downstream holds as many of them as it
-   * asked us for, and we hold one more. */
-  guint held = 0, bound = 0;
-  if (decide_query)
-    gst_cs_query_parse_held (decide_query, &held, &bound);
-  /* nvcodec's frames are kept until our copy of them is done. */
-  auto * self = GST_CS_CROP (trans);
-  const guint own = 1 + self->held->capacity ();
-  gst_cs_query_propose_held (query, held + own, bound ? bound + own : 0);
+   * asked us for, and we hold one more, and nvcodec's frames until our copy
+   * of them is done. */
+  gst_cs_query_propose_held_passthrough (
+      query, decide_query, 1 + GST_CS_CROP (trans)->input->held_capacity ());
   return TRUE;
 }
 
@@ -417,48 +404,22 @@ static gboolean
 gst_cs_crop_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CROP (trans);
-  GstCaps * caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
-  GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
-    return FALSE;
-
   self->takes_crop_meta =
       gst_query_find_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, NULL);
   self->takes_video_meta =
       gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   GST_INFO_OBJECT (self, "downstream reads crop metas: %d, video metas: %d",
       self->takes_crop_meta, self->takes_video_meta);
-
-  guint dmin = 0, dbound = 0;
-  gst_cs_query_parse_held (query, &dmin, &dbound);
-  guint min = MAX (POOL_MIN_BUFFERS, dmin);
-  guint max = gst_cs_pool_bound (min, dbound, 1);
-  gint device = gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self));
-  GstBufferPool * pool = gst_cs::output_pool_new (
-      GST_ELEMENT (self), device, caps, info.size, min, max, query, self->out_nvcodec);
-  if (!pool)
+  if (!gst_cs::decide_output_pool (GST_CS_BASE_TRANSFORM (self), query, POOL_MIN_BUFFERS,
+          self->out_nvcodec, &self->pool))
     return FALSE;
-  gst_object_replace ((GstObject **)&self->pool, GST_OBJECT_CAST (pool));
-  gst_object_unref (pool);
   /* Zero-copy crops need no frames of its own, nor does no crop: allocate
    * them when a frame first needs them. */
-  if (!self->takes_crop_meta && !self->takes_video_meta && !self->no_crop &&
-      !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
-    return FALSE;
-  gst_cs_query_set_pool (query, self->pool, info.size, min, max);
-  return TRUE;
+  return self->takes_crop_meta || self->takes_video_meta || self->no_crop ||
+         gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool);
 }
 
 /* --- frames ----------------------------------------------------------- */
-
-/* The frame the crop reads: the input, or its copy on our device. */
-static GstBuffer *
-source_of (GstCsCrop * self, GstBuffer * inbuf, GError ** err)
-{
-  return gst_cs::frame_on_device (
-      GST_CS_BASE_TRANSFORM (self), inbuf, *self->imports, &self->imported, err);
-}
 
 static Output
 output_for (GstCsCrop * self, GstBuffer * source)
@@ -507,12 +468,10 @@ gst_cs_crop_prepare_output_buffer (
     GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_CROP (trans);
-  GError * err = NULL;
-  GstBuffer * source = source_of (self, inbuf, &err);
-  if (!source) {
-    GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
+  /* The frame the crop reads: the input, or its copy on our device. */
+  GstBuffer * source = self->input->prepare (inbuf);
+  if (!source)
     return GST_FLOW_ERROR;
-  }
   self->output = output_for (self, source);
   switch (self->output) {
     case Output::UNTOUCHED:
@@ -529,14 +488,7 @@ gst_cs_crop_prepare_output_buffer (
     case Output::PACKED:
       break;
   }
-  if (!self->pool || !gst_cs::activate_output_pool (GST_ELEMENT (self), self->pool))
-    return GST_FLOW_ERROR;
-  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (self->pool, outbuf, NULL);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  /* Timestamps, flags and the metas that still describe a cropped frame */
-  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);
-  return GST_FLOW_OK;
+  return gst_cs::acquire_output_frame (trans, self->pool, source, outbuf);
 }
 
 /* The crop as a crop meta: within the input's crop meta, if any. */
@@ -635,27 +587,12 @@ static GstFlowReturn
 gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * outbuf)
 {
   auto * self = GST_CS_CROP (trans);
-  GstBuffer * source = self->imported ? self->imported : inbuf;
-  GstFlowReturn ret = crop_frame (self, source, outbuf);
-  /* nvcodec's pools know nothing of our events: a frame of theirs that our
-   * GPU work read (a copy across devices, a crop) is kept until that work
-   * is done, checked as frames go by. */
-  if (ret == GST_FLOW_OK &&
-      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0)) &&
-      (self->imported || self->output == Output::PACKED)) {
-    auto * base = GST_CS_BASE_TRANSFORM (self);
-    GError * err = NULL;
-    if (!self->held->hold (inbuf, gst_cs_base_transform_get_stream (base),
-            gst_cs_base_transform_get_waits (base), &err)) {
-      GST_CS_POST_ERROR (self, err, "Cannot keep an nvcodec frame while it is read");
-      ret = GST_FLOW_ERROR;
-    }
-  }
-  /* A copy from another device is ours to release, unless it went on as the
-   * output itself. */
-  if (self->imported && self->imported != outbuf)
-    gst_buffer_unref (self->imported);
-  self->imported = NULL;
+  GstFlowReturn ret = crop_frame (self, self->input->source (inbuf), outbuf);
+  /* The GPU read the input where it made a copy across devices or a crop:
+   * an nvcodec frame is kept until that is done. */
+  const bool read = self->input->copied () || self->output == Output::PACKED;
+  if (!self->input->finish (inbuf, outbuf, ret == GST_FLOW_OK && read))
+    ret = GST_FLOW_ERROR;
   return ret;
 }
 
@@ -663,16 +600,6 @@ static gboolean
 gst_cs_crop_transform_meta (GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
 {
   return gst_cs_meta_survives_copy (meta, TRUE);
-}
-
-/* Controlled properties take the value for this buffer's time. */
-static void
-gst_cs_crop_before_transform (GstBaseTransform * trans, GstBuffer * buf)
-{
-  GstClockTime t =
-      gst_segment_to_stream_time (&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
-  if (GST_CLOCK_TIME_IS_VALID (t))
-    gst_object_sync_values (GST_OBJECT (trans), t);
 }
 
 /* Pointer positions from downstream are in the cropped frame; upstream
@@ -693,21 +620,11 @@ gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->src_event (trans, event);
 }
 
-/* Lets go of the nvcodec frames our GPU work read, once it is done (at stop
- * and flush: a counted wait, not per frame). */
-static void
-release_held (GstCsCrop * self)
-{
-  auto * base = GST_CS_BASE_TRANSFORM (self);
-  self->held->drain_on (gst_cs_base_transform_get_device (base),
-      gst_cs_base_transform_get_waits (base), GST_OBJECT (self));
-}
-
 static gboolean
 gst_cs_crop_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    release_held (GST_CS_CROP (trans));
+    GST_CS_CROP (trans)->input->release_held ();
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->sink_event (trans, event);
 }
 
@@ -716,9 +633,7 @@ gst_cs_crop_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_CROP (trans);
   gst_clear_object (&self->pool);
-  gst_clear_buffer (&self->imported);
-  self->imports->reset ();
-  release_held (self);
+  self->input->reset ();
   return GST_BASE_TRANSFORM_CLASS (gst_cs_crop_parent_class)->stop (trans);
 }
 
@@ -784,9 +699,7 @@ gst_cs_crop_finalize (GObject * object)
 {
   auto * self = GST_CS_CROP (object);
   gst_clear_object (&self->pool);
-  gst_clear_buffer (&self->imported);
-  delete self->imports;
-  delete self->held;
+  delete self->input;
   G_OBJECT_CLASS (gst_cs_crop_parent_class)->finalize (object);
 }
 
@@ -867,7 +780,8 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
       GST_DEBUG_FUNCPTR (gst_cs_crop_prepare_output_buffer);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_crop_transform);
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_crop_transform_meta);
-  trans_class->before_transform = GST_DEBUG_FUNCPTR (gst_cs_crop_before_transform);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_crop_src_event);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_crop_sink_event);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_crop_stop);
@@ -880,6 +794,6 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
 static void
 gst_cs_crop_init (GstCsCrop * self)
 {
-  self->imports = new gst_cs::ScratchPool;
-  self->held = new gst_cs::HeldBuffers (HELD_NVCODEC_FRAMES);
+  self->input =
+      new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
 }

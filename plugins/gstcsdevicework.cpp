@@ -4,7 +4,6 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcsmemory-private.h"
 #include "gstcsnvcodec.hpp"
-#include "gstcspeerimport.hpp"
 #include "gstcssyncmeta-private.h"
 
 namespace gst_cs {
@@ -34,21 +33,6 @@ run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbu
   if (!in.nvcodec ())
     gst_cs_sync_meta_add_reader (meta, inbuf);
   return true;
-}
-
-GstBuffer *
-frame_on_device (GstCsBaseTransform * base, GstBuffer * inbuf, ScratchPool & imports,
-    GstBuffer ** imported, GError ** error)
-{
-  const gint device = gst_cs_base_transform_get_device (base);
-  if (!on_other_device (inbuf, device))
-    return inbuf;
-  DeviceGuard guard (device, error);
-  if (!guard.ok () ||
-      !import_from_other_device (inbuf, device, gst_cs_base_transform_get_stream (base),
-          imports, imported, error))
-    return NULL;
-  return *imported;
 }
 
 } // namespace gst_cs

@@ -23,13 +23,4 @@ using EnqueueWork =
 bool run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbuf,
     const EnqueueWork & enqueue, GError ** error);
 
-class ScratchPool;
-
-// The frame an element's GPU work reads: `inbuf`, or, for a frame of
-// another device (the cross-device policy), its copy on the element's
-// device made now from `imports` into `*imported` (the caller drops it
-// after the work). NULL with `error` set when the copy cannot be made.
-GstBuffer * frame_on_device (GstCsBaseTransform * base, GstBuffer * inbuf,
-    ScratchPool & imports, GstBuffer ** imported, GError ** error);
-
 } // namespace gst_cs

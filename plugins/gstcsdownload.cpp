@@ -87,13 +87,8 @@ gst_cs_download_transform_caps (
     return gst_cs_caps_with_memory (caps, FALSE, filter);
   /* system out: ours, nvcodec's or system memory in (in that order) */
   GstCaps * in = gst_caps_merge (
-      gst_cs_caps_with_memory (caps, TRUE, NULL), gst_cs::caps_in_nvcodec_memory (caps));
-  in = gst_caps_merge (in, gst_cs_caps_with_memory (caps, FALSE, NULL));
-  if (!filter)
-    return in;
-  GstCaps * out = gst_caps_intersect_full (filter, in, GST_CAPS_INTERSECT_FIRST);
-  gst_caps_unref (in);
-  return out;
+      gst_cs::caps_in_device_memory (caps), gst_cs_caps_with_memory (caps, FALSE, NULL));
+  return gst_cs_caps_apply_filter (in, filter);
 }
 
 static gboolean
@@ -150,9 +145,8 @@ gst_cs_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   GstCaps * caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
   GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
+  if (!gst_cs_query_parse_video_info (query, &caps, &info))
     return FALSE;
 
   GstQuery * latency = gst_query_new_latency ();

@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "gstcscaps.h"
 #include "gstcserror-private.h"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
@@ -64,6 +65,13 @@ caps_in_nvcodec_memory (GstCaps * caps)
   (void)caps;
   return gst_caps_new_empty ();
 #endif
+}
+
+GstCaps *
+caps_in_device_memory (GstCaps * caps)
+{
+  return gst_caps_merge (
+      gst_cs_caps_with_memory (caps, TRUE, NULL), caps_in_nvcodec_memory (caps));
 }
 
 bool

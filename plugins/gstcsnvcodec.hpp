@@ -40,6 +40,10 @@ bool caps_are_nvcodec (const GstCaps * caps);
 // the interop).
 GstCaps * caps_in_nvcodec_memory (GstCaps * caps);
 
+// `caps` in our device memory, then in nvcodec's: ours first, so that it is
+// chosen where both sides take both.
+GstCaps * caps_in_device_memory (GstCaps * caps);
+
 // Whether `mem` is nvcodec's GstCudaMemory.
 bool is_nvcodec_memory (GstMemory * mem);
 

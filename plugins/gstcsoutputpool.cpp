@@ -4,6 +4,7 @@
 #include <gst/video/video.h>
 
 #include "gstcsbufferpool-private.h"
+#include "gstcscaps.h"
 #include "gstcserror-private.h"
 #include "gstcsnvcodec.hpp"
 
@@ -46,6 +47,41 @@ activate_output_pool (GstElement * element, GstBufferPool * pool)
         g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA, "Cannot activate the device pool");
   GST_CS_POST_ERROR (element, err, "Cannot allocate device frames");
   return false;
+}
+
+bool
+decide_output_pool (GstCsBaseTransform * base, GstQuery * query, guint min_buffers,
+    bool nvcodec, GstBufferPool ** pool)
+{
+  GstCaps * caps = NULL;
+  GstVideoInfo info;
+  if (!gst_cs_query_parse_video_info (query, &caps, &info))
+    return false;
+  guint dmin = 0, dbound = 0;
+  gst_cs_query_parse_held (query, &dmin, &dbound);
+  const guint min = MAX (min_buffers, dmin);
+  const guint max = gst_cs_pool_bound (min, dbound, 1);
+  GstBufferPool * made = output_pool_new (GST_ELEMENT (base),
+      gst_cs_base_transform_get_device (base), caps, info.size, min, max, query, nvcodec);
+  if (!made)
+    return false;
+  gst_object_replace ((GstObject **)pool, GST_OBJECT_CAST (made));
+  gst_object_unref (made);
+  gst_cs_query_set_pool (query, *pool, info.size, min, max);
+  return true;
+}
+
+GstFlowReturn
+acquire_output_frame (GstBaseTransform * trans, GstBufferPool * pool, GstBuffer * source,
+    GstBuffer ** outbuf)
+{
+  if (!pool || !activate_output_pool (GST_ELEMENT (trans), pool))
+    return GST_FLOW_ERROR;
+  GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);
+  return GST_FLOW_OK;
 }
 
 } // namespace gst_cs

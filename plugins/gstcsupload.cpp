@@ -130,12 +130,7 @@ gst_cs_upload_transform_caps (
     }
     gst_caps_unref (one);
   }
-  if (filter) {
-    GstCaps * tmp = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (out);
-    out = tmp;
-  }
-  return out;
+  return gst_cs_caps_apply_filter (out, filter);
 }
 
 static gboolean
@@ -220,9 +215,8 @@ gst_cs_upload_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_UPLOAD (trans);
   GstCaps * caps = NULL;
-  gst_query_parse_allocation (query, &caps, NULL);
   GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps (&info, caps))
+  if (!gst_cs_query_parse_video_info (query, &caps, &info))
     return FALSE;
 
   /* Downstream's, one being written, one spare. */
