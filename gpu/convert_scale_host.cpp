@@ -16,7 +16,8 @@ bool
 image_is_valid (const Image & im)
 {
   if (im.width < 1 || im.height < 1 || im.width > kMaxSize || im.height > kMaxSize ||
-      (im.bytes != 1 && im.bytes != 2) || im.max_code < 1 || im.shift < 0 || im.shift > 8)
+      (im.bytes != 1 && im.bytes != 2) || im.max_code < 1 || im.shift < 0 ||
+      im.shift > 8 || (im.bytes == 1 && im.shift != 0))
     return false;
   for (const Component & c : im.comp) {
     if (c.plane < 0)

@@ -76,8 +76,9 @@ load (const Image & im, const Component & c, int x, int y)
   return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
 }
 
-// The code a component of `im` stores for `code`: rounded half up,
-// clamped to the format's range, shifted into place.
+// The code a component of `im`, of B-byte samples, stores for `code`:
+// rounded half up, clamped to the format's range, shifted into place.
+template <int B>
 GCS_HD unsigned
 quantize (const Image & im, float code)
 {
@@ -90,7 +91,8 @@ quantize (const Image & im, float code)
   const float f = floorf (code + 0.5f);
   const int r = f < -2147483648.0f ? INT_MIN : (f >= 2147483648.0f ? INT_MAX : (int)f);
 #endif
-  return (unsigned)clampi (r, 0, im.max_code) << im.shift;
+  const unsigned v = (unsigned)clampi (r, 0, im.max_code);
+  return B == 1 ? v : v << im.shift; /* 1-byte samples have no shift */
 }
 
 template <int OB>
@@ -98,7 +100,7 @@ GCS_HD void
 store (const Image & im, const Component & c, int x, int y, float code)
 {
   std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
-  const unsigned v = quantize (im, code);
+  const unsigned v = quantize<OB> (im, code);
   p[0] = (std::uint8_t) (v & 0xffu);
   if (OB == 2)
     p[1] = (std::uint8_t) (v >> 8);
@@ -436,7 +438,7 @@ store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsa
     unsigned word = 0;
     GCS_UNROLL
     for (int c = 0; c < 4; c++)
-      word |= quantize (o, px.c[c]) << (8 * o.comp[c].offset);
+      word |= quantize<1> (o, px.c[c]) << (8 * o.comp[c].offset);
     std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
 #if defined(__CUDA_ARCH__)
     *(unsigned *)p = word;

@@ -94,7 +94,7 @@ GCS_HD float
 from_word (const Image & im, unsigned word, int c)
 {
   const unsigned v = (word >> (8 * im.comp[c].offset)) & (IB == 1 ? 0xffu : 0xffffu);
-  return (float)(v >> im.shift);
+  return (float)(IB == 1 ? v : v >> im.shift); /* 1-byte samples have no shift */
 }
 
 template <int IB>
@@ -138,6 +138,24 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u)
         in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
+    return;
+  }
+  if (ty.w1 == 0.0f) {
+    /* One row: the other, of weight 0, would add 0 * r, and r + 0 is r. */
+    if (w.word) {
+      const unsigned a = load_word<IB> (w, tx.i0, ty.i0),
+                     b = load_word<IB> (w, tx.i1, ty.i0);
+      GCS_UNROLL
+      for (int k = 0; k < 4; k++)
+        if ((members >> k) & 1u)
+          in[k] = tx.w0 * from_word<IB> (im, a, k) + tx.w1 * from_word<IB> (im, b, k);
+      return;
+    }
+    GCS_UNROLL
+    for (int k = 0; k < 4; k++)
+      if ((members >> k) & 1u)
+        in[k] = tx.w0 * pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0) +
+                tx.w1 * pixels::load<IB> (im, im.comp[k], tx.i1, ty.i0);
     return;
   }
   if (w.word) {

@@ -15,9 +15,10 @@ BB=${BUILD_DIR:-/tmp/gcs-prof-build}
 [ -f $BB/build.ninja ] || meson setup $BB -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release > /dev/null
 ninja -C $BB pipelines/gcs-convert-time > $P/build.txt 2>&1 || { tail -30 $P/build.txt; exit 1; }
 $BB/pipelines/gcs-convert-time | tee $P/time.txt
-# Each row launches the kernel 211 times (1 checked, 10 untimed, 200 timed).
+# Each row launches the kernel 411 times (1 checked, 10 untimed, 200 timed,
+# 200 for the CPU time).
 row=0
-for skip in 5 216 427 638; do
+for skip in 5 416 827 1238; do
   ncu --kernel-name regex:convert_scale --launch-skip $skip --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section InstructionStats \
     --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
