@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Crop, scale, rotate and colour-convert one frame in one kernel launch.
 //
-// Every plane of the output is written by the same launch: one thread per
-// output block (the chroma subsampling unit: 2x2 pixels for 4:2:0, 2x1 for
-// 4:2:2, one pixel otherwise). A thread samples the input for each pixel
+// Every plane of the output is written by the same launch: a thread writes
+// whole output blocks (the chroma subsampling unit: 2x2 pixels for 4:2:0,
+// 2x1 for 4:2:2, one pixel otherwise). It samples the input for each pixel
 // of its block, each component from its own plane with the filter at that
 // plane's resolution and chroma siting, maps the components to the output's
 // codes with one affine matrix, and writes luma/RGB/alpha per pixel and
@@ -11,7 +11,9 @@
 //
 // The arithmetic lives in convert_scale_pixels.h and is the same code on the
 // GPU and in convert_scale_on_host (the CPU twin): the tests compare the two
-// bit for bit, and the CUDA stand-in runs the twin.
+// bit for bit. The GPU's faster paths (convert_scale_one_sample.h,
+// convert_scale_two_tap.h) compute the same bits; the CUDA stand-in runs
+// them on the CPU (convert_scale_as_gpu_on_host).
 #pragma once
 
 #include <cstddef>

@@ -4,6 +4,7 @@
  * every block in turn. */
 #include "convert_scale.h"
 
+#include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_two_tap.h"
 
@@ -82,22 +83,31 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
     return false;
   ConvertScale resolved = op;
   pixels::resolve (resolved);
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  if (one_sample::applies (resolved)) {
+    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+      for (int by = 0; by < nby; by++)
+        for (int bx = 0; bx < nbx; bx++)
+          one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
+              resolved, bx, by);
+    });
+    return true;
+  }
   if (!two_tap::applies (resolved))
     return convert_scale_on_host (op);
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const int rows = two_tap::tile_rows (nbx, nby);
   const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
-  const int nty = (nby + two_tap::kTileY - 1) / two_tap::kTileY;
+  const int nty = (nby + rows - 1) / rows;
   two_tap::Tile tile;
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
       for (int ty = 0; ty < nty; ty++)
         for (int tx = 0; tx < ntx; tx++) {
-          const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty);
+          const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty, rows);
           for (int k = 0; k < two_tap::tile_entries (lines); k++)
             two_tap::fill_entry<F> (resolved, lines, tile, k);
-          for (int by = ty * two_tap::kTileY; by < nby && by < (ty + 1) * two_tap::kTileY;
-               by++)
+          for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
             for (int bx = tx * two_tap::kTileX;
                  bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
               two_tap::write_block<F, decltype (ib)::value, decltype (ob)::value> (

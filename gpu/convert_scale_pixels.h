@@ -86,12 +86,13 @@ quantize (const Image & im, float code)
    * any code: clamping the integer is clamping the float, in fewer
    * instructions. */
 #if defined(__CUDA_ARCH__)
-  const int r = __float2int_rd (code + 0.5f);
+  /* The unsigned conversion saturates below at 0: one clamp is left. */
+  const unsigned v = min (__float2uint_rd (code + 0.5f), (unsigned)im.max_code);
 #else
   const float f = floorf (code + 0.5f);
   const int r = f < -2147483648.0f ? INT_MIN : (f >= 2147483648.0f ? INT_MAX : (int)f);
-#endif
   const unsigned v = (unsigned)clampi (r, 0, im.max_code);
+#endif
   return B == 1 ? v : v << im.shift; /* 1-byte samples have no shift */
 }
 
@@ -313,6 +314,10 @@ inline ConvertScale::Words
 words_of (const Image & im, unsigned members)
 {
   ConvertScale::Words w;
+  /* One component alone reads as well by itself (pixels::load), without
+   * the extraction of the others. */
+  if ((members & (members - 1)) == 0)
+    return w;
   int plane = -1, step = 0;
   for (int c = 0; c < 4; c++) {
     if (!((members >> c) & 1u))
@@ -434,7 +439,7 @@ GCS_HD void
 store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsampled)
 {
   const Image & o = op.out;
-  if (OB == 1 && op.out_packed) {
+  if (OB == 1 && !subsampled && op.out_packed) {
     unsigned word = 0;
     GCS_UNROLL
     for (int c = 0; c < 4; c++)
@@ -491,10 +496,26 @@ write_block_with (
       store_pixel<OB> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
     return;
   }
-  /* Where chroma comes straight from the input's, the pixels need only
-   * what their luma (or RGB) and alpha read. */
-  const unsigned pixel_inputs =
-      (subsampled && op.chroma_direct) ? op.inputs_luma : op.inputs_all;
+  if (op.chroma_direct) {
+    /* Chroma comes straight from the input's: the pixels need only what
+     * their luma (or RGB) and alpha read, and compute only those (their
+     * chroma is never stored). */
+    GCS_UNROLL
+    for (int j = 0; j < 2; j++) {
+      GCS_UNROLL
+      for (int i = 0; i < 2; i++) {
+        const int x = x0 + i, y = y0 + j;
+        if (i < bw && j < bh && x < o.width && y < o.height)
+          store_pixel<OB> (op, x, y, pixel (x, y, op.inputs_luma), true);
+      }
+    }
+    if (chroma.plane >= 0) {
+      const Pixel p = direct (x0, y0);
+      store<OB> (o, chroma, bx, by, p.c[1]);
+      store<OB> (o, o.comp[2], bx, by, p.c[2]);
+    }
+    return;
+  }
   /* The block's own pixels, in named variables: an array indexed at run
    * time would live in (slow) local memory on the GPU. */
   Pixel p00{}, p01{}, p10{}, p11{};
@@ -505,31 +526,26 @@ write_block_with (
       const int x = x0 + i, y = y0 + j;
       if (i >= bw || j >= bh || x >= o.width || y >= o.height)
         continue;
-      const Pixel px = pixel (x, y, pixel_inputs);
+      const Pixel px = pixel (x, y, op.inputs_all);
       if (j == 0)
         (i == 0 ? p00 : p01) = px;
       else
         (i == 0 ? p10 : p11) = px;
-      store_pixel<OB> (op, x, y, px, subsampled);
+      store_pixel<OB> (op, x, y, px, true);
     }
   }
-  if (!subsampled || chroma.plane < 0)
+  if (chroma.plane < 0)
     return;
   float u, v;
-  if (op.chroma_direct) {
-    const Pixel p = direct (x0, y0);
-    u = p.c[1], v = p.c[2];
-  } else {
-    downsample_chroma (
-        op, x0, y0,
-        [&] (int x, int y) {
-          const int i = x - x0, j = y - y0;
-          if (i < 0 || i >= bw || j < 0 || j >= bh)
-            return pixel (x, y, op.inputs_all);
-          return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
-        },
-        &u, &v);
-  }
+  downsample_chroma (
+      op, x0, y0,
+      [&] (int x, int y) {
+        const int i = x - x0, j = y - y0;
+        if (i < 0 || i >= bw || j < 0 || j >= bh)
+          return pixel (x, y, op.inputs_all);
+        return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
+      },
+      &u, &v);
   store<OB> (o, chroma, bx, by, u);
   store<OB> (o, o.comp[2], bx, by, v);
 }

@@ -186,17 +186,47 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
     }
 }
 
-// A tile of kTileX x kTileY output blocks (one CUDA block, a thread per
-// output block): the taps of its columns and rows, with one line more to
-// the left and above for the chroma filter of subsampled outputs
-// (downsample_chroma reads the pixels around a block).
-constexpr int kTileX = 32, kTileY = 8;
+// direct_chroma of the output block at (x0, y0) where the output's chroma
+// reads only the input's chroma: one chroma sample, on it (t = 0 on both
+// axes: the block's corner is on the chroma grid), is the sample itself.
+template <int IB>
+GCS_HD pixels::Pixel
+chroma_sample (const ConvertScale & op, int x0, int y0)
+{
+  const int x = (op.src_x + x0) >> op.sub_log2_x, y = (op.src_y + y0) >> op.sub_log2_y;
+  float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+  sample<IB> (op, 1, op.inputs_chroma, TwoTaps{ x, x, 1.0f, 0.0f },
+      TwoTaps{ y, y, 1.0f, 0.0f }, in);
+  return pixels::to_output (op, in);
+}
+
+// A tile of kTileX columns of output blocks and `rows` rows of them: the
+// taps of its columns and rows, with one line more to the left and above
+// for the chroma filter of subsampled outputs (downsample_chroma reads the
+// pixels around a block). A CUDA block of kTileX x kTileY threads writes
+// it, each thread rows / kTileY blocks of a column: the more rows a tile
+// has, the fewer taps per pixel its threads compute.
+constexpr int kTileX = 32, kTileY = 8, kMaxTileRows = 4 * kTileY;
 
 struct Tile {
-  static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * kTileY + 1;
+  static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * kMaxTileRows + 1;
   TwoTaps cols[2][kCols], rows[2][kRows]; // [resolution][line]
   bool col_in[kCols], row_in[kRows];      // in the picture (else border)
 };
+
+// How many rows of blocks a tile gets for an output of nbx x nby blocks:
+// as many as keep every SM's threads busy (about 270,000 threads on an
+// H100) with one block each, at most kMaxTileRows.
+inline int
+tile_rows (int nbx, int nby)
+{
+  const long long blocks = (long long)nbx * nby;
+  constexpr long long kBusyThreads = 300000;
+  int rows = kTileY;
+  while (rows < kMaxTileRows && blocks >= 2 * rows / kTileY * kBusyThreads)
+    rows *= 2;
+  return rows;
+}
 
 // The tile (tx, ty)'s first output column and row (the extra line) and
 // how many it has.
@@ -205,12 +235,12 @@ struct TileLines {
 };
 
 GCS_HD TileLines
-tile_lines (const ConvertScale & op, int tx, int ty)
+tile_lines (const ConvertScale & op, int tx, int ty, int rows)
 {
   const Image & o = op.out;
   const int lx = o.yuv ? o.comp[1].log2_x : 0, ly = o.yuv ? o.comp[1].log2_y : 0;
-  return TileLines{ ((tx * kTileX) << lx) - 1, ((ty * kTileY) << ly) - 1,
-    (kTileX << lx) + 1, (kTileY << ly) + 1 };
+  return TileLines{ ((tx * kTileX) << lx) - 1, ((ty * rows) << ly) - 1,
+    (kTileX << lx) + 1, (rows << ly) + 1 };
 }
 
 // How many entries fill_entry fills.
@@ -263,15 +293,9 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
     return pixels::to_output (op, in);
   };
   auto direct = [&] (int x0, int y0) {
-    /* direct_chroma reads one chroma sample, on it (t = 0 on both axes:
-     * the block's corner is on the chroma grid): the sample itself. */
     if (op.inputs_chroma & ~op.in_sub)
       return pixels::direct_chroma<F, IB> (op, x0, y0);
-    const int x = (op.src_x + x0) >> op.sub_log2_x, y = (op.src_y + y0) >> op.sub_log2_y;
-    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    sample<IB> (op, 1, op.inputs_chroma, TwoTaps{ x, x, 1.0f, 0.0f },
-        TwoTaps{ y, y, 1.0f, 0.0f }, in);
-    return pixels::to_output (op, in);
+    return chroma_sample<IB> (op, x0, y0);
   };
   pixels::write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsconvertdesc.hpp"
 
+#include <cmath>
+
 namespace gst_cs {
 namespace {
 
@@ -154,7 +156,11 @@ convert_matrix (
       double s = j == 3 ? from_rgb[i][3] : 0.0;
       for (int k = 0; k < 3; k++)
         s += from_rgb[i][k] * to_rgb[k][j];
-      m[i][j] = (float)s;
+      /* A YUV -> RGB -> YUV product leaves rounding residue (1e-17) where
+       * the exact coefficient is 0: a true 0 lets the kernel skip what it
+       * does not need (luma that reads no chroma, chroma straight from the
+       * input's chroma). Below 1e-9, even a 16-bit code moves by < 1e-4. */
+      m[i][j] = std::fabs (s) < 1e-9 ? 0.0f : (float)s;
     }
   const guint in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (in->finfo, 0);
   const guint out_depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
