@@ -59,42 +59,75 @@ convert_scale_is_valid (const ConvertScale & op)
          static_cast<int> (op.filter) <= 3;
 }
 
+namespace {
+
+/* Calls write (bx, by) for every output block of `op`, row by row. */
+template <class Write>
+void
+each_block (const ConvertScale & op, Write write)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  for (int by = 0; by < nby; by++)
+    for (int bx = 0; bx < nbx; bx++)
+      write (bx, by);
+}
+
+/* `op` resolved (pixels::resolve) into *resolved, where convert_scale
+ * accepts it; false where it refuses it. */
 bool
-convert_scale_on_host (const ConvertScale & op)
+resolve_valid (const ConvertScale & op, ConvertScale * resolved)
 {
   if (!convert_scale_is_valid (op))
     return false;
-  ConvertScale resolved = op;
-  pixels::resolve (resolved);
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  pixels::dispatch (resolved, [&] (auto f, auto ib, auto ob) {
-    for (int by = 0; by < nby; by++)
-      for (int bx = 0; bx < nbx; bx++)
-        pixels::write_block<decltype (f)::value, decltype (ib)::value,
-            decltype (ob)::value> (resolved, bx, by);
+  *resolved = op;
+  pixels::resolve (*resolved);
+  return true;
+}
+
+/* The twin on a resolved, valid `op`. */
+void
+plain_twin (const ConvertScale & op)
+{
+  pixels::dispatch (op, [&] (auto f, auto ib, auto ob) {
+    each_block (op, [&] (int bx, int by) {
+      pixels::write_block<decltype (f)::value, decltype (ib)::value,
+          decltype (ob)::value> (op, bx, by);
+    });
   });
+}
+
+} // namespace
+
+bool
+convert_scale_on_host (const ConvertScale & op)
+{
+  ConvertScale resolved;
+  if (!resolve_valid (op, &resolved))
+    return false;
+  plain_twin (resolved);
   return true;
 }
 
 bool
 convert_scale_as_gpu_on_host (const ConvertScale & op)
 {
-  if (!convert_scale_is_valid (op))
+  ConvertScale resolved;
+  if (!resolve_valid (op, &resolved))
     return false;
-  ConvertScale resolved = op;
-  pixels::resolve (resolved);
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   if (one_sample::applies (resolved)) {
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      for (int by = 0; by < nby; by++)
-        for (int bx = 0; bx < nbx; bx++)
-          one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
-              resolved, bx, by);
+      each_block (resolved, [&] (int bx, int by) {
+        one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
+            resolved, bx, by);
+      });
     });
     return true;
   }
-  if (!two_tap::applies (resolved))
-    return convert_scale_on_host (op);
+  if (!two_tap::applies (resolved)) {
+    plain_twin (resolved);
+    return true;
+  }
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = two_tap::tile_rows (nbx, nby);
   const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
   const int nty = (nby + rows - 1) / rows;
