@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "convert_scale.h"
 
+#include "convert_scale_direct.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_two_tap.h"
@@ -42,13 +43,96 @@ template <int IB, int OB> struct OneSample {
   }
 };
 
+/* YUV -> YUV on one chroma grid (direct::applies): a thread per
+ * direct::kGroup blocks of a row (bx counts groups). */
+template <int IB, int OB> struct Direct {
+  static __device__ void write (const ConvertScale & op, int bx, int by)
+  {
+    direct::write_group<IB, OB> (op, bx * direct::kGroup, by);
+  }
+};
+
+/* Packed 4-byte inputs (RGBA and its kin) into packed outputs, not
+ * resampled, turned or not (one_sample::dispatch_staged): the CUDA block
+ * first copies the source words its kStage x kStage output pixels read
+ * into shared memory, reading along source rows, and its threads then read
+ * them from there along output rows. Turned by 90 degrees, a warp reading
+ * straight from global memory would read one source column: 32 rows'
+ * sectors for 128 bytes. The stand-in runs one_sample::write_block with
+ * the same Members: the same words, from global memory. */
+constexpr int kStage = kTileX;
+
+template <class Members>
+__global__ void
+__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op)
+{
+  __shared__ unsigned words[kStage][kStage + 1]; /* + 1: a column spans the banks */
+  const one_sample::Mapping m = one_sample::mapping (op);
+  const int x0 = blockIdx.x * kStage, y0 = blockIdx.y * kStage;
+  const one_sample::SourceRect r =
+      one_sample::source_rect (op, m, x0, y0, x0 + kStage, y0 + kStage);
+  /* All of a thread's loads first, then its stores: one wait for memory,
+   * not one per word. */
+  constexpr int kRows = kStage / kTileY;
+  const ConvertScale::Words & w = op.in_words[0];
+  const bool column = (int)threadIdx.x < r.w;
+  unsigned staged[kRows];
+  GCS_UNROLL
+  for (int k = 0; k < kRows; k++) {
+    const int j = threadIdx.y + k * kTileY;
+    staged[k] = column && j < r.h
+                    ? *(const unsigned *)(w.base + pixels::sample_offset (w.pitch, 4,
+                                                       r.x + threadIdx.x, r.y + j))
+                    : 0u;
+  }
+  GCS_UNROLL
+  for (int k = 0; k < kRows; k++) {
+    const int j = threadIdx.y + k * kTileY;
+    if (column && j < r.h)
+      words[j][threadIdx.x] = staged[k];
+  }
+  __syncthreads ();
+  auto word = [&] (int sx, int sy) { return words[sy - r.y][sx - r.x]; };
+  const int x = x0 + threadIdx.x;
+  if (x >= op.out.width)
+    return;
+  if (op.word_copy) {
+    /* The output word is the input's with its bytes moved
+     * (resolve_word_copy): one byte permutation instead of the matrix and
+     * the rounding, the same bits. */
+    const unsigned select = op.word_bytes[0] | (op.word_bytes[1] << 4) |
+                            (op.word_bytes[2] << 8) | (op.word_bytes[3] << 12);
+    GCS_UNROLL
+    for (int k = 0; k < kRows; k++) {
+      const int y = y0 + threadIdx.y + k * kTileY;
+      if (y >= op.out.height)
+        continue;
+      const int dx = x - op.dst_x, dy = y - op.dst_y;
+      if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+        pixels::store_packed (op, x, y, pixels::border_pixel (op));
+      else
+        *(unsigned *)(op.out.data[0] +
+                      pixels::sample_offset ((unsigned)op.out.pitch[0], 4, x, y)) =
+            __byte_perm (word (m.sx (dx, dy), m.sy (dx, dy)), 0xffu, select);
+    }
+    return;
+  }
+  GCS_UNROLL
+  for (int k = 0; k < kRows; k++) {
+    const int y = y0 + threadIdx.y + k * kTileY;
+    if (y < op.out.height)
+      pixels::store_packed (
+          op, x, y, one_sample::pixel<1, Members> (op, m, x, y, op.inputs_all, word));
+  }
+}
+
 /* Nearest and bilinear: the CUDA block's tile gets its taps once, in
  * shared memory (two_tap::Tile); each thread then writes `rows / kTileY`
  * blocks of its column, reading them. At least 5 CUDA blocks per SM: 48
  * registers a thread, none spilled; unbounded, the row loop takes 56 to 63
  * and the frames whose tiles have one row (no loop) lose a third of their
  * resident warps. */
-template <Filter F, int IB, int OB>
+template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)
     convert_scale_two_tap_kernel (ConvertScale op, int nbx, int nby, int rows)
@@ -65,7 +149,65 @@ __launch_bounds__ (kTileX * kTileY, 5)
     return;
   GCS_NO_UNROLL
   for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
-    two_tap::write_block<F, IB, OB> (op, lines, tile, bx, by);
+    two_tap::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+}
+
+/* Launches the kernel instance that computes resolved `op` fastest. */
+void
+launch (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const dim3 threads (kTileX, kTileY);
+  const dim3 grid ((nbx + kTileX - 1) / kTileX, (nby + kTileY - 1) / kTileY);
+  /* One instance per filter and sample size, so that none of these is a
+   * branch per sample; each kernel only for the filters it runs. */
+  if (direct::applies (op)) {
+    const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
+    const dim3 groups ((ngx + kTileX - 1) / kTileX, grid.y);
+    pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+      convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>
+          <<<groups, threads, 0, stream>>> (op, ngx, nby);
+    });
+    return;
+  }
+  const dim3 stages (
+      (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
+  if (one_sample::dispatch_staged (op, [&] (auto members) {
+        convert_scale_staged_kernel<decltype (members)>
+            <<<stages, threads, 0, stream>>> (op);
+      }))
+    return;
+  if (one_sample::applies (op)) {
+    pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+      convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>
+          <<<grid, threads, 0, stream>>> (op, nbx, nby);
+    });
+    return;
+  }
+  if (two_tap::applies (op)) {
+    const int rows = two_tap::tile_rows (nbx, nby);
+    const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+    two_tap::dispatch_filter (op, [&] (auto f) {
+      pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+        constexpr int OB = decltype (ob)::value;
+        two_tap::dispatch_members<OB> (op, [&] (auto members) {
+          convert_scale_two_tap_kernel<decltype (f)::value, decltype (ib)::value, OB,
+              decltype (members)><<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
+        });
+      });
+    });
+    return;
+  }
+  const bool bicubic = op.filter == Filter::BICUBIC;
+  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+    constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
+    if (bicubic)
+      convert_scale_block_kernel<TapsPerPixel<Filter::BICUBIC, IB, OB>>
+          <<<grid, threads, 0, stream>>> (op, nbx, nby);
+    else
+      convert_scale_block_kernel<TapsPerPixel<Filter::AREA, IB, OB>>
+          <<<grid, threads, 0, stream>>> (op, nbx, nby);
+  });
 }
 
 } // namespace
@@ -77,38 +219,7 @@ convert_scale (const ConvertScale & op, cudaStream_t stream)
     return cudaErrorInvalidValue;
   ConvertScale resolved = op;
   pixels::resolve (resolved);
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const dim3 threads (kTileX, kTileY);
-  const dim3 grid ((nbx + kTileX - 1) / kTileX, (nby + kTileY - 1) / kTileY);
-  /* One instance per filter and sample size, so that none of these is a
-   * branch per sample; each kernel only for the filters it runs. */
-  if (one_sample::applies (resolved)) {
-    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>
-          <<<grid, threads, 0, stream>>> (resolved, nbx, nby);
-    });
-  } else if (two_tap::applies (resolved)) {
-    const int rows = two_tap::tile_rows (nbx, nby);
-    const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
-    two_tap::dispatch_filter (resolved, [&] (auto f) {
-      pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-        convert_scale_two_tap_kernel<decltype (f)::value, decltype (ib)::value,
-            decltype (ob)::value>
-            <<<tiles, threads, 0, stream>>> (resolved, nbx, nby, rows);
-      });
-    });
-  } else {
-    const bool bicubic = resolved.filter == Filter::BICUBIC;
-    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
-      if (bicubic)
-        convert_scale_block_kernel<TapsPerPixel<Filter::BICUBIC, IB, OB>>
-            <<<grid, threads, 0, stream>>> (resolved, nbx, nby);
-      else
-        convert_scale_block_kernel<TapsPerPixel<Filter::AREA, IB, OB>>
-            <<<grid, threads, 0, stream>>> (resolved, nbx, nby);
-    });
-  }
+  launch (resolved, stream);
   return cudaGetLastError ();
 }
 

@@ -110,6 +110,13 @@ struct ConvertScale {
   // The output's pixels are four 8-bit components in one aligned 32-bit
   // word (RGBA, BGRx, AYUV ...): one store per pixel.
   bool out_packed = false;
+  // Where the output word of a pixel is its input word with the bytes
+  // moved (RGBA -> BGRx, turned or not): the matrix is the identity, the
+  // input is one 32-bit word of 8-bit codes per pixel and so is the output.
+  // Byte k of the output is byte word_bytes[k] of the input, or 0xff
+  // (opaque alpha) where that is 4.
+  bool word_copy = false;
+  std::uint8_t word_bytes[4] = {};
 };
 
 // Checks `op` (sizes, rectangles, components within their planes) and

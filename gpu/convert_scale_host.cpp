@@ -4,6 +4,7 @@
  * every block in turn. */
 #include "convert_scale.h"
 
+#include "convert_scale_direct.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_two_tap.h"
@@ -114,6 +115,24 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
   ConvertScale resolved;
   if (!resolve_valid (op, &resolved))
     return false;
+  if (direct::applies (resolved)) {
+    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+      each_block (resolved, [&] (int bx, int by) {
+        if (bx % direct::kGroup == 0)
+          direct::write_group<decltype (ib)::value, decltype (ob)::value> (
+              resolved, bx, by);
+      });
+    });
+    return true;
+  }
+  /* The staged kernel reads the same words as one_sample's, from shared
+   * memory: its pixels are one_sample's with the same Members. */
+  if (one_sample::dispatch_staged (resolved, [&] (auto members) {
+        each_block (resolved, [&] (int bx, int by) {
+          one_sample::write_block<1, 1, decltype (members)> (resolved, bx, by);
+        });
+      }))
+    return true;
   if (one_sample::applies (resolved)) {
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
       each_block (resolved, [&] (int bx, int by) {
@@ -135,17 +154,20 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      for (int ty = 0; ty < nty; ty++)
-        for (int tx = 0; tx < ntx; tx++) {
-          const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty, rows);
-          for (int k = 0; k < two_tap::tile_entries (lines); k++)
-            two_tap::fill_entry<F> (resolved, lines, tile, k);
-          for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-            for (int bx = tx * two_tap::kTileX;
-                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-              two_tap::write_block<F, decltype (ib)::value, decltype (ob)::value> (
-                  resolved, lines, tile, bx, by);
-        }
+      constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
+      two_tap::dispatch_members<OB> (resolved, [&] (auto members) {
+        for (int ty = 0; ty < nty; ty++)
+          for (int tx = 0; tx < ntx; tx++) {
+            const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty, rows);
+            for (int k = 0; k < two_tap::tile_entries (lines); k++)
+              two_tap::fill_entry<F> (resolved, lines, tile, k);
+            for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                two_tap::write_block<F, IB, OB, decltype (members)> (
+                    resolved, lines, tile, bx, by);
+          }
+      });
     });
   });
   return true;

@@ -4,8 +4,9 @@
 // pixel reads is at full resolution, or its chroma comes straight from
 // the input's (op.chroma_direct). Then every filter reads one sample per
 // component, where the orientation puts it: no taps to compute or share,
-// no tile. Format conversions (P010 -> NV12, NV12 -> I420, RGBA -> BGRx)
-// and rotations take it.
+// no tile. Rotations and flips take it; YUV -> YUV on one chroma grid
+// takes its narrower case (convert_scale_direct.h), and packed RGBA-like
+// words its staged kernel (convert_scale.cu, dispatch_staged).
 //
 // It computes what pixel_at computes, to the bit: at one source pixel per
 // output pixel the plane position is an integer (exact in float), the
@@ -35,14 +36,19 @@ applies (const ConvertScale & op)
          (!op.chroma_direct || (op.inputs_chroma & ~op.in_sub) == 0);
 }
 
-// Writes output block (bx, by) as pixels::write_block does.
-template <int IB, int OB>
-GCS_HD void
-write_block (const ConvertScale & op, int bx, int by)
+// Where output offset (dx, dy) from the picture's corner comes from in the
+// source (pixel_at at scale 1): sx = u_base + u_sign * (swap ? dy : dx),
+// sy = v_base + v_sign * (swap ? dx : dy).
+struct Mapping {
+  bool swap;
+  int u_base, u_sign, v_base, v_sign;
+  GCS_HD int sx (int dx, int dy) const { return u_base + u_sign * (swap ? dy : dx); }
+  GCS_HD int sy (int dx, int dy) const { return v_base + v_sign * (swap ? dx : dy); }
+};
+
+GCS_HD Mapping
+mapping (const ConvertScale & op)
 {
-  /* Where output offset (dx, dy) comes from in the picture before
-   * orientation (pixel_at): u = (swap ? dy : dx), mirrored where flip_u;
-   * likewise v. Once per block, not per pixel. */
   const Orientation r = op.orientation;
   const bool swap = pixels::rotates (r);
   const bool flip_u = r == Orientation::ROTATE_180 || r == Orientation::ROTATE_90L ||
@@ -50,25 +56,97 @@ write_block (const ConvertScale & op, int bx, int by)
   const bool flip_v = r == Orientation::ROTATE_90R || r == Orientation::ROTATE_180 ||
                       r == Orientation::FLIP_V || r == Orientation::ANTI_TRANSPOSE;
   const int sw = swap ? op.dst_h : op.dst_w, sh = swap ? op.dst_w : op.dst_h;
-  /* sx = u_base + u_sign * u0, and so for sy. */
-  const int u_base = op.src_x + (flip_u ? sw - 1 : 0), u_sign = flip_u ? -1 : 1;
-  const int v_base = op.src_y + (flip_v ? sh - 1 : 0), v_sign = flip_v ? -1 : 1;
-  auto pixel = [&] (int x, int y, unsigned need) {
-    const int dx = x - op.dst_x, dy = y - op.dst_y;
-    if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
-      return pixels::border_pixel (op);
-    const int sx = u_base + u_sign * (swap ? dy : dx);
-    const int sy = v_base + v_sign * (swap ? dx : dy);
-    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    const unsigned members = need & op.in_full;
-    if (members)
-      two_tap::sample<IB> (op, 0, members, two_tap::TwoTaps{ sx, sx, 1.0f, 0.0f },
-          two_tap::TwoTaps{ sy, sy, 1.0f, 0.0f }, in);
-    return pixels::to_output (op, in);
+  return Mapping{ swap, op.src_x + (flip_u ? sw - 1 : 0), flip_u ? -1 : 1,
+    op.src_y + (flip_v ? sh - 1 : 0), flip_v ? -1 : 1 };
+}
+
+// Output pixel (x, y)'s codes from the input components `need`, as
+// pixel_at computes them; word (sx, sy) gives the full-resolution word at
+// a source pixel where the input has one (in_words[0]), else a kernel's
+// faster equivalent.
+template <int IB, class Members, class Word>
+GCS_HD pixels::Pixel
+pixel (const ConvertScale & op, const Mapping & m, int x, int y, unsigned need, Word word)
+{
+  const int dx = x - op.dst_x, dy = y - op.dst_y;
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+    return pixels::border_pixel (op);
+  const int sx = m.sx (dx, dy), sy = m.sy (dx, dy);
+  float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+  const unsigned members = Members::of (op, 0, need);
+  if (members && op.in_words[0].word) {
+    two_tap::unpack<IB> (op.in, word (sx, sy), members, in);
+  } else if (members) {
+    GCS_UNROLL
+    for (int k = 0; k < 4; k++)
+      if ((members >> k) & 1u)
+        in[k] = pixels::load<IB> (op.in, op.in.comp[k], sx, sy);
+  }
+  return pixels::to_output (op, in);
+}
+
+// Writes output block (bx, by) as pixels::write_block does.
+template <int IB, int OB, class Members = two_tap::AnyMembers>
+GCS_HD void
+write_block (const ConvertScale & op, int bx, int by)
+{
+  const Mapping m = mapping (op); /* once per block, not per pixel */
+  auto word = [&] (int sx, int sy) {
+    return two_tap::load_word<IB> (op.in_words[0], sx, sy);
   };
-  auto direct = [&] (int x0, int y0) { return two_tap::chroma_sample<IB> (op, x0, y0); };
-  /* The filter is never used: every one reads one sample here. */
-  pixels::write_block_with<Filter::NEAREST, IB, OB> (op, bx, by, pixel, direct);
+  auto at = [&] (int x, int y, unsigned need) {
+    return pixel<IB, Members> (op, m, x, y, need, word);
+  };
+  if constexpr (Members::kPacked) {
+    if (bx < op.out.width && by < op.out.height)
+      pixels::store_packed (op, bx, by, at (bx, by, op.inputs_all));
+  } else {
+    auto direct = [&] (
+                      int x0, int y0) { return two_tap::chroma_sample<IB> (op, x0, y0); };
+    /* The filter is never used: every one reads one sample here. */
+    pixels::write_block_with<Filter::NEAREST, IB, OB> (op, bx, by, at, direct);
+  }
+}
+
+// Where the staged kernel applies (packed 4-byte 8-bit inputs, RGBA and
+// its kin, into packed outputs), calls fn (members) with its Members
+// type, and returns true.
+template <class Fn>
+inline bool
+dispatch_staged (const ConvertScale & op, Fn fn)
+{
+  using All = two_tap::PackedMembers<15u, 0u>;
+  using Opaque = two_tap::PackedMembers<7u, 0u>; /* RGBx and its kin */
+  if (!applies (op) || op.in.bytes != 1 || op.in_words[0].word != 4)
+    return false;
+  if (All::matches (op))
+    fn (All{});
+  else if (Opaque::matches (op))
+    fn (Opaque{});
+  else
+    return false;
+  return true;
+}
+
+// The source rectangle (x, y, w, h) that the output pixels [x0, x1) x
+// [y0, y1) read, clipped to the picture; w = 0 where they are all border.
+struct SourceRect {
+  int x, y, w, h;
+};
+
+GCS_HD SourceRect
+source_rect (const ConvertScale & op, const Mapping & m, int x0, int y0, int x1, int y1)
+{
+  const int dxa = (x0 > op.dst_x ? x0 : op.dst_x) - op.dst_x;
+  const int dya = (y0 > op.dst_y ? y0 : op.dst_y) - op.dst_y;
+  const int dxb = (x1 < op.dst_x + op.dst_w ? x1 : op.dst_x + op.dst_w) - 1 - op.dst_x;
+  const int dyb = (y1 < op.dst_y + op.dst_h ? y1 : op.dst_y + op.dst_h) - 1 - op.dst_y;
+  if (dxa > dxb || dya > dyb)
+    return SourceRect{ 0, 0, 0, 0 };
+  const int ax = m.sx (dxa, dya), bx = m.sx (dxb, dyb);
+  const int ay = m.sy (dxa, dya), by = m.sy (dxb, dyb);
+  return SourceRect{ ax < bx ? ax : bx, ay < by ? ay : by,
+    (ax < bx ? bx - ax : ax - bx) + 1, (ay < by ? by - ay : ay - by) + 1 };
 }
 
 } // namespace gst_cs::gpu::one_sample

@@ -352,6 +352,31 @@ packed_output (const Image & o)
          ((std::uintptr_t)o.data[0] | o.pitch[0]) % 4 == 0;
 }
 
+// Sets op.word_copy and op.word_bytes. With the identity matrix every
+// code is to_output's 1*c + 0*a + 0*b + 0 = c (exact: codes are small
+// integers) and quantize keeps it; alpha is the input's, or max_code
+// (255) where it has none, times 1.
+inline void
+resolve_word_copy (ConvertScale & op)
+{
+  op.word_copy = false;
+  const Image &i = op.in, &o = op.out;
+  if (!op.out_packed || op.in_words[0].word != 4 || op.in_sub != 0 || i.bytes != 1 ||
+      i.max_code != 255 || o.max_code != 255 || op.alpha_scale != 1.0f)
+    return;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 4; c++)
+      if (op.matrix[r][c] != (r == c ? 1.0f : 0.0f))
+        return;
+  for (int c = 0; c < 4; c++) {
+    const bool has = ((op.in_full >> c) & 1u) != 0;
+    if (!has && c < 3)
+      return;
+    op.word_bytes[o.comp[c].offset] = (std::uint8_t) (has ? i.comp[c].offset : 4);
+  }
+  op.word_copy = true;
+}
+
 // Fills the derived fields of `op` (see ConvertScale) and each component's
 // base and pitch: what the kernel and the twin compute once per launch.
 inline void
@@ -381,6 +406,7 @@ resolve (ConvertScale & op)
   op.in_words[0] = words_of (op.in, op.in_full);
   op.in_words[1] = words_of (op.in, op.in_sub);
   op.out_packed = packed_output (op.out);
+  resolve_word_copy (op);
 }
 
 // Chroma of the output block at (x0, y0) from the full-resolution chroma
@@ -434,23 +460,31 @@ downsample_chroma (
 
 // Stores the output pixel (x, y)'s components but its chroma where the
 // output subsamples chroma (written per block).
+// Stores output pixel (x, y) of a packed output (op.out_packed) as one word.
+GCS_HD void
+store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
+{
+  const Image & o = op.out;
+  unsigned word = 0;
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++)
+    word |= quantize<1> (o, px.c[c]) << (8 * o.comp[c].offset);
+  std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
+#if defined(__CUDA_ARCH__)
+  *(unsigned *)p = word;
+#else
+  for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
+    p[b] = (std::uint8_t) (word >> (8 * b));
+#endif
+}
+
 template <int OB>
 GCS_HD void
 store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsampled)
 {
   const Image & o = op.out;
   if (OB == 1 && !subsampled && op.out_packed) {
-    unsigned word = 0;
-    GCS_UNROLL
-    for (int c = 0; c < 4; c++)
-      word |= quantize<1> (o, px.c[c]) << (8 * o.comp[c].offset);
-    std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
-#if defined(__CUDA_ARCH__)
-    *(unsigned *)p = word;
-#else
-    for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
-      p[b] = (std::uint8_t) (word >> (8 * b));
-#endif
+    store_packed (op, x, y, px);
     return;
   }
   GCS_UNROLL

@@ -112,26 +112,63 @@ load_word (const ConvertScale::Words & w, int x, int y)
 #endif
 }
 
+// in[c] for the input components `members` that word `a` holds.
+template <int IB>
+GCS_HD void
+unpack (const Image & im, unsigned a, unsigned members, float in[4])
+{
+  /* Selects rather than branches: extracting a component is cheap. */
+  GCS_UNROLL
+  for (int k = 0; k < 4; k++) {
+    const float v = from_word<IB> (im, a, k);
+    in[k] = ((members >> k) & 1u) ? v : in[k];
+  }
+}
+
+// The input components that the pixels of a kernel instance read at
+// resolution g (0: full, 1: chroma) out of those they `need`: looked up
+// at run time ...
+struct AnyMembers {
+  static constexpr bool kPacked = false;
+  static GCS_HD unsigned of (const ConvertScale & op, int g, unsigned need)
+  {
+    return need & (g == 0 ? op.in_full : op.in_sub);
+  }
+};
+
+// ... or fixed, Full and Sub, for the frames whose every pixel reads
+// those and is stored as one word (pixels::packed_output: never
+// subsampled, so every pixel needs op.inputs_all). A constant mask lets
+// the compiler drop the components a frame lacks, and their branches.
+template <unsigned Full, unsigned Sub> struct PackedMembers {
+  static constexpr bool kPacked = true;
+  static GCS_HD unsigned of (const ConvertScale &, int g, unsigned)
+  {
+    return g == 0 ? Full : Sub;
+  }
+  static bool matches (const ConvertScale & op)
+  {
+    return op.out_packed && (op.inputs_all & op.in_full) == Full &&
+           (op.inputs_all & op.in_sub) == Sub;
+  }
+};
+
 // in[c] for the input components `members` of resolution g, bilinearly
 // weighted between the taps tx (columns) and ty (rows) of their plane.
-template <int IB>
+// Where a weight is 0 it reads less; Uniform: the same four reads for
+// every pixel (the sums are the same: w0*a + 0*b is w0*a), no branches.
+template <int IB, bool Uniform = false>
 GCS_HD void
 sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
     const TwoTaps & ty, float in[4])
 {
   const Image & im = op.in;
   const ConvertScale::Words & w = op.in_words[g];
-  if (tx.w1 == 0.0f && ty.w1 == 0.0f) {
+  if (!Uniform && tx.w1 == 0.0f && ty.w1 == 0.0f) {
     /* One sample (no scaling, nearest, or on a sample): 1*a + 0*b is a.
      * Whole warps take this branch where it applies at all. */
     if (w.word) {
-      /* Selects rather than branches: extracting a component is cheap. */
-      const unsigned a = load_word<IB> (w, tx.i0, ty.i0);
-      GCS_UNROLL
-      for (int k = 0; k < 4; k++) {
-        const float v = from_word<IB> (im, a, k);
-        in[k] = ((members >> k) & 1u) ? v : in[k];
-      }
+      unpack<IB> (im, load_word<IB> (w, tx.i0, ty.i0), members, in);
       return;
     }
     GCS_UNROLL
@@ -140,7 +177,7 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
         in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
     return;
   }
-  if (ty.w1 == 0.0f) {
+  if (!Uniform && ty.w1 == 0.0f) {
     /* One row: the other, of weight 0, would add 0 * r, and r + 0 is r. */
     if (w.word) {
       const unsigned a = load_word<IB> (w, tx.i0, ty.i0),
@@ -272,7 +309,7 @@ fill_entry (const ConvertScale & op, const TileLines & l, Tile & t, int k)
 
 // Writes output block (bx, by) of the tile `t` (filled) as
 // pixels::write_block does.
-template <Filter F, int IB, int OB>
+template <Filter F, int IB, int OB, class Members = AnyMembers>
 GCS_HD void
 write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int bx, int by)
 {
@@ -284,20 +321,40 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
     float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
     GCS_UNROLL
     for (int g = 0; g < 2; g++) {
-      const unsigned members = need & (g == 0 ? op.in_full : op.in_sub);
+      const unsigned members = Members::of (op, g, need);
       if (members) {
         const TwoTaps &c = t.cols[g][ci], &r = t.rows[g][ri];
-        sample<IB> (op, g, members, swap ? r : c, swap ? c : r, in);
+        sample<IB, Members::kPacked> (op, g, members, swap ? r : c, swap ? c : r, in);
       }
     }
     return pixels::to_output (op, in);
   };
-  auto direct = [&] (int x0, int y0) {
-    if (op.inputs_chroma & ~op.in_sub)
-      return pixels::direct_chroma<F, IB> (op, x0, y0);
-    return chroma_sample<IB> (op, x0, y0);
-  };
-  pixels::write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
+  if constexpr (Members::kPacked) {
+    /* A block is a pixel (write_block_with's first case). */
+    if (bx < op.out.width && by < op.out.height)
+      pixels::store_packed (op, bx, by, pixel (bx, by, op.inputs_all));
+  } else {
+    auto direct = [&] (int x0, int y0) {
+      if (op.inputs_chroma & ~op.in_sub)
+        return pixels::direct_chroma<F, IB> (op, x0, y0);
+      return chroma_sample<IB> (op, x0, y0);
+    };
+    pixels::write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
+  }
+}
+
+// Calls fn (members) with the Members type of op's kernel instance: fixed
+// for YUV with subsampled chroma into 8-bit RGB in one word (OB = 1; a
+// decoder's frames into RGBA), else AnyMembers.
+template <int OB, class Fn>
+inline void
+dispatch_members (const ConvertScale & op, Fn fn)
+{
+  if constexpr (OB == 1) {
+    if (PackedMembers<1u, 6u>::matches (op))
+      return fn (PackedMembers<1u, 6u>{});
+  }
+  fn (AnyMembers{});
 }
 
 // Calls fn (filter) with the two-tap filter that computes op's (NEAREST,

@@ -395,6 +395,21 @@ GST_START_TEST (test_orientations_match_twin)
       check_against_twin (c);
       g_strfreev (f);
     }
+    /* Turned and cropped but not scaled (one sample per pixel; packed
+     * words staged through shared memory), and with a border. */
+    for (const char * pair : { "RGBA>BGRx", "RGBx>RGBA", "NV12>NV12" }) {
+      gchar ** f = g_strsplit (pair, ">", 2);
+      const bool swap = gst_cs::swaps_axes (static_cast<gpu::Orientation> (m));
+      Case c{ f[0], 45, 29, f[1], swap ? 26 : 41, swap ? 41 : 26 };
+      c.direction = (GstVideoOrientationMethod)m;
+      c.crop = { 3, 1, 1, 2 };
+      check_against_twin (c);
+      Case bordered = c;
+      bordered.out_w += 6;
+      bordered.border = 0xff2080c0;
+      check_against_twin (bordered);
+      g_strfreev (f);
+    }
   }
 }
 GST_END_TEST;
@@ -418,6 +433,9 @@ GST_START_TEST (test_edges_match_twin)
     { "RGBA", 64, 48, "NV12", 64, 48 },
     { "RGBA", 64, 36, "RGBP", 64, 64 }, /* letterbox, a border of a colour */
     { "NV12", 33, 17, "I420", 33, 17 },
+    { "P010_10LE", 37, 23, "NV12", 37, 23 }, /* YUV -> YUV on one grid, odd sizes */
+    { "NV12", 37, 23, "P010_10LE", 37, 23 },
+    { "I420", 38, 22, "NV21", 38, 22 },
   };
   cases[0].filter = gpu::Filter::BICUBIC;
   cases[5].filter = gpu::Filter::AREA;
@@ -431,6 +449,7 @@ GST_START_TEST (test_edges_match_twin)
   cases[12].border = 0x80ff8000;
   cases[12].out_extra = ",pixel-aspect-ratio=1/1";
   cases[13].crop = { 3, 1, 1, 2 };
+  cases[16].crop = { 4, 2, 2, 6 }; /* on the chroma grid */
   for (gpu::Filter f : { gpu::Filter::NEAREST, gpu::Filter::BILINEAR,
            gpu::Filter::BICUBIC, gpu::Filter::AREA }) {
     Case shrink{ "NV12", 640, 360, "RGBA", 37, 21 };
