@@ -97,9 +97,9 @@ write_block (const ConvertScale & op, int bx, int by)
   auto at = [&] (int x, int y, unsigned need) {
     return pixel<IB, Members> (op, m, x, y, need, word);
   };
-  if constexpr (Members::kPacked) {
+  if constexpr (Members::kFixed) {
     if (bx < op.out.width && by < op.out.height)
-      pixels::store_packed (op, bx, by, at (bx, by, op.inputs_all));
+      pixels::store_pixel<OB> (op, bx, by, at (bx, by, op.inputs_all), false);
   } else {
     auto direct = [&] (
                       int x0, int y0) { return two_tap::chroma_sample<IB> (op, x0, y0); };
@@ -115,9 +115,9 @@ template <class Fn>
 inline bool
 dispatch_staged (const ConvertScale & op, Fn fn)
 {
-  using All = two_tap::PackedMembers<15u, 0u>;
-  using Opaque = two_tap::PackedMembers<7u, 0u>; /* RGBx and its kin */
-  if (!applies (op) || op.in.bytes != 1 || op.in_words[0].word != 4)
+  using All = two_tap::FixedMembers<15u, 0u>;
+  using Opaque = two_tap::FixedMembers<7u, 0u>; /* RGBx and its kin */
+  if (!applies (op) || op.in.bytes != 1 || op.in_words[0].word != 4 || !op.out_packed)
     return false;
   if (All::matches (op))
     fn (All{});

@@ -97,19 +97,28 @@ from_word (const Image & im, unsigned word, int c)
   return (float)(IB == 1 ? v : v >> im.shift); /* 1-byte samples have no shift */
 }
 
+// The word of sample (x, y) of `w`, of `word` bytes (w.word, or the same
+// known at compile time).
+template <int IB>
+GCS_HD unsigned
+load_word (const ConvertScale::Words & w, int word, int x, int y)
+{
+  const std::uint8_t * p = w.base + pixels::sample_offset (w.pitch, word, x, y);
+#if defined(__CUDA_ARCH__)
+  return word == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
+#else
+  unsigned v = 0;
+  for (int b = 0; b < word; b++)
+    v |= (unsigned)p[b] << (8 * b);
+  return v;
+#endif
+}
+
 template <int IB>
 GCS_HD unsigned
 load_word (const ConvertScale::Words & w, int x, int y)
 {
-  const std::uint8_t * p = w.base + pixels::sample_offset (w.pitch, w.word, x, y);
-#if defined(__CUDA_ARCH__)
-  return w.word == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
-#else
-  unsigned v = 0;
-  for (int b = 0; b < w.word; b++)
-    v |= (unsigned)p[b] << (8 * b);
-  return v;
-#endif
+  return load_word<IB> (w, w.word, x, y);
 }
 
 // in[c] for the input components `members` that word `a` holds.
@@ -126,30 +135,40 @@ unpack (const Image & im, unsigned a, unsigned members, float in[4])
 }
 
 // The input components that the pixels of a kernel instance read at
-// resolution g (0: full, 1: chroma) out of those they `need`: looked up
-// at run time ...
+// resolution g (0: full, 1: chroma) out of those they `need`, and the
+// size of the word they are read as (word (g); -1: op.in_words[g].word):
+// looked up at run time ...
 struct AnyMembers {
-  static constexpr bool kPacked = false;
+  static constexpr bool kFixed = false;
   static GCS_HD unsigned of (const ConvertScale & op, int g, unsigned need)
   {
     return need & (g == 0 ? op.in_full : op.in_sub);
   }
+  static constexpr GCS_HD int word (int) { return -1; }
 };
 
-// ... or fixed, Full and Sub, for the frames whose every pixel reads
-// those and is stored as one word (pixels::packed_output: never
-// subsampled, so every pixel needs op.inputs_all). A constant mask lets
-// the compiler drop the components a frame lacks, and their branches.
-template <unsigned Full, unsigned Sub> struct PackedMembers {
-  static constexpr bool kPacked = true;
+// ... or fixed, Full and Sub and chroma words of SubWord bytes (-1: any),
+// for the frames whose output has no subsampled chroma, so that every
+// pixel needs op.inputs_all. Constants let the compiler drop the
+// components a frame lacks, their branches and the loads of the other
+// word size.
+template <unsigned Full, unsigned Sub, int SubWord = -1> struct FixedMembers {
+  static constexpr bool kFixed = true;
   static GCS_HD unsigned of (const ConvertScale &, int g, unsigned)
   {
     return g == 0 ? Full : Sub;
   }
+  /* One full-resolution component is never read as a word (words_of). */
+  static constexpr GCS_HD int word (int g)
+  {
+    return g == 0 ? ((Full & (Full - 1)) ? -1 : 0) : SubWord;
+  }
   static bool matches (const ConvertScale & op)
   {
-    return op.out_packed && (op.inputs_all & op.in_full) == Full &&
-           (op.inputs_all & op.in_sub) == Sub;
+    const Image & o = op.out;
+    return !(o.yuv && (o.comp[1].log2_x | o.comp[1].log2_y)) &&
+           (op.inputs_all & op.in_full) == Full && (op.inputs_all & op.in_sub) == Sub &&
+           (SubWord < 0 || op.in_words[1].word == SubWord);
   }
 };
 
@@ -157,18 +176,20 @@ template <unsigned Full, unsigned Sub> struct PackedMembers {
 // weighted between the taps tx (columns) and ty (rows) of their plane.
 // Where a weight is 0 it reads less; Uniform: the same four reads for
 // every pixel (the sums are the same: w0*a + 0*b is w0*a), no branches.
-template <int IB, bool Uniform = false>
+// Word: w.word where known at compile time (-1: not).
+template <int IB, bool Uniform = false, int Word = -1>
 GCS_HD void
 sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
     const TwoTaps & ty, float in[4])
 {
   const Image & im = op.in;
   const ConvertScale::Words & w = op.in_words[g];
+  const int word = Word >= 0 ? Word : w.word;
   if (!Uniform && tx.w1 == 0.0f && ty.w1 == 0.0f) {
     /* One sample (no scaling, nearest, or on a sample): 1*a + 0*b is a.
      * Whole warps take this branch where it applies at all. */
-    if (w.word) {
-      unpack<IB> (im, load_word<IB> (w, tx.i0, ty.i0), members, in);
+    if (word) {
+      unpack<IB> (im, load_word<IB> (w, word, tx.i0, ty.i0), members, in);
       return;
     }
     GCS_UNROLL
@@ -179,9 +200,9 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
   }
   if (!Uniform && ty.w1 == 0.0f) {
     /* One row: the other, of weight 0, would add 0 * r, and r + 0 is r. */
-    if (w.word) {
-      const unsigned a = load_word<IB> (w, tx.i0, ty.i0),
-                     b = load_word<IB> (w, tx.i1, ty.i0);
+    if (word) {
+      const unsigned a = load_word<IB> (w, word, tx.i0, ty.i0),
+                     b = load_word<IB> (w, word, tx.i1, ty.i0);
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
@@ -195,11 +216,11 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
                 tx.w1 * pixels::load<IB> (im, im.comp[k], tx.i1, ty.i0);
     return;
   }
-  if (w.word) {
-    const unsigned a = load_word<IB> (w, tx.i0, ty.i0),
-                   b = load_word<IB> (w, tx.i1, ty.i0);
-    const unsigned c = load_word<IB> (w, tx.i0, ty.i1),
-                   d = load_word<IB> (w, tx.i1, ty.i1);
+  if (word) {
+    const unsigned a = load_word<IB> (w, word, tx.i0, ty.i0),
+                   b = load_word<IB> (w, word, tx.i1, ty.i0);
+    const unsigned c = load_word<IB> (w, word, tx.i0, ty.i1),
+                   d = load_word<IB> (w, word, tx.i1, ty.i1);
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u) {
@@ -319,20 +340,23 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
     if (!t.col_in[ci] || !t.row_in[ri])
       return pixels::border_pixel (op);
     float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    GCS_UNROLL
-    for (int g = 0; g < 2; g++) {
+    auto resolution = [&] (auto gc) {
+      constexpr int g = decltype (gc)::value;
       const unsigned members = Members::of (op, g, need);
       if (members) {
         const TwoTaps &c = t.cols[g][ci], &r = t.rows[g][ri];
-        sample<IB, Members::kPacked> (op, g, members, swap ? r : c, swap ? c : r, in);
+        sample<IB, Members::kFixed, Members::word (g)> (
+            op, g, members, swap ? r : c, swap ? c : r, in);
       }
-    }
+    };
+    resolution (std::integral_constant<int, 0>{});
+    resolution (std::integral_constant<int, 1>{});
     return pixels::to_output (op, in);
   };
-  if constexpr (Members::kPacked) {
+  if constexpr (Members::kFixed) {
     /* A block is a pixel (write_block_with's first case). */
     if (bx < op.out.width && by < op.out.height)
-      pixels::store_packed (op, bx, by, pixel (bx, by, op.inputs_all));
+      pixels::store_pixel<OB> (op, bx, by, pixel (bx, by, op.inputs_all), false);
   } else {
     auto direct = [&] (int x0, int y0) {
       if (op.inputs_chroma & ~op.in_sub)
@@ -344,15 +368,20 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
 }
 
 // Calls fn (members) with the Members type of op's kernel instance: fixed
-// for YUV with subsampled chroma into 8-bit RGB in one word (OB = 1; a
-// decoder's frames into RGBA), else AnyMembers.
+// for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
+// words, P010's in 4-byte ones, I420's apart) into 8-bit RGB or 4:4:4
+// (OB = 1: RGBA, RGBP ...), else AnyMembers.
 template <int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
 {
   if constexpr (OB == 1) {
-    if (PackedMembers<1u, 6u>::matches (op))
-      return fn (PackedMembers<1u, 6u>{});
+    if (FixedMembers<1u, 6u, 2>::matches (op))
+      return fn (FixedMembers<1u, 6u, 2>{});
+    if (FixedMembers<1u, 6u, 4>::matches (op))
+      return fn (FixedMembers<1u, 6u, 4>{});
+    if (FixedMembers<1u, 6u, 0>::matches (op))
+      return fn (FixedMembers<1u, 6u, 0>{});
   }
   fn (AnyMembers{});
 }
