@@ -24,7 +24,7 @@ if [ "$PART" != bench ]; then
 fi
 [ "$PART" = tests ] && exit 0
 while [ ! -f /tmp/bb ]; do sleep 1; done
-BUILD_DIR=$BB OUT=$OUT/bench BENCH_SECONDS=1 BENCH_ONLY='convert|model' BENCH_PEER_GST=/tmp/gst-1.28.6 pipelines/bench > $OUT/bench.txt 2>&1
+BUILD_DIR=$BB OUT=$OUT/bench BENCH_SECONDS=1 BENCH_ONLY="${BENCH_ONLY:-convert|model}" BENCH_PEER_GST=/tmp/gst-1.28.6 pipelines/bench > $OUT/bench.txt 2>&1
 grep -E "convert-|model-" $OUT/bench.txt; sed -n '/^cudaconvertscale:/,$p' $OUT/bench.txt | head; cat $OUT/bench/convert_time.txt
 # The main job (README's first command) on the test build.
 python3 scripts/main-job.py --build-dir "$B" --png "$OUT/cudastreams.png" 2>&1 | tail -12
