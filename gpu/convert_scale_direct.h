@@ -4,8 +4,9 @@
 // bordered or resampled (op.chroma_direct), the output's luma reads the
 // input's luma alone and its chroma the input's chroma alone. Then a luma
 // code is one affine map of one input code, a chroma pair one 2x2 map of
-// one input pair, and a thread does only that: neighbouring luma samples
-// are read and written as one word where the planes allow.
+// one input pair, and a thread does only that, for four blocks of a row:
+// each plane's run of them is one aligned load and one store where the
+// planes allow (write_group), else it goes sample by sample.
 //
 // It computes what pixels::write_block computes, to the bit. Where the
 // output's luma reads no chroma, matrix[0][1] and [0][2] are 0 (inputs_of)
