@@ -458,8 +458,6 @@ downsample_chroma (
   *v = sv;
 }
 
-// Stores the output pixel (x, y)'s components but its chroma where the
-// output subsamples chroma (written per block).
 // Stores output pixel (x, y) of a packed output (op.out_packed) as one word.
 GCS_HD void
 store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
@@ -478,6 +476,8 @@ store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
 #endif
 }
 
+// Stores the output pixel (x, y)'s components but its chroma where the
+// output subsamples chroma (written per block).
 template <int OB>
 GCS_HD void
 store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsampled)
