@@ -11,11 +11,11 @@
 namespace gst_cs {
 namespace {
 
-// Free events per device. The pools live for the whole process: destroying
-// events at exit races with the CUDA runtime's own teardown.
+// Free events per device and kind. The pools live for the whole process:
+// destroying events at exit races with the CUDA runtime's own teardown.
 struct EventPool {
   std::mutex lock;
-  std::map<int, std::vector<cudaEvent_t>> free;
+  std::map<std::pair<int, Event::Waiter>, std::vector<cudaEvent_t>> free;
 };
 
 EventPool &
@@ -28,28 +28,28 @@ pool ()
 } // namespace
 
 Event *
-Event::acquire (int device, GError ** error)
+Event::acquire (int device, Waiter waiter, GError ** error)
 {
   {
     auto & p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
-    auto & list = p.free[device];
+    auto & list = p.free[{ device, waiter }];
     if (!list.empty ()) {
       cudaEvent_t e = list.back ();
       list.pop_back ();
-      return new Event (device, e);
+      return new Event (device, waiter, e);
     }
   }
   // An event belongs to the device current when it is created.
   gst_cs::DeviceGuard guard (device, error);
   if (!guard.ok ())
     return nullptr;
+  const unsigned flags =
+      cudaEventDisableTiming | (waiter == Waiter::HOST ? cudaEventBlockingSync : 0u);
   cudaEvent_t e = nullptr;
-  if (!GST_CS_CHECK (
-          cudaEventCreateWithFlags (&e, cudaEventDisableTiming | cudaEventBlockingSync),
-          error))
+  if (!GST_CS_CHECK (cudaEventCreateWithFlags (&e, flags), error))
     return nullptr;
-  return new Event (device, e);
+  return new Event (device, waiter, e);
 }
 
 void
@@ -60,7 +60,7 @@ Event::unref ()
   {
     auto & p = pool ();
     std::lock_guard<std::mutex> guard (p.lock);
-    p.free[device_].push_back (event_);
+    p.free[{ device_, waiter_ }].push_back (event_);
   }
   delete this;
 }

@@ -59,8 +59,10 @@ static constexpr std::chrono::microseconds kPollBeforeSleep{ 30 };
  *
  * Blocks the calling thread until @event completes: it polls for a few
  * microseconds (nearly finished work costs no wake-up), then sleeps until the
- * GPU signals the event (the library's events are blocking-sync, so no core
- * spins). This is how the library waits for a single piece of GPU work.
+ * GPU signals the event where it is blocking-sync (the library's events that
+ * end work on host memory are: the waits in the steady state), else waits as
+ * the device's schedule flags say (spinning by default). This is how the
+ * library waits for a single piece of GPU work.
  *
  * Returns: %TRUE when the event completed without error
  */

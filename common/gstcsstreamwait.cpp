@@ -25,7 +25,8 @@ gst_cs_stream_wait_stream (
 {
   if (waiter == producer)
     return TRUE;
-  gst_cs::EventRef event (gst_cs::Event::acquire (device, error));
+  gst_cs::EventRef event (
+      gst_cs::Event::acquire (device, gst_cs::Event::Waiter::GPU, error));
   return event && event->record (producer, error) &&
          GST_CS_CHECK (cudaStreamWaitEvent (waiter, event->handle (), 0), error);
 }

@@ -9,6 +9,13 @@ G_BEGIN_DECLS
 
 /* clang-format off */
 GST_CS_API
+GstCsSyncMeta * gst_cs_sync_meta_record_read (GstBuffer    * buffer,
+                                              GstBuffer    * read,
+                                              gint           device_id,
+                                              cudaStream_t   stream,
+                                              GError      ** error);
+
+GST_CS_API
 void gst_cs_sync_meta_add_reader (GstCsSyncMeta * meta,
                                   GstBuffer     * read);
 

@@ -4,9 +4,38 @@
 #include "gstcserror-private.h"
 #include "gstcsevent.hpp"
 #include "gstcshostwait-private.h"
+#include "gstcsmemory.h"
 #include "gstcsmemorysync.hpp"
+#include "gstcspinnedmemory-private.h"
 
 namespace {
+
+using Waiter = gst_cs::Event::Waiter;
+
+/* Who may wait for work that writes @buffer: only streams while it is all
+ * our device memory; the CPU for host memory (it reads the pixels next) and
+ * for another plugin's memory (nvcodec 1.22 is handed ready frames). */
+Waiter
+waiter_of (GstBuffer * buffer)
+{
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    if (!gst_is_cs_memory (gst_buffer_peek_memory (buffer, i)))
+      return Waiter::HOST;
+  }
+  return Waiter::GPU;
+}
+
+/* Whether @buffer holds our pinned memory, which the CPU writes again once
+ * the reads that the memory's sync state notes have completed. */
+bool
+is_pinned (GstBuffer * buffer)
+{
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    if (gst_is_cs_pinned_memory (gst_buffer_peek_memory (buffer, i)))
+      return true;
+  }
+  return false;
+}
 
 gst_cs::Event *
 event_of (GstCsSyncMeta * meta)
@@ -143,9 +172,21 @@ GstCsSyncMeta *
 gst_cs_sync_meta_record (
     GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
 {
+  return gst_cs_sync_meta_record_read (buffer, NULL, device_id, stream, error);
+}
+
+/* gst_cs_sync_meta_record() for work that also read @read (nullable), whose
+ * reader the caller notes next (gst_cs_sync_meta_add_reader()): when that is
+ * our pinned memory, the CPU waits for the event before it writes there
+ * again, so the event is one to sleep on. */
+GstCsSyncMeta *
+gst_cs_sync_meta_record_read (GstBuffer * buffer, GstBuffer * read, gint device_id,
+    cudaStream_t stream, GError ** error)
+{
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (gst_buffer_is_writable (buffer), NULL);
-  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, error));
+  const Waiter waiter = read && is_pinned (read) ? Waiter::HOST : waiter_of (buffer);
+  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, waiter, error));
   if (!event || !event->record (stream, error))
     return NULL;
   for_each_sync (buffer, [&] (gst_cs::MemorySync * s) {
@@ -226,7 +267,7 @@ gst_cs_buffer_add_reader (
     GstBuffer * buffer, gint device_id, cudaStream_t stream, GError ** error)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
-  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, error));
+  gst_cs::EventRef event (gst_cs::Event::acquire (device_id, waiter_of (buffer), error));
   if (!event || !event->record (stream, error))
     return FALSE;
   for_each_sync (buffer, [&] (gst_cs::MemorySync * s) {
@@ -272,7 +313,10 @@ gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
  * @error: (out) (optional): the CUDA error
  *
  * Waits on the host for the buffer's event only: a counted host wait that
- * polls briefly, then sleeps until the GPU signals the event.
+ * polls briefly, then sleeps until the GPU signals the event where the
+ * buffer is host memory. Events between GPU stages (device memory) are not
+ * blocking-sync, as that costs GPU time on every frame: a wait on one spins
+ * (CUDA's default schedule).
  *
  * Returns: %TRUE when the pixels are ready
  *

@@ -397,7 +397,7 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
       gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
       upload_region (self, input, region, outbuf, stream, kind, &err);
   GstCsSyncMeta * meta =
-      ok ? gst_cs_sync_meta_record (outbuf, device, stream, &err) : NULL;
+      ok ? gst_cs_sync_meta_record_read (outbuf, inbuf, device, stream, &err) : NULL;
   if (meta) {
     /* Our pinned pool waits for this event before the producer reuses it. */
     gst_cs_sync_meta_add_reader (meta, inbuf);
