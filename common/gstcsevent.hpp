@@ -35,7 +35,6 @@ public:
 
   cudaEvent_t handle () const { return event_; }
   int device () const { return device_; }
-  Waiter waiter () const { return waiter_; }
   // The stream of the last record(), the producer a consumer compares with.
   cudaStream_t stream () const { return stream_; }
 

@@ -175,10 +175,10 @@ gst_cs_sync_meta_record (
   return gst_cs_sync_meta_record_read (buffer, NULL, device_id, stream, error);
 }
 
-/* gst_cs_sync_meta_record() for work that also read @read (nullable), whose
- * reader the caller notes next (gst_cs_sync_meta_add_reader()): when that is
- * our pinned memory, the CPU waits for the event before it writes there
- * again, so the event is one to sleep on. */
+/* gst_cs_sync_meta_record() for work that also read @read (nullable): the
+ * one event is noted as its reader too (gst_cs_sync_meta_add_reader()).
+ * Where @read is our pinned memory, the CPU waits for that event before it
+ * writes there again, so the event is one to sleep on. */
 GstCsSyncMeta *
 gst_cs_sync_meta_record_read (GstBuffer * buffer, GstBuffer * read, gint device_id,
     cudaStream_t stream, GError ** error)
@@ -198,6 +198,8 @@ gst_cs_sync_meta_record_read (GstBuffer * buffer, GstBuffer * read, gint device_
     meta = reinterpret_cast<GstCsSyncMeta *> (
         gst_buffer_add_meta (buffer, GST_CS_SYNC_META_INFO, NULL));
   set_event (meta, event.release ());
+  if (read)
+    gst_cs_sync_meta_add_reader (meta, read);
   return meta;
 }
 

@@ -23,16 +23,13 @@ run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbu
                   gst_cs_sync_meta_wait (inbuf, stream, error) &&
                   gst_cs_buffer_wait_writable (outbuf, stream, error) &&
                   enqueue (in.data (), out.data (), stream, error);
-  GstCsSyncMeta * meta =
-      ok ? gst_cs_sync_meta_record (outbuf, device, stream, error) : NULL;
+  /* Upstream's pool makes its next writer of our memory wait for us. */
+  GstCsSyncMeta * meta = ok ? gst_cs_sync_meta_record_read (outbuf,
+                                  in.nvcodec () ? NULL : inbuf, device, stream, error)
+                            : NULL;
   /* Into nvcodec's memory: its stream waits for ours (1.24+), or, for
    * 1.22, which reads what it gets at once, the one host wait of this edge. */
-  if (!meta || !publish_to_nvcodec (outbuf, meta->event, waits, error))
-    return false;
-  /* Upstream's pool makes its next writer of our memory wait for us. */
-  if (!in.nvcodec ())
-    gst_cs_sync_meta_add_reader (meta, inbuf);
-  return true;
+  return meta && publish_to_nvcodec (outbuf, meta->event, waits, error);
 }
 
 } // namespace gst_cs

@@ -261,15 +261,16 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
                 download_region (self, in.data (), region, map.data, stream, &err);
   gst_buffer_unmap (*outbuf, &map);
   in.unmap ();
-  GstCsSyncMeta * meta =
-      ok ? gst_cs_sync_meta_record (*outbuf, device, stream, &err) : NULL;
   /* Upstream's pool makes its next writer of our memory wait for us.
    * nvcodec's knows nothing of our events: its frame is kept until the
    * copy is done (checked as frames go by). */
-  if (meta && gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0)))
+  const gboolean from_nvcodec =
+      gst_cs::is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0));
+  GstCsSyncMeta * meta = ok ? gst_cs_sync_meta_record_read (*outbuf,
+                                  from_nvcodec ? NULL : src, device, stream, &err)
+                            : NULL;
+  if (meta && from_nvcodec)
     ok = self->held->hold (inbuf, stream, waits, &err);
-  else if (meta)
-    gst_cs_sync_meta_add_reader (meta, src);
   gst_buffer_unref (src);
   if (!meta || !ok) {
     gst_clear_buffer (outbuf);

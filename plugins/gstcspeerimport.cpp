@@ -77,15 +77,14 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
       GST_CS_CHECK (cudaMemcpyPeerAsync (gst_cs_memory_get_device_pointer (dst), device,
                         src.data (), peer, src.size (), stream),
           error))
-    meta = gst_cs_sync_meta_record (out, device, stream, error);
+    /* nvcodec's memory knows nothing of readers: the caller holds the
+     * buffer until this copy is done. */
+    meta = gst_cs_sync_meta_record_read (
+        out, src.nvcodec () ? NULL : buffer, device, stream, error);
   if (!meta) {
     gst_buffer_unref (out);
     return false;
   }
-  /* nvcodec's memory knows nothing of readers: the caller holds the buffer
-   * until this copy is done. */
-  if (!src.nvcodec ())
-    gst_cs_sync_meta_add_reader (meta, buffer);
   *local = out;
   return true;
 }

@@ -396,11 +396,11 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
       gst_cs::locate_visible (inbuf, &base->in_info, input->size (), &region, &err) &&
       gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
       upload_region (self, input, region, outbuf, stream, kind, &err);
+  /* The event is also the copy's read of the input: our pinned pool waits
+   * for it before the producer reuses that memory. */
   GstCsSyncMeta * meta =
       ok ? gst_cs_sync_meta_record_read (outbuf, inbuf, device, stream, &err) : NULL;
   if (meta) {
-    /* Our pinned pool waits for this event before the producer reuses it. */
-    gst_cs_sync_meta_add_reader (meta, inbuf);
     /* Any other page-locked memory goes back to a producer that knows
      * nothing of our events: it stays here until the copy has read it. */
     const guint limit = hold_limit (self, inbuf);
