@@ -20,7 +20,7 @@ B=/tmp/gcs-build; [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dnvcod
 if [ "$PART" != bench ]; then
   meson test -C $B --print-errorlogs --num-processes 6 > $OUT/tests.txt 2>&1
   grep -E "^ *[0-9]+/.*(FAIL|SKIP|TIMEOUT)|^Ok:|^Fail:|^Skipped:" $OUT/tests.txt
-  timeout 240 meson test -C $B convertscale_gpu --no-rebuild --timeout-multiplier 10 --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" | grep -E "^ *[0-9]+/"; grep -h "ERROR SUMMARY" $B/meson-logs/memcheck.txt | sort | uniq -c
+  timeout 240 meson test -C $B convertscale_gpu --no-rebuild --timeout-multiplier 10 --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" | grep -E "^ *[0-9]+/"; grep -h "ERROR SUMMARY" $B/meson-logs/memcheck*.txt | sort | uniq -c
 fi
 [ "$PART" = tests ] && exit 0
 while [ ! -f /tmp/bb ]; do sleep 1; done
