@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gcs-convert-time: GPU time per frame of the convert-scale kernel for the
- * benchmark's cudaconvertscale rows, beside a device-to-device copy of the
+ * benchmark's cudaconvertscale rows (and a few other frames, on the
+ * kernel's other paths), beside a device-to-device copy of the
  * same bytes (what the kernel reads plus what it writes), timed with CUDA
  * events in one process. The kernel is described by the element's own
  * function (plugins/gstcsconvertdesc), so it is the element's launch.
@@ -127,6 +128,22 @@ main ()
         3840, 2160, Filter::BILINEAR, Orientation::IDENTITY },
     { "1080p RGBA rotate-90", GST_VIDEO_FORMAT_RGBA, 1920, 1080, GST_VIDEO_FORMAT_RGBA,
         1080, 1920, Filter::BILINEAR, Orientation::ROTATE_90R },
+    /* Frames beyond the benchmark's rows, on the kernel's other paths: a
+     * change made for one row shows here what it costs the others (the
+     * taller tiles of commit 27ea179 sped up the first row and slowed
+     * 4K -> 1080p NV12 by half). */
+    { "4K NV12 -> 1080p NV12 bilinear", GST_VIDEO_FORMAT_NV12, 3840, 2160,
+        GST_VIDEO_FORMAT_NV12, 1920, 1080, Filter::BILINEAR, Orientation::IDENTITY },
+    { "1080p RGBA -> 720p RGBA bilinear", GST_VIDEO_FORMAT_RGBA, 1920, 1080,
+        GST_VIDEO_FORMAT_RGBA, 1280, 720, Filter::BILINEAR, Orientation::IDENTITY },
+    { "1080p NV12 -> 720p I420 bilinear", GST_VIDEO_FORMAT_NV12, 1920, 1080,
+        GST_VIDEO_FORMAT_I420, 1280, 720, Filter::BILINEAR, Orientation::IDENTITY },
+    { "4K NV12 -> 640x360 RGBA bilinear", GST_VIDEO_FORMAT_NV12, 3840, 2160,
+        GST_VIDEO_FORMAT_RGBA, 640, 360, Filter::BILINEAR, Orientation::IDENTITY },
+    { "1080p NV12 -> 720x1280 RGBA rotate-90", GST_VIDEO_FORMAT_NV12, 1920, 1080,
+        GST_VIDEO_FORMAT_RGBA, 720, 1280, Filter::BILINEAR, Orientation::ROTATE_90R },
+    { "4K NV12 -> 4K RGBA nearest", GST_VIDEO_FORMAT_NV12, 3840, 2160,
+        GST_VIDEO_FORMAT_RGBA, 3840, 2160, Filter::NEAREST, Orientation::IDENTITY },
   };
   cudaStream_t stream;
   if (!check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), "stream"))
