@@ -147,25 +147,36 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
     return true;
   }
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const int rows = two_tap::tile_rows (nbx, nby);
   const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
-  const int nty = (nby + rows - 1) / rows;
   two_tap::Tile tile;
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
       constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
       two_tap::dispatch_members<OB> (resolved, [&] (auto members) {
+        using Members = decltype (members);
+        const int rows =
+            two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (resolved));
+        const int nty = (nby + rows - 1) / rows;
         for (int ty = 0; ty < nty; ty++)
           for (int tx = 0; tx < ntx; tx++) {
             const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty, rows);
             for (int k = 0; k < two_tap::tile_entries (lines); k++)
               two_tap::fill_entry<F> (resolved, lines, tile, k);
-            for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-              for (int bx = tx * two_tap::kTileX;
-                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-                two_tap::write_block<F, IB, OB, decltype (members)> (
-                    resolved, lines, tile, bx, by);
+            const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
+            for (int bx = tx * two_tap::kTileX;
+                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++) {
+              if constexpr (Members::kFixed) {
+                /* The kernel's columns, with the same Swap. */
+                two_tap::dispatch_swap (resolved, [&] (auto swap) {
+                  two_tap::write_column<IB, OB, Members, decltype (swap)::value> (
+                      resolved, lines, tile, bx, ty * rows, y_end, 1);
+                });
+              } else {
+                for (int by = ty * rows; by < y_end; by++)
+                  two_tap::write_block<F, IB, OB> (resolved, lines, tile, bx, by);
+              }
+            }
           }
       });
     });
