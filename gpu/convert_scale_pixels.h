@@ -155,13 +155,15 @@ struct Pixel {
 };
 
 // The input components of `need` (bits 0..3) at luma position (sx, sy),
-// op.scale_x x op.scale_y luma samples per output pixel, each read from its
-// plane within the source rectangle. Components of one resolution (luma,
-// RGB and alpha; the two chroma ones) share one pass over the taps. A
-// component the input lacks reads 0 (alpha: opaque).
+// each read from its plane within the source rectangle, over a footprint
+// of op.scale_x * fx x op.scale_y * fy luma samples (an output pixel's
+// where fx = fy = 1; the area filter averages over it). Components of one
+// resolution (luma, RGB and alpha; the two chroma ones) share one pass
+// over the taps. A component the input lacks reads 0 (alpha: opaque).
 template <Filter F, int IB>
 GCS_HD void
-sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float in[4])
+sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float in[4],
+    float fx = 1.0f, float fy = 1.0f)
 {
   const Image & im = op.in;
   GCS_UNROLL
@@ -181,9 +183,10 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
     const int lox = op.src_x >> lx, hix = (op.src_x + op.src_w - 1) >> lx;
     const int loy = op.src_y >> ly, hiy = (op.src_y + op.src_h - 1) >> ly;
     float sum[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    taps<F> (py, op.scale_y * iy, loy, hiy, [&] (int y, float wy) {
+    /* x * 1.0f is x: fx = fy = 1 changes no bit. */
+    taps<F> (py, op.scale_y * fy * iy, loy, hiy, [&] (int y, float wy) {
       float row[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-      taps<F> (px, op.scale_x * ix, lox, hix, [&] (int x, float wx) {
+      taps<F> (px, op.scale_x * fx * ix, lox, hix, [&] (int x, float wx) {
         GCS_UNROLL
         for (int c = 0; c < 4; c++)
           if ((members >> c) & 1u)
@@ -219,10 +222,11 @@ to_output (const ConvertScale & op, const float in[4])
 // outputs that read them: callers ask for what they write).
 template <Filter F, int IB>
 GCS_HD Pixel
-convert (const ConvertScale & op, float sx, float sy, unsigned need)
+convert (const ConvertScale & op, float sx, float sy, unsigned need, float fx = 1.0f,
+    float fy = 1.0f)
 {
   float in[4];
-  sample_inputs<F, IB> (op, sx, sy, need, in);
+  sample_inputs<F, IB> (op, sx, sy, need, in, fx, fy);
   return to_output (op, in);
 }
 
@@ -233,19 +237,18 @@ border_pixel (const ConvertScale & op)
   return Pixel{ { op.border[0], op.border[1], op.border[2], op.border[3] } };
 }
 
-// Output pixel (ox, oy): the border, or the input where the picture goes.
-template <Filter F, int IB>
-GCS_HD Pixel
-pixel_at (const ConvertScale & op, int ox, int oy, unsigned need)
+// The luma position (sx, sy) in the input of position (dx, dy) of the
+// output's picture (pixel centres on integers; not only pixels: chroma
+// samples sit between them too).
+GCS_HD void
+source_position (const ConvertScale & op, float dx, float dy, float * sx, float * sy)
 {
-  int dx = ox - op.dst_x, dy = oy - op.dst_y;
-  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
-    return border_pixel (op);
   /* The picture before orientation is sw x sh; (u, v) is where (dx, dy)
-   * comes from in it. */
+   * comes from in it. Whole pixels give whole u and v, exactly. */
   const bool swap = rotates (op.orientation);
-  const int sw = swap ? op.dst_h : op.dst_w, sh = swap ? op.dst_w : op.dst_h;
-  int u = dx, v = dy;
+  const float sw = (float)(swap ? op.dst_h : op.dst_w),
+              sh = (float)(swap ? op.dst_w : op.dst_h);
+  float u = dx, v = dy;
   switch (op.orientation) {
     case Orientation::ROTATE_90R:
       u = dy, v = sh - 1 - dx;
@@ -271,8 +274,21 @@ pixel_at (const ConvertScale & op, int ox, int oy, unsigned need)
     default:
       break;
   }
-  return convert<F, IB> (op, (float)op.src_x + ((float)u + 0.5f) * op.scale_x - 0.5f,
-      (float)op.src_y + ((float)v + 0.5f) * op.scale_y - 0.5f, need);
+  *sx = (float)op.src_x + (u + 0.5f) * op.scale_x - 0.5f;
+  *sy = (float)op.src_y + (v + 0.5f) * op.scale_y - 0.5f;
+}
+
+// Output pixel (ox, oy): the border, or the input where the picture goes.
+template <Filter F, int IB>
+GCS_HD Pixel
+pixel_at (const ConvertScale & op, int ox, int oy, unsigned need)
+{
+  const int dx = ox - op.dst_x, dy = oy - op.dst_y;
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+    return border_pixel (op);
+  float sx, sy;
+  source_position (op, (float)dx, (float)dy, &sx, &sy);
+  return convert<F, IB> (op, sx, sy, need);
 }
 
 // Whether output chroma sample k reads input chroma sample k: both
@@ -290,6 +306,22 @@ chroma_on_same_grid (const ConvertScale & op)
          op.src_w == op.dst_w && op.src_h == op.dst_h && op.dst_x == 0 && op.dst_y == 0 &&
          op.dst_w == op.out.width && op.dst_h == op.out.height && (op.src_x & mx) == 0 &&
          (op.src_y & my) == 0;
+}
+
+// Whether output chroma is the input's chroma resampled where each output
+// chroma sample sits (resampled_chroma): YUV to YUV, chroma subsampled
+// alike, the grids apart (scaled, turned, cropped off the grid or moved).
+// The chroma plane is resampled as a plane, as videoconvertscale scales
+// the planes of a frame whose format it keeps. The chroma of
+// full-resolution pixels filtered down (downsample_chroma) would cost a
+// 2x2 block six pixels' taps and matrices instead of four pixels' luma
+// and one chroma sample.
+inline bool
+chroma_resampled_alike (const ConvertScale & op)
+{
+  const Component &a = op.in.comp[1], &b = op.out.comp[1];
+  return !op.chroma_direct && op.in.yuv && op.out.yuv && a.plane >= 0 && b.plane >= 0 &&
+         (b.log2_x | b.log2_y) != 0 && a.log2_x == b.log2_x && a.log2_y == b.log2_y;
 }
 
 // The input components that the output rows `rows` (bits 0..2: the
@@ -391,6 +423,7 @@ resolve (ConvertScale & op)
   op.inputs_luma = inputs_of (op, op.out.yuv ? 0x9u : 0xfu);
   op.inputs_chroma = inputs_of (op, 0x6u);
   op.chroma_direct = chroma_on_same_grid (op);
+  op.chroma_resampled = chroma_resampled_alike (op);
   op.in_full = op.in_sub = 0;
   for (int c = 0; c < 4; c++) {
     const Component & k = op.in.comp[c];
@@ -509,11 +542,37 @@ direct_chroma (const ConvertScale & op, int x0, int y0)
   return convert<F, IB> (op, sx, sy, op.inputs_chroma);
 }
 
+// Output codes of the chroma of the output block at (x0, y0) where
+// op.chroma_resampled: the input at the output chroma sample's place (its
+// siting), over the footprint of that sample (the block's pixels: the
+// area filter averages what the block covers); the border's where that
+// place is outside the picture.
+template <Filter F, int IB>
+GCS_HD Pixel
+resampled_chroma (const ConvertScale & op, int x0, int y0)
+{
+  const Image & o = op.out;
+  const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
+  const float dx = (float)(x0 - op.dst_x) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
+  const float dy = (float)(y0 - op.dst_y) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
+  if (dx < -0.5f || dy < -0.5f || dx > (float)op.dst_w - 0.5f ||
+      dy > (float)op.dst_h - 0.5f)
+    return border_pixel (op);
+  float sx, sy;
+  source_position (op, dx, dy, &sx, &sy);
+  /* The block's extent along the source axes (swapped by a turn). */
+  const float bw = (float)(1 << lx), bh = (float)(1 << ly);
+  const bool swap = rotates (op.orientation);
+  return convert<F, IB> (op, sx, sy, op.inputs_chroma, swap ? bh : bw, swap ? bw : bh);
+}
+
 // Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
 // and its chroma sample. pixel (x, y, need) gives output pixel (x, y)'s
 // codes from the input components `need` (pixel_at), and direct (x0, y0)
 // the chroma of block (x0, y0) where op.chroma_direct (direct_chroma); or
-// a kernel's faster equivalents that compute the same.
+// a kernel's faster equivalents that compute the same. Where
+// op.chroma_resampled, resampled_chroma gives the chroma (once per block:
+// no kernel has a faster equivalent).
 template <Filter F, int IB, int OB, class PixelAt, class DirectChroma>
 GCS_HD void
 write_block_with (
@@ -530,10 +589,10 @@ write_block_with (
       store_pixel<OB> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
     return;
   }
-  if (op.chroma_direct) {
-    /* Chroma comes straight from the input's: the pixels need only what
-     * their luma (or RGB) and alpha read, and compute only those (their
-     * chroma is never stored). */
+  if (op.chroma_direct || op.chroma_resampled) {
+    /* Chroma comes from the input's chroma alone: the pixels need only
+     * what their luma (or RGB) and alpha read, and compute only those
+     * (their chroma is never stored). */
     GCS_UNROLL
     for (int j = 0; j < 2; j++) {
       GCS_UNROLL
@@ -544,7 +603,8 @@ write_block_with (
       }
     }
     if (chroma.plane >= 0) {
-      const Pixel p = direct (x0, y0);
+      const Pixel p =
+          op.chroma_direct ? direct (x0, y0) : resampled_chroma<F, IB> (op, x0, y0);
       store<OB> (o, chroma, bx, by, p.c[1]);
       store<OB> (o, o.comp[2], bx, by, p.c[2]);
     }

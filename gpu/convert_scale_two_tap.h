@@ -190,12 +190,12 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
      * Whole warps take this branch where it applies at all. */
     if (word) {
       unpack<IB> (im, load_word<IB> (w, word, tx.i0, ty.i0), members, in);
-      return;
+    } else {
+      GCS_UNROLL
+      for (int k = 0; k < 4; k++)
+        if ((members >> k) & 1u)
+          in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
     }
-    GCS_UNROLL
-    for (int k = 0; k < 4; k++)
-      if ((members >> k) & 1u)
-        in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
     return;
   }
   if (!Uniform && ty.w1 == 0.0f) {
@@ -207,13 +207,13 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
           in[k] = tx.w0 * from_word<IB> (im, a, k) + tx.w1 * from_word<IB> (im, b, k);
-      return;
+    } else {
+      GCS_UNROLL
+      for (int k = 0; k < 4; k++)
+        if ((members >> k) & 1u)
+          in[k] = tx.w0 * pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0) +
+                  tx.w1 * pixels::load<IB> (im, im.comp[k], tx.i1, ty.i0);
     }
-    GCS_UNROLL
-    for (int k = 0; k < 4; k++)
-      if ((members >> k) & 1u)
-        in[k] = tx.w0 * pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0) +
-                tx.w1 * pixels::load<IB> (im, im.comp[k], tx.i1, ty.i0);
     return;
   }
   if (word) {
@@ -230,18 +230,18 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
             tx.w0 * from_word<IB> (im, c, k) + tx.w1 * from_word<IB> (im, d, k);
         in[k] = ty.w0 * r0 + ty.w1 * r1;
       }
-    return;
+  } else {
+    GCS_UNROLL
+    for (int k = 0; k < 4; k++)
+      if ((members >> k) & 1u) {
+        const Component & comp = im.comp[k];
+        const float r0 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i0) +
+                         tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i0);
+        const float r1 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i1) +
+                         tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i1);
+        in[k] = ty.w0 * r0 + ty.w1 * r1;
+      }
   }
-  GCS_UNROLL
-  for (int k = 0; k < 4; k++)
-    if ((members >> k) & 1u) {
-      const Component & comp = im.comp[k];
-      const float r0 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i0) +
-                       tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i0);
-      const float r1 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i1) +
-                       tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i1);
-      in[k] = ty.w0 * r0 + ty.w1 * r1;
-    }
 }
 
 // direct_chroma of the output block at (x0, y0) where the output's chroma
