@@ -6,12 +6,15 @@
  * events in one process. The kernel is described by the element's own
  * function (plugins/gstcsconvertdesc), so it is the element's launch.
  *
- *   gcs-convert-time     -> one line per row, "CONVERT-TIME {json}" each
+ *   gcs-convert-time [TEXT]  -> one line per row (those whose name holds
+ *                               TEXT: one kernel to profile), "CONVERT-TIME
+ *                               {json}" each
  */
 #include <cuda_runtime_api.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "convert_scale.h"
@@ -115,7 +118,7 @@ run_row (const Row & r, cudaStream_t stream)
 } // namespace
 
 int
-main ()
+main (int argc, char ** argv)
 {
   using gst_cs::gpu::Filter;
   using gst_cs::gpu::Orientation;
@@ -150,7 +153,8 @@ main ()
     return 1;
   bool ok = true;
   for (const Row & r : rows)
-    ok = run_row (r, stream) && ok;
+    if (argc < 2 || std::strstr (r.name, argv[1]))
+      ok = run_row (r, stream) && ok;
   cudaStreamDestroy (stream);
   return ok ? 0 : 1;
 }
