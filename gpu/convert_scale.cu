@@ -141,11 +141,12 @@ fill_tile (const ConvertScale & op, int rows, two_tap::Tile & tile)
   return lines;
 }
 
-/* Any set of input components, any output (two_tap::write_block). At
- * least 5 CUDA blocks per SM: 48 registers a thread, none spilled;
- * unbounded, the row loop takes 56 to 63 and the frames whose tiles have
- * one row (no loop) lose a third of their resident warps. */
-template <Filter F, int IB, int OB>
+/* Any set of input components, any output (two_tap::write_block; Members:
+ * AnyMembers or LumaMembers). At least 5 CUDA blocks per SM: 48 registers
+ * a thread, none spilled; unbounded, the row loop takes 56 to 63 and the
+ * frames whose tiles have one row (no loop) lose a third of their
+ * resident warps. */
+template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)
     convert_scale_two_tap_kernel (ConvertScale op, int nbx, int nby, int rows)
@@ -158,7 +159,7 @@ __launch_bounds__ (kTileX * kTileY, 5)
     return;
   GCS_NO_UNROLL
   for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
-    two_tap::write_block<F, IB, OB> (op, lines, tile, bx, by);
+    two_tap::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
 }
 
 /* A fixed set of input components (two_tap::FixedMembers: a block is a
@@ -222,7 +223,7 @@ launch (const ConvertScale & op, cudaStream_t stream)
               two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
           const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
           if constexpr (!Members::kFixed)
-            convert_scale_two_tap_kernel<F, IB, OB>
+            convert_scale_two_tap_kernel<F, IB, OB, Members>
                 <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
           else
             two_tap::dispatch_swap (op, [&] (auto swap) {

@@ -174,7 +174,8 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
                 });
               } else {
                 for (int by = ty * rows; by < y_end; by++)
-                  two_tap::write_block<F, IB, OB> (resolved, lines, tile, bx, by);
+                  two_tap::write_block<F, IB, OB, Members> (
+                      resolved, lines, tile, bx, by);
               }
             }
           }

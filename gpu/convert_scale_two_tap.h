@@ -172,6 +172,29 @@ template <unsigned Full, unsigned Sub, int SubWord = -1> struct FixedMembers {
   }
 };
 
+// ... or, for write_block, the luma alone: frames whose output chroma
+// comes from the input's chroma alone, once per block (op.chroma_direct,
+// op.chroma_resampled), and whose luma reads the input's luma alone, its
+// only full-resolution component (NV12, I420, P010 ... to NV12, I420 ...
+// of the same colours). write_block asks its pixels for op.inputs_luma
+// only, which then holds Y (and alpha, which such inputs lack): Y is
+// AnyMembers' need & op.in_full, known to be one component read alone.
+struct LumaMembers {
+  static constexpr bool kFixed = false;
+  static GCS_HD unsigned of (const ConvertScale &, int g, unsigned)
+  {
+    return g == 0 ? 1u : 0u;
+  }
+  static constexpr GCS_HD int word (int) { return 0; }
+  static bool matches (const ConvertScale & op)
+  {
+    const Component & c = op.out.comp[1];
+    return (op.chroma_direct || op.chroma_resampled) && op.out.yuv &&
+           (c.log2_x | c.log2_y) != 0 && op.in_full == 1u &&
+           (op.inputs_luma & op.in_full) == 1u && (op.inputs_luma & op.in_sub) == 0;
+  }
+};
+
 // in[c] for the input components `members` of resolution g, bilinearly
 // weighted between the taps tx (columns) and ty (rows) of their plane.
 // Where a weight is 0 it reads less; Uniform: the same four reads for
@@ -356,8 +379,9 @@ fill_entry (const ConvertScale & op, const TileLines & l, Tile & t, int k)
 }
 
 // Writes output block (bx, by) of the tile `t` (filled) as
-// pixels::write_block does (AnyMembers; FixedMembers: write_column).
-template <Filter F, int IB, int OB>
+// pixels::write_block does (AnyMembers or LumaMembers; FixedMembers:
+// write_column).
+template <Filter F, int IB, int OB, class Members = AnyMembers>
 GCS_HD void
 write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int bx, int by)
 {
@@ -369,10 +393,11 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
     float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
     auto resolution = [&] (auto gc) {
       constexpr int g = decltype (gc)::value;
-      const unsigned members = AnyMembers::of (op, g, need);
+      const unsigned members = Members::of (op, g, need);
       if (members) {
         const TwoTaps &c = t.cols[g][ci], &r = t.rows[g][ri];
-        sample<IB> (op, g, members, swap ? r : c, swap ? c : r, in);
+        sample<IB, false, Members::word (g)> (
+            op, g, members, swap ? r : c, swap ? c : r, in);
       }
     };
     resolution (std::integral_constant<int, 0>{});
@@ -432,7 +457,8 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 // Calls fn (members) with the Members type of op's kernel instance: fixed
 // for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
 // words, P010's in 4-byte ones, I420's apart) into 8-bit RGB or 4:4:4
-// (OB = 1: RGBA, RGBP ...), else AnyMembers.
+// (OB = 1: RGBA, RGBP ...), LumaMembers where it matches, else
+// AnyMembers.
 template <int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
@@ -445,6 +471,8 @@ dispatch_members (const ConvertScale & op, Fn fn)
     if (FixedMembers<1u, 6u, 0>::matches (op))
       return fn (FixedMembers<1u, 6u, 0>{});
   }
+  if (LumaMembers::matches (op))
+    return fn (LumaMembers{});
   fn (AnyMembers{});
 }
 
