@@ -298,15 +298,16 @@ struct Tile {
 };
 
 // How many rows of blocks a tile gets for an output of nbx x nby blocks.
-// write_block (AnyMembers) and write_column across swapped axes: as many
-// as keep every SM's threads busy (about 270,000 threads on an H100) with
-// one block each, at most 32. write_column along the axes (`tall`):
-// twice as many while that leaves at least kMinTiles tiles, at most
-// kMaxTileRows. Measured on an H200 (2026-11-26), the tall rule: 4K ->
+// write_block (AnyMembers, LumaMembers) and write_column across swapped
+// axes: as many as keep every SM's threads busy (about 270,000 threads on
+// an H100) with one block each, at most 32. write_column along the axes
+// (`tall`): twice as many while that leaves at least kMinTiles tiles, at
+// most kMaxTileRows. Measured on an H200 (2026-11-26), the tall rule: 4K ->
 // 1080p RGBA takes 64 rows (1,020 tiles), 15.6 us a frame against 16.2
 // with 32 (128 rows: 16.7); the letterbox row's 640x640 takes 32 (400
 // tiles), 5.4 us against 6.5 with 8. Applied to every two-tap frame it
-// made 4K -> 1080p NV12 (write_block) 39.5 -> 59.5 us and a turned
+// made 4K -> 1080p NV12 (write_block, its chroma then filtered down from
+// full-resolution pixels) 39.5 -> 59.5 us and a turned
 // 1080p NV12 -> 720x1280 RGBA 33.5 -> 34.6 us, hence two rules.
 inline int
 tile_rows (int nbx, int nby, bool tall)
