@@ -95,10 +95,9 @@ struct ConvertScale {
   unsigned inputs_all = 0;              // input components (bits 0..3) any output needs
   unsigned inputs_luma = 0;             // ... the output's luma (or RGB) and alpha need
   unsigned inputs_chroma = 0;           // ... the output's chroma needs
-  bool chroma_direct = false; // output chroma converted where it is (no resampling)
-  bool chroma_resampled =
-      false; // output chroma resampled from the input's (resampled_chroma)
-  unsigned in_full = 0, in_sub = 0;   // input components at full and at chroma resolution
+  bool chroma_direct = false;       // output chroma converted where it is (no resampling)
+  bool chroma_resampled = false;    // output chroma resampled where it sits
+  unsigned in_full = 0, in_sub = 0; // input components at full and at chroma resolution
   int sub_log2_x = 0, sub_log2_y = 0; // that chroma resolution
   // The input components of one resolution (0: full, 1: chroma) read as
   // one aligned load of `word` bytes per sample when they share a plane

@@ -590,9 +590,10 @@ write_block_with (
     return;
   }
   if (op.chroma_direct || op.chroma_resampled) {
-    /* Chroma comes from the input's chroma alone: the pixels need only
-     * what their luma (or RGB) and alpha read, and compute only those
-     * (their chroma is never stored). */
+    /* Chroma is computed once for the block, on its own (direct or
+     * resampled_chroma): the pixels need only what their luma (or RGB)
+     * and alpha read, and compute only those (their chroma is never
+     * stored). */
     GCS_UNROLL
     for (int j = 0; j < 2; j++) {
       GCS_UNROLL
