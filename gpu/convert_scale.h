@@ -13,7 +13,9 @@
 // GPU and in convert_scale_on_host (the CPU twin): the tests compare the two
 // bit for bit. The GPU's faster paths (convert_scale_one_sample.h,
 // convert_scale_two_tap.h) compute the same bits; the CUDA stand-in runs
-// them on the CPU (convert_scale_as_gpu_on_host).
+// them on the CPU (convert_scale_as_gpu_on_host). A decoder's 8-bit frames
+// resampled into 8-bit RGB or 4:4:4 are computed in fixed point instead
+// (convert_scale_fixed_point.h), by the kernel and the twin alike.
 #pragma once
 
 #include <cstddef>
@@ -118,6 +120,22 @@ struct ConvertScale {
   // (opaque alpha) where that is 4.
   bool word_copy = false;
   std::uint8_t word_bytes[4] = {};
+  // Set by fixed_point::resolve (convert_scale_fixed_point.h) where the
+  // frame's pixels are computed in fixed point: 8-bit YUV with subsampled
+  // chroma, resampled by two taps into 8-bit RGB or 4:4:4.
+  struct FixedPoint {
+    bool on = false;
+    int word = 0; // U and V in one word of 2 or 4 bytes; 0: in planes of their own
+    const std::uint8_t * luma = nullptr;   // Y's first sample
+    const std::uint8_t * chroma = nullptr; // U's (word: the word's)
+    std::ptrdiff_t v_minus_u = 0;          // V's sample from U's, where apart
+    unsigned stride[2][2] = {};            // [resolution][along y]: bytes between samples
+    unsigned chroma_select = 0; // a word's U and V into 16-bit lanes (byte_perm)
+    int matrix[3][4] = {};      // matrix, coefficients in 1/2^13, offset 1/2^21
+    unsigned out_select = 0;    // packed output bytes of codes c0 c1 c2 alpha
+    int alpha = 0;              // the output's alpha code
+    unsigned border = 0;        // the border's codes, bytes c0 c1 c2 alpha
+  } fixed;
 };
 
 // Checks `op` (sizes, rectangles, components within their planes) and
@@ -134,6 +152,11 @@ bool convert_scale_on_host (const ConvertScale & op);
 // stand-in runs, so that the tests' comparisons with convert_scale_on_host
 // check the GPU's path in CI too. False where convert_scale refuses.
 bool convert_scale_as_gpu_on_host (const ConvertScale & op);
+
+// The kernel path that computes `op` ("direct", "staged", "one sample",
+// "fixed point", "two taps" or "taps per pixel"; see convert_scale.cu), or
+// nullptr where convert_scale refuses it: for logs, benchmarks and tests.
+const char * convert_scale_path (const ConvertScale & op);
 
 // Whether `op` is a description both accept (sizes > 0, rectangles inside
 // their frames, components on planes 0..3).

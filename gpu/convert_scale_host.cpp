@@ -5,6 +5,7 @@
 #include "convert_scale.h"
 
 #include "convert_scale_direct.h"
+#include "convert_scale_fixed_point.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_two_tap.h"
@@ -82,6 +83,7 @@ resolve_valid (const ConvertScale & op, ConvertScale * resolved)
     return false;
   *resolved = op;
   pixels::resolve (*resolved);
+  fixed_point::resolve (*resolved);
   return true;
 }
 
@@ -89,10 +91,60 @@ resolve_valid (const ConvertScale & op, ConvertScale * resolved)
 void
 plain_twin (const ConvertScale & op)
 {
+  if (op.fixed.on) { /* a block is a pixel (fixed_point::resolve) */
+    two_tap::dispatch_filter (op, [&] (auto f) {
+      fixed_point::dispatch_word (op, [&] (auto word) {
+        each_block (op, [&] (int x, int y) {
+          fixed_point::write_pixel<decltype (f)::value, decltype (word)::value> (
+              op, x, y);
+        });
+      });
+    });
+    return;
+  }
   pixels::dispatch (op, [&] (auto f, auto ib, auto ob) {
     each_block (op, [&] (int bx, int by) {
       pixels::write_block<decltype (f)::value, decltype (ib)::value,
           decltype (ob)::value> (op, bx, by);
+    });
+  });
+}
+
+/* Calls fn (lines, tx, ty) for each tile (tx, ty) of `rows` rows of
+ * blocks that the two-tap kernels give an nbx x nby output, with `tile`
+ * filled for it. */
+template <Filter F, class Taps, class Fn>
+void
+each_tile (const ConvertScale & op, int nbx, int nby, int rows,
+    two_tap::TileOf<Taps> & tile, Fn fn)
+{
+  const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
+  const int nty = (nby + rows - 1) / rows;
+  for (int ty = 0; ty < nty; ty++)
+    for (int tx = 0; tx < ntx; tx++) {
+      const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
+      for (int k = 0; k < two_tap::tile_entries (lines); k++)
+        two_tap::fill_entry<F> (op, lines, tile, k);
+      fn (lines, tx, ty);
+    }
+}
+
+/* The fixed-point kernel's columns (convert_scale_fixed_point_kernel). */
+void
+fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
+{
+  const int rows = two_tap::tile_rows (nbx, nby, !pixels::rotates (op.orientation));
+  fixed_point::Tile tile;
+  two_tap::dispatch_filter (op, [&] (auto f) {
+    fixed_point::dispatch_word (op, [&] (auto word) {
+      each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
+          [&] (const two_tap::TileLines & lines, int tx, int ty) {
+            const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
+            for (int x = tx * two_tap::kTileX; x < nbx && x < (tx + 1) * two_tap::kTileX;
+                 x++)
+              fixed_point::write_column<decltype (word)::value> (
+                  op, lines, tile, x, ty * rows, y_end, 1);
+          });
     });
   });
 }
@@ -107,6 +159,24 @@ convert_scale_on_host (const ConvertScale & op)
     return false;
   plain_twin (resolved);
   return true;
+}
+
+const char *
+convert_scale_path (const ConvertScale & op)
+{
+  ConvertScale r;
+  if (!resolve_valid (op, &r))
+    return nullptr;
+  /* In the order launch (convert_scale.cu) tries them. */
+  if (direct::applies (r))
+    return "direct";
+  if (one_sample::dispatch_staged (r, [] (auto) {}))
+    return "staged";
+  if (one_sample::applies (r))
+    return "one sample";
+  if (r.fixed.on)
+    return "fixed point";
+  return two_tap::applies (r) ? "two taps" : "taps per pixel";
 }
 
 bool
@@ -147,7 +217,10 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
     return true;
   }
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
+  if (resolved.fixed.on) {
+    fixed_point_as_gpu (resolved, nbx, nby);
+    return true;
+  }
   two_tap::Tile tile;
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
@@ -157,28 +230,24 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
         using Members = decltype (members);
         const int rows =
             two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (resolved));
-        const int nty = (nby + rows - 1) / rows;
-        for (int ty = 0; ty < nty; ty++)
-          for (int tx = 0; tx < ntx; tx++) {
-            const two_tap::TileLines lines = two_tap::tile_lines (resolved, tx, ty, rows);
-            for (int k = 0; k < two_tap::tile_entries (lines); k++)
-              two_tap::fill_entry<F> (resolved, lines, tile, k);
-            const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
-            for (int bx = tx * two_tap::kTileX;
-                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++) {
-              if constexpr (Members::kFixed) {
-                /* The kernel's columns, with the same Swap. */
-                two_tap::dispatch_swap (resolved, [&] (auto swap) {
-                  two_tap::write_column<IB, OB, Members, decltype (swap)::value> (
-                      resolved, lines, tile, bx, ty * rows, y_end, 1);
-                });
-              } else {
-                for (int by = ty * rows; by < y_end; by++)
-                  two_tap::write_block<F, IB, OB, Members> (
-                      resolved, lines, tile, bx, by);
+        each_tile<F> (resolved, nbx, nby, rows, tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++) {
+                if constexpr (Members::kFixed) {
+                  /* The kernel's columns, with the same Swap. */
+                  two_tap::dispatch_swap (resolved, [&] (auto swap) {
+                    two_tap::write_column<IB, OB, Members, decltype (swap)::value> (
+                        resolved, lines, tile, bx, ty * rows, y_end, 1);
+                  });
+                } else {
+                  for (int by = ty * rows; by < y_end; by++)
+                    two_tap::write_block<F, IB, OB, Members> (
+                        resolved, lines, tile, bx, by);
+                }
               }
-            }
-          }
+            });
       });
     });
   });

@@ -154,6 +154,28 @@ struct Pixel {
   float c[4];
 };
 
+// Where luma position s (of the x axis, or the y axis where `vertical`)
+// lies in the input plane of resolution g (0: full, 1: chroma): plane
+// position p (sample centres on integers), k plane samples per luma sample,
+// and the samples of the source rectangle, lo..hi.
+struct PlanePosition {
+  float p, k;
+  int lo, hi;
+};
+
+GCS_HD PlanePosition
+plane_position (const ConvertScale & op, int g, bool vertical, float s)
+{
+  const int l = g == 0 ? 0 : (vertical ? op.sub_log2_y : op.sub_log2_x);
+  const bool cosited = vertical ? op.in.v_cosited : op.in.h_cosited;
+  const int src = vertical ? op.src_y : op.src_x, len = vertical ? op.src_h : op.src_w;
+  /* Chroma sample k sits on luma position k*2 (cosited) or k*2+0.5. The
+   * factors are powers of 2: the products are exact, as divisions. */
+  const float k = l ? 0.5f : 1.0f;
+  return PlanePosition{ (l && cosited) ? s * k : (s + 0.5f) * k - 0.5f, k, src >> l,
+    (src + len - 1) >> l };
+}
+
 // The input components of `need` (bits 0..3) at luma position (sx, sy),
 // each read from its plane within the source rectangle, over a footprint
 // of op.scale_x * fx x op.scale_y * fy luma samples (an output pixel's
@@ -174,23 +196,17 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
     const unsigned members = need & (g == 0 ? op.in_full : op.in_sub);
     if (!members)
       continue;
-    const int lx = g == 0 ? 0 : op.sub_log2_x, ly = g == 0 ? 0 : op.sub_log2_y;
-    /* Chroma sample k sits on luma position k*2 (cosited) or k*2+0.5. The
-     * factors are powers of 2: the products are exact, as divisions. */
-    const float ix = lx ? 0.5f : 1.0f, iy = ly ? 0.5f : 1.0f;
-    const float px = (lx && im.h_cosited) ? sx * ix : (sx + 0.5f) * ix - 0.5f;
-    const float py = (ly && im.v_cosited) ? sy * iy : (sy + 0.5f) * iy - 0.5f;
-    const int lox = op.src_x >> lx, hix = (op.src_x + op.src_w - 1) >> lx;
-    const int loy = op.src_y >> ly, hiy = (op.src_y + op.src_h - 1) >> ly;
+    const PlanePosition x = plane_position (op, g, false, sx),
+                        y = plane_position (op, g, true, sy);
     float sum[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
     /* x * 1.0f is x: fx = fy = 1 changes no bit. */
-    taps<F> (py, op.scale_y * fy * iy, loy, hiy, [&] (int y, float wy) {
+    taps<F> (y.p, op.scale_y * fy * y.k, y.lo, y.hi, [&] (int yi, float wy) {
       float row[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-      taps<F> (px, op.scale_x * fx * ix, lox, hix, [&] (int x, float wx) {
+      taps<F> (x.p, op.scale_x * fx * x.k, x.lo, x.hi, [&] (int xi, float wx) {
         GCS_UNROLL
         for (int c = 0; c < 4; c++)
           if ((members >> c) & 1u)
-            row[c] += wx * load<IB> (im, im.comp[c], x, y);
+            row[c] += wx * load<IB> (im, im.comp[c], xi, yi);
       });
       GCS_UNROLL
       for (int c = 0; c < 4; c++)

@@ -22,6 +22,11 @@ namespace gst_cs::gpu::two_tap {
 struct TwoTaps {
   int i0, i1;
   float w0, w1;
+  /* What a tile keeps of taps t (TileOf): t itself. */
+  static GCS_HD TwoTaps of (const ConvertScale &, int, bool, const TwoTaps & t)
+  {
+    return t;
+  }
 };
 
 // Whether `op` (resolved) can take this path.
@@ -76,16 +81,12 @@ output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * i
           : (swap ? (r == Orientation::ROTATE_90R || r == Orientation::ANTI_TRANSPOSE)
                   : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_H));
   const int c = reversed ? extent - 1 - d : d;
-  const Image & im = op.in;
-  const int src = source_y ? op.src_y : op.src_x, len = source_y ? op.src_h : op.src_w;
+  const int src = source_y ? op.src_y : op.src_x;
   const float scale = source_y ? op.scale_y : op.scale_x;
-  const float s = (float)src + ((float)c + 0.5f) * scale - 0.5f;
-  const int l = g == 0 ? 0 : (source_y ? op.sub_log2_y : op.sub_log2_x);
-  const bool cosited = source_y ? im.v_cosited : im.h_cosited;
-  /* As sample_inputs places a plane's samples. */
-  const float k = l ? 0.5f : 1.0f;
-  const float p = (l && cosited) ? s * k : (s + 0.5f) * k - 0.5f;
-  return two_taps<F> (p, src >> l, (src + len - 1) >> l);
+  /* As source_position and sample_inputs place it. */
+  const pixels::PlanePosition p = pixels::plane_position (
+      op, g, source_y, (float)src + ((float)c + 0.5f) * scale - 0.5f);
+  return two_taps<F> (p.p, p.lo, p.hi);
 }
 
 // Component c of a word of `bytes`-byte samples, at its offset.
@@ -291,11 +292,15 @@ chroma_sample (const ConvertScale & op, int x0, int y0)
 // kernel's instructions went to the tiles' taps and the threads' setup).
 constexpr int kTileX = 32, kTileY = 8, kMaxTileRows = 8 * kTileY;
 
-struct Tile {
+// Taps: TwoTaps, or what another arithmetic keeps of them (Taps::of (op,
+// resolution, along the source's y axis, two_taps)).
+template <class Taps> struct TileOf {
   static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * kMaxTileRows + 1;
-  TwoTaps cols[2][kCols], rows[2][kRows]; // [resolution][line]
-  bool col_in[kCols], row_in[kRows];      // in the picture (else border)
+  Taps cols[2][kCols], rows[2][kRows]; // [resolution][line]
+  bool col_in[kCols], row_in[kRows];   // in the picture (else border)
 };
+
+using Tile = TileOf<TwoTaps>;
 
 // How many rows of blocks a tile gets for an output of nbx x nby blocks.
 // write_block (AnyMembers, LumaMembers) and write_column across swapped
@@ -361,19 +366,23 @@ tile_entries (const TileLines & l)
 
 // Fills entry k (0 <= k < tile_entries) of the tile: the threads of a CUDA
 // block share them out.
-template <Filter F>
+template <Filter F, class Taps>
 GCS_HD void
-fill_entry (const ConvertScale & op, const TileLines & l, Tile & t, int k)
+fill_entry (const ConvertScale & op, const TileLines & l, TileOf<Taps> & t, int k)
 {
   const int g = k & 1, e = k >> 1;
+  /* A column runs along the source's y axis where the axes swap. */
+  const bool swap = pixels::rotates (op.orientation);
   bool inside;
   if (e < l.ncols) {
-    t.cols[g][e] = output_line_taps<F> (op, g, false, l.x_first + e, &inside);
+    t.cols[g][e] = Taps::of (
+        op, g, swap, output_line_taps<F> (op, g, false, l.x_first + e, &inside));
     if (g == 0)
       t.col_in[e] = inside;
   } else {
     const int r = e - l.ncols;
-    t.rows[g][r] = output_line_taps<F> (op, g, true, l.y_first + r, &inside);
+    t.rows[g][r] = Taps::of (
+        op, g, !swap, output_line_taps<F> (op, g, true, l.y_first + r, &inside));
     if (g == 0)
       t.row_in[r] = inside;
   }

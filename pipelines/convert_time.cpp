@@ -106,8 +106,10 @@ run_row (const Row & r, cudaStream_t stream)
   });
   ok = ok && check (cudaStreamSynchronize (stream), "the timed work");
   std::printf ("CONVERT-TIME {\"row\":\"%s\",\"kernel_us\":%.2f,\"copy_us\":%.2f,"
-               "\"ratio\":%.3f,\"host_us\":%.2f,\"in_bytes\":%zu,\"out_bytes\":%zu}\n",
-      r.name, kernel, copy, kernel / copy, host, in.size, out.size);
+               "\"ratio\":%.3f,\"host_us\":%.2f,\"in_bytes\":%zu,\"out_bytes\":%zu,"
+               "\"path\":\"%s\"}\n",
+      r.name, kernel, copy, kernel / copy, host, in.size, out.size,
+      gst_cs::gpu::convert_scale_path (op));
   cudaFree (din);
   cudaFree (dout);
   cudaFree (copy_a);

@@ -461,6 +461,78 @@ GST_START_TEST (test_edges_match_twin)
 }
 GST_END_TEST;
 
+/* The kernel path of caps `in` -> `out` (the element's description). */
+static std::string
+path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false)
+{
+  GstVideoInfo vi[2];
+  guint8 * data[2];
+  const char * caps[2] = { in, out };
+  for (int k = 0; k < 2; k++) {
+    GstCaps * parsed = gst_caps_from_string (caps[k]);
+    fail_unless (gst_video_info_from_caps (&vi[k], parsed), "%s", caps[k]);
+    gst_caps_unref (parsed);
+    data[k] = (guint8 *)g_malloc (GST_VIDEO_INFO_SIZE (&vi[k]));
+  }
+  gst_cs::ConvertSettings settings;
+  settings.filter = filter;
+  settings.add_borders = add_borders;
+  gpu::ConvertScale op;
+  gst_cs::describe_convert (&vi[0], &vi[1], 0, 0, GST_VIDEO_INFO_WIDTH (&vi[0]),
+      GST_VIDEO_INFO_HEIGHT (&vi[0]), settings, &op);
+  op.in = gst_cs::convert_image (&vi[0], &vi[0], data[0], false);
+  op.out = gst_cs::convert_image (&vi[1], &vi[1], data[1], true);
+  const char * path = gpu::convert_scale_path (op);
+  g_free (data[0]);
+  g_free (data[1]);
+  return path ? path : "refused";
+}
+
+/* A decoder's 8-bit frames resampled into 8-bit RGB take the fixed-point
+ * arithmetic (convert_scale_fixed_point.h) in every colorimetry and range
+ * (its bounds would otherwise send them back to float, silently slower);
+ * 10-bit inputs and the four-tap filters do not. */
+GST_START_TEST (test_decoder_frames_take_fixed_point)
+{
+  const struct {
+    const char *in, *out;
+    gpu::Filter filter;
+    bool borders;
+    const char * path;
+  } cases[] = {
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=NV12,width=1920,height=1080",
+        "video/x-raw,format=RGBP,width=640,height=640,pixel-aspect-ratio=1/1",
+        gpu::Filter::BILINEAR, true, "fixed point" },
+    { "video/x-raw,format=I420,width=640,height=480,colorimetry=bt601",
+        "video/x-raw,format=BGRx,width=853,height=480", gpu::Filter::NEAREST, false,
+        "fixed point" },
+    { "video/x-raw,format=YUY2,width=1280,height=720,colorimetry=bt2020",
+        "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::AREA, false,
+        "fixed point" },
+    { "video/x-raw,format=NV12,width=1920,height=1080,colorimetry=1:4:0:0",
+        "video/x-raw,format=Y444,width=1280,height=720", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=NV12,width=1920,height=1080",
+        "video/x-raw,format=BGRA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=P010_10LE,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
+        "two taps" },
+    { "video/x-raw,format=NV12,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BICUBIC, false,
+        "taps per pixel" },
+  };
+  for (const auto & c : cases) {
+    const std::string path = path_of (c.in, c.out, c.filter, c.borders);
+    fail_unless (path == c.path, "%s -> %s: the %s path, not the %s one", c.in, c.out,
+        path.c_str (), c.path);
+  }
+}
+GST_END_TEST;
+
 /* cudacrop's zero-copy output (a crop meta on the uploaded frame) reaches
  * cudaconvertscale as it is: the crop and the scale are one kernel. */
 static GstPadProbeReturn
@@ -789,6 +861,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_formats_match_twin);
   tcase_add_test (tc, test_orientations_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
+  tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_crop_fused);
   tcase_add_test (tc, test_conversions_near_videoconvert);
   tcase_add_test (tc, test_scaling_near_videoconvertscale);

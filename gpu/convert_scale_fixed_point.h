@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Fixed-point arithmetic for the frames decoders give and models and
+// displays take: 8-bit YUV with subsampled chroma (NV12, I420, YUY2 ...)
+// resampled by nearest or bilinear into 8-bit RGB or 4:4:4 (RGBA, RGBP,
+// Y444 ...), the frames two_tap::write_column writes (FixedMembers).
+//
+// The float arithmetic of convert_scale_pixels.h spends most of such a
+// pixel's instructions on converting twelve samples to float and on 51
+// multiplies and adds, rounded one by one so that the twin rounds alike:
+// the kernel is bound by how many instructions it issues (Nsight Compute,
+// docs/cudaconvertscale.md). Here the weights are integers (1/256 per
+// axis), U and V are filtered together in the two 16-bit halves of one
+// word, the matrix is an integer one (1/2^13) on the filtered codes times
+// 256, and four codes are saturated and packed in two instructions.
+//
+// Every product and sum is an exact integer: any order of the sums gives
+// the same bits. The twin (convert_scale_on_host) computes each pixel on
+// its own from its source position (pixels::source_position); the kernel
+// from its tile's taps, as write_column does.
+#pragma once
+
+#include <cmath>
+
+#include "convert_scale_one_sample.h"
+
+namespace gst_cs::gpu::fixed_point {
+
+constexpr int kWeightOne = 256; // weight 1 along one axis
+constexpr int kCodeBits = 8;    // fraction bits of a filtered code
+constexpr int kCoefBits = 13;   // fraction bits of the matrix's coefficients
+constexpr int kShift = kCodeBits + kCoefBits;
+
+// One axis's two taps in one input plane: the byte offsets of samples i0
+// and i1 along the axis and their weights (q0 + q1 = kWeightOne).
+struct alignas (16) Taps { /* one shared-memory load */
+  unsigned o0, o1, q0, q1;
+  /* What a tile keeps of taps t of resolution g along the source's y axis
+   * (or x): the weight of i1 rounded half up to 1/256, the rest i0's. */
+  static GCS_HD Taps of (
+      const ConvertScale & op, int g, bool along_y, const two_tap::TwoTaps & t)
+  {
+    const unsigned stride = op.fixed.stride[g][along_y ? 1 : 0];
+    const unsigned q1 = (unsigned)(int)floorf (t.w1 * (float)kWeightOne + 0.5f);
+    return Taps{ (unsigned)t.i0 * stride, (unsigned)t.i1 * stride, kWeightOne - q1, q1 };
+  }
+};
+
+using Tile = two_tap::TileOf<Taps>;
+
+// Taps t from a tile, as one 16-byte load on the GPU.
+GCS_HD Taps
+tile_taps (const Taps & t)
+{
+#if defined(__CUDA_ARCH__)
+  const uint4 v = *reinterpret_cast<const uint4 *> (&t);
+  return Taps{ v.x, v.y, v.z, v.w };
+#else
+  return t;
+#endif
+}
+
+// __byte_perm (x, y, s) for the selectors here (bytes 0..7 of y:x).
+GCS_HD unsigned
+byte_perm (unsigned x, unsigned y, unsigned s)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned r; /* without __byte_perm's masking of s: these selectors need none */
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(x), "r"(y), "r"(s));
+  return r;
+#else
+  const unsigned long long b = ((unsigned long long)y << 32) | x;
+  unsigned r = 0;
+  for (int k = 0; k < 4; k++)
+    r |= (unsigned)((b >> (8 * ((s >> (4 * k)) & 7u))) & 0xffu) << (8 * k);
+  return r;
+#endif
+}
+
+// Codes c0..c3 saturated to 0..255, the bytes of one word (c0 lowest).
+GCS_HD unsigned
+pack_saturated (int c0, int c1, int c2, int c3)
+{
+#if defined(__CUDA_ARCH__)
+  unsigned high, word;
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(c3), "r"(c2));
+  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;"
+      : "=r"(word)
+      : "r"(c1), "r"(c0), "r"(high));
+  return word;
+#else
+  return (unsigned)pixels::clampi (c0, 0, 255) |
+         ((unsigned)pixels::clampi (c1, 0, 255) << 8) |
+         ((unsigned)pixels::clampi (c2, 0, 255) << 16) |
+         ((unsigned)pixels::clampi (c3, 0, 255) << 24);
+#endif
+}
+
+// An input sample: read through the read-only cache on the GPU (the
+// kernel never writes its input).
+template <class T>
+GCS_HD unsigned
+input (const T * p)
+{
+#if defined(__CUDA_ARCH__)
+  /* A load into a 32-bit register zero-extends (unlike __ldg's, which the
+   * compiler then masks). */
+  unsigned v;
+  if (sizeof (T) == 1)
+    asm("ld.global.nc.u8 %0, [%1];" : "=r"(v) : "l"(p));
+  else if (sizeof (T) == 2)
+    asm("ld.global.nc.u16 %0, [%1];" : "=r"(v) : "l"(p));
+  else
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+#else
+  return *p;
+#endif
+}
+
+// A pixel's two lines of samples along one axis of one plane (a thread's
+// column, the same for all its pixels): pointers to samples i0 and i1 and
+// their weights. The other axis's offsets are added per pixel: one 64-bit
+// add per load instead of two.
+struct Lines {
+  const std::uint8_t *p0, *p1;
+  unsigned q0, q1;
+};
+
+GCS_HD Lines
+lines_of (const std::uint8_t * base, const Taps & a)
+{
+  Lines l{ base + a.o0, base + a.o1, a.q0, a.q1 };
+#if defined(__CUDA_ARCH__)
+  /* Opaque to the compiler, which would otherwise fold each load's
+   * address back into base + (a + b): two 64-bit adds. */
+  asm("" : "+l"(l.p0), "+l"(l.p1));
+#endif
+  return l;
+}
+
+// The chroma sample at p (its U; V's where U and V are apart): U in the
+// low 16 bits, V in the high ones, each a code (0..255).
+template <int Word>
+GCS_HD unsigned
+chroma_lanes (const ConvertScale::FixedPoint & f, const std::uint8_t * p)
+{
+  if (Word == 0)
+    return input (p) | (input (p + f.v_minus_u) << 16);
+#if defined(__CUDA_ARCH__)
+  const unsigned w =
+      Word == 4 ? input ((const unsigned *)p) : input ((const unsigned short *)p);
+#else
+  unsigned w = 0;
+  for (int b = 0; b < Word; b++)
+    w |= (unsigned)p[b] << (8 * b);
+#endif
+  return byte_perm (w, 0u, f.chroma_select);
+}
+
+// The output codes, saturated, of the pixel whose luma samples are the
+// lines `luma` at offsets (b) along the other axis, and whose chroma
+// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word. The sums
+// are exact integers, whichever axis the lines run along.
+template <int Word>
+GCS_HD unsigned
+codes (const ConvertScale & op, const Lines & luma, const Taps & lb, const Lines & chroma,
+    const Taps & cb)
+{
+  const ConvertScale::FixedPoint & f = op.fixed;
+  /* At most 255 * 256 * 256 before the shift: the code times 256. */
+  const int y =
+      (int)(((input (luma.p0 + lb.o0) * lb.q0 + input (luma.p0 + lb.o1) * lb.q1) *
+                    luma.q0 +
+                (input (luma.p1 + lb.o0) * lb.q0 + input (luma.p1 + lb.o1) * lb.q1) *
+                    luma.q1) >>
+            kCodeBits);
+  /* Each 16-bit lane at most 255 * 256: U never carries into V. */
+  const unsigned c0 = chroma_lanes<Word> (f, chroma.p0 + cb.o0) * cb.q0 +
+                      chroma_lanes<Word> (f, chroma.p0 + cb.o1) * cb.q1;
+  const unsigned c1 = chroma_lanes<Word> (f, chroma.p1 + cb.o0) * cb.q0 +
+                      chroma_lanes<Word> (f, chroma.p1 + cb.o1) * cb.q1;
+  const int u =
+      (int)(((c0 & 0xffffu) * chroma.q0 + (c1 & 0xffffu) * chroma.q1) >> kCodeBits);
+  const int v = (int)(((c0 >> 16) * chroma.q0 + (c1 >> 16) * chroma.q1) >> kCodeBits);
+  int c[3];
+  GCS_UNROLL
+  for (int i = 0; i < 3; i++)
+    c[i] =
+        (f.matrix[i][3] + f.matrix[i][0] * y + f.matrix[i][1] * u + f.matrix[i][2] * v) >>
+        kShift;
+  return pack_saturated (c[0], c[1], c[2], f.alpha);
+}
+
+// Stores output pixel (x, y) of `codes` (bytes c0 c1 c2 alpha).
+GCS_HD void
+store (const ConvertScale & op, int x, int y, unsigned codes)
+{
+  const Image & o = op.out;
+  if (op.out_packed) {
+    const unsigned word = byte_perm (codes, 0u, op.fixed.out_select);
+    std::uint8_t * p = o.data[0] + pixels::sample_offset ((unsigned)o.pitch[0], 4, x, y);
+#if defined(__CUDA_ARCH__)
+    *(unsigned *)p = word;
+#else
+    for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
+      p[b] = (std::uint8_t) (word >> (8 * b));
+#endif
+    return;
+  }
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++) {
+    const Component & k = o.comp[c];
+    if (k.plane >= 0)
+      k.base[pixels::sample_offset ((unsigned)k.pitch, k.step, x, y)] =
+          (std::uint8_t) (codes >> (8 * c));
+  }
+}
+
+// Writes the pixels (x, y), y = y_first, y_first + y_step ... < y_end, of
+// the tile `t` (filled), as two_tap::write_column does in float. The
+// column's taps run along the source's x axis, or its y axis where the
+// axes swap (Taps::of): either way they are the thread's lines.
+template <int Word>
+GCS_HD void
+write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
+    int x, int y_first, int y_end, int y_step)
+{
+  if (x >= op.out.width)
+    return;
+  const int ci = x - l.x_first;
+  const bool column_in = t.col_in[ci];
+  const Lines luma = lines_of (op.fixed.luma, tile_taps (t.cols[0][ci])),
+              chroma = lines_of (op.fixed.chroma, tile_taps (t.cols[1][ci]));
+  if (y_end > op.out.height)
+    y_end = op.out.height;
+    /* Two rows at a time (with 40 registers, 6 CUDA blocks per SM): more
+   * loads in flight. 4K -> 1080p RGBA 11.9 -> 11.3 us, the letterbox
+   * 5.4 -> 4.9 us (H100, 2026-11-26). */
+#if defined(__CUDA_ARCH__)
+#pragma unroll 2
+#endif
+  for (int y = y_first, ri = y_first - l.y_first; y < y_end; y += y_step, ri += y_step) {
+    if (!column_in || !t.row_in[ri]) {
+      store (op, x, y, op.fixed.border);
+      continue;
+    }
+    store (op, x, y,
+        codes<Word> (
+            op, luma, tile_taps (t.rows[0][ri]), chroma, tile_taps (t.rows[1][ri])));
+  }
+}
+
+// The twin: output pixel (x, y) from its source position, without tiles.
+template <Filter F, int Word>
+inline void
+write_pixel (const ConvertScale & op, int x, int y)
+{
+  const int dx = x - op.dst_x, dy = y - op.dst_y;
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h) {
+    store (op, x, y, op.fixed.border);
+    return;
+  }
+  float sx, sy;
+  pixels::source_position (op, (float)dx, (float)dy, &sx, &sy);
+  Taps t[2][2]; /* [resolution][along y] */
+  for (int g = 0; g < 2; g++)
+    for (int along_y = 0; along_y < 2; along_y++) {
+      const pixels::PlanePosition p =
+          pixels::plane_position (op, g, along_y != 0, along_y ? sy : sx);
+      t[g][along_y] =
+          Taps::of (op, g, along_y != 0, two_tap::two_taps<F> (p.p, p.lo, p.hi));
+    }
+  store (op, x, y,
+      codes<Word> (op, lines_of (op.fixed.luma, t[0][0]), t[0][1],
+          lines_of (op.fixed.chroma, t[1][0]), t[1][1]));
+}
+
+// Calls fn (word) with op.fixed.word as a compile-time constant.
+template <class Fn>
+inline void
+dispatch_word (const ConvertScale & op, Fn fn)
+{
+  if (op.fixed.word == 2)
+    fn (std::integral_constant<int, 2>{});
+  else if (op.fixed.word == 4)
+    fn (std::integral_constant<int, 4>{});
+  else
+    fn (std::integral_constant<int, 0>{});
+}
+
+// Sets op.fixed (resolved by pixels::resolve): on where two_tap's kernel
+// would write the frame with write_column (FixedMembers) of 8-bit samples
+// in and out, and the integer matrix cannot overflow; otherwise off, and
+// the frame is computed in float.
+inline void
+resolve (ConvertScale & op)
+{
+  ConvertScale::FixedPoint f;
+  op.fixed = f;
+  const Image &in = op.in, &o = op.out;
+  if (one_sample::applies (op) || !two_tap::applies (op) || in.bytes != 1 ||
+      o.bytes != 1 || in.max_code != 255 || o.max_code != 255)
+    return;
+  const Component &y = in.comp[0], &u = in.comp[1], &v = in.comp[2];
+  if (two_tap::FixedMembers<1u, 6u, 2>::matches (op))
+    f.word = 2;
+  else if (two_tap::FixedMembers<1u, 6u, 4>::matches (op))
+    f.word = 4;
+  else if (two_tap::FixedMembers<1u, 6u, 0>::matches (op) && u.pitch == v.pitch &&
+           u.step == v.step)
+    f.word = 0;
+  else
+    return;
+  /* The matrix's sums stay within 32 bits: each input is at most
+   * 255 * 256, and every partial sum (the offset first, as codes adds)
+   * lies between the offset plus the negative terms and the offset plus
+   * the positive ones. */
+  for (int i = 0; i < 3; i++) {
+    const double off =
+        std::round ((double)op.matrix[i][3] * (1 << kShift)) + (1 << (kShift - 1));
+    double lo = off, hi = off;
+    for (int c = 0; c < 3; c++) {
+      const double m = std::round ((double)op.matrix[i][c] * (1 << kCoefBits));
+      f.matrix[i][c] = (int)m;
+      (m < 0 ? lo : hi) += m * 255.0 * 256.0;
+    }
+    if (lo < -2147483648.0 || hi > 2147483647.0)
+      return;
+    f.matrix[i][3] = (int)off; /* floor (x + 1/2), as quantize rounds */
+  }
+  f.luma = y.base;
+  f.stride[0][0] = (unsigned)y.step;
+  f.stride[0][1] = (unsigned)y.pitch;
+  if (f.word) {
+    const ConvertScale::Words & w = op.in_words[1];
+    f.chroma = w.base;
+    f.stride[1][0] = (unsigned)f.word;
+    f.stride[1][1] = w.pitch;
+    /* Byte 4 is the second operand's, 0. */
+    f.chroma_select =
+        (unsigned)u.offset | (4u << 4) | ((unsigned)v.offset << 8) | (4u << 12);
+  } else {
+    f.chroma = u.base;
+    f.v_minus_u = v.base - u.base;
+    f.stride[1][0] = (unsigned)u.step;
+    f.stride[1][1] = (unsigned)u.pitch;
+  }
+  for (int c = 0; c < 4; c++)
+    if (o.comp[c].plane >= 0 && op.out_packed)
+      f.out_select |= (unsigned)c << (4 * o.comp[c].offset);
+  /* The input has no alpha (FixedMembers' Full is Y alone): its max_code,
+   * as sample_inputs reads it, times alpha_scale. */
+  f.alpha = (int)pixels::quantize<1> (o, (float)in.max_code * op.alpha_scale);
+  /* The border's codes, as store_pixel quantizes them. */
+  for (int c = 0; c < 4; c++)
+    f.border |= pixels::quantize<1> (o, op.border[c]) << (8 * c);
+  f.on = true;
+  op.fixed = f;
+}
+
+} // namespace gst_cs::gpu::fixed_point
