@@ -468,7 +468,8 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 // for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
 // words, P010's in 4-byte ones, I420's apart) into 8-bit RGB or 4:4:4
 // (OB = 1: RGBA, RGBP ...), LumaMembers where it matches, else
-// AnyMembers.
+// AnyMembers. Of the fixed ones, those with op.fixed.on (8-bit samples in
+// and out) take fixed_point's kernel instead (convert_scale_fixed_point.h).
 template <int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
