@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Fixed-point arithmetic for the frames decoders give and models and
 // displays take: 8-bit YUV with subsampled chroma (NV12, I420, YUY2 ...)
-// resampled by nearest or bilinear into 8-bit RGB or 4:4:4 (RGBA, RGBP,
-// Y444 ...), the frames two_tap::write_column writes (FixedMembers).
+// resampled by two taps (nearest, bilinear, area that does not shrink)
+// into 8-bit RGB or 4:4:4 (RGBA, RGBP, Y444 ...): the frames of 8-bit
+// samples that two_tap::write_column would write (FixedMembers).
 //
 // The float arithmetic of convert_scale_pixels.h spends most of such a
 // pixel's instructions on converting twelve samples to float and on 51
@@ -233,12 +234,10 @@ write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile 
               chroma = lines_of (op.fixed.chroma, tile_taps (t.cols[1][ci]));
   if (y_end > op.out.height)
     y_end = op.out.height;
-    /* Two rows at a time (with 40 registers, 6 CUDA blocks per SM): more
+  /* Two rows at a time (with 40 registers, 6 CUDA blocks per SM): more
    * loads in flight. 4K -> 1080p RGBA 11.9 -> 11.3 us, the letterbox
    * 5.4 -> 4.9 us (H100, 2026-11-26). */
-#if defined(__CUDA_ARCH__)
-#pragma unroll 2
-#endif
+  GCS_UNROLL_TWICE
   for (int y = y_first, ri = y_first - l.y_first; y < y_end; y += y_step, ri += y_step) {
     if (!column_in || !t.row_in[ri]) {
       store (op, x, y, op.fixed.border);

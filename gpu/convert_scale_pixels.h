@@ -22,9 +22,11 @@
 #if defined(__CUDA_ARCH__)
 #define GCS_UNROLL _Pragma ("unroll")
 #define GCS_NO_UNROLL _Pragma ("unroll 1")
+#define GCS_UNROLL_TWICE _Pragma ("unroll 2")
 #else
 #define GCS_UNROLL
 #define GCS_NO_UNROLL
+#define GCS_UNROLL_TWICE
 #endif
 
 namespace gst_cs::gpu::pixels {
