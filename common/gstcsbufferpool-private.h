@@ -5,6 +5,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <cuda_runtime_api.h>
 
 #include "cudastreams-prelude.h"
 
@@ -14,7 +15,9 @@ G_BEGIN_DECLS
  * gst_cs_video_info_device_layout() says, each with a #GstVideoMeta. Memory
  * is allocated when the pool is activated, never per frame. A buffer handed
  * out again may still be read by GPU work of its previous use: a writer
- * calls gst_cs_buffer_wait_writable() on its stream first. */
+ * calls gst_cs_buffer_wait_writable() on its stream first. A pool given its
+ * writer's stream hands out the frame released last first where that frame
+ * has GPU accesses pending on that stream only (cache locality). */
 #define GST_TYPE_CS_BUFFER_POOL (gst_cs_buffer_pool_get_type ())
 /* clang-format off */
 GST_CS_API
@@ -24,6 +27,10 @@ G_DECLARE_FINAL_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST, CS_BUFFER_POOL,
 
 GST_CS_API
 GstBufferPool * gst_cs_buffer_pool_new           (gint              device_id);
+
+GST_CS_API
+void            gst_cs_buffer_pool_set_reuse_stream (GstCsBufferPool * pool,
+                                                     cudaStream_t      stream);
 
 GST_CS_API
 GError        * gst_cs_buffer_pool_take_error    (GstCsBufferPool * pool);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcsbufferpool-private.h"
 
+#include <utility>
+
 #include "gstcsmemory-private.h"
+#include "gstcsmemorysync.hpp"
 #include "gstcsvideo-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_buffer_pool_debug);
@@ -13,6 +16,13 @@ struct _GstCsBufferPool {
   GstAllocator * allocator;
   GstVideoInfo layout; /* the device layout of one frame */
   GError * error;      /* last allocation failure, guarded by the object lock */
+  /* The frame released last, kept out of GstBufferPool's FIFO queue so that
+   * it is handed out next while its bytes are still in the GPU's L2 cache
+   * (reuse_stream set; see gst_cs_buffer_pool_set_reuse_stream()). */
+  GMutex reuse_lock;
+  cudaStream_t reuse_stream; /* the writer's stream; nullptr: plain FIFO */
+  GstBuffer * hot;           /* guarded by reuse_lock */
+  guint acquiring;           /* acquirers that went to the queue (reuse_lock) */
 };
 
 G_DEFINE_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST_TYPE_BUFFER_POOL);
@@ -96,12 +106,88 @@ gst_cs_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
   GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->reset_buffer (pool, buffer);
 }
 
+/* Whether `buffer`, just released, can be handed out again before the
+ * older frames in the queue: GstBufferPool's own release checks (its memory
+ * untouched, whole and ours alone), and every GPU access of its memory still
+ * pending is on the writer's stream, so that writing it again at once waits
+ * for nothing on the GPU that another frame would not have waited for. */
+static bool
+reusable_at_once (GstCsBufferPool * self, GstBuffer * buffer)
+{
+  if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY) ||
+      gst_buffer_get_size (buffer) != self->layout.size ||
+      !gst_buffer_is_all_memory_writable (buffer))
+    return false;
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    gst_cs::MemorySync * sync = gst_cs::memory_sync (gst_buffer_peek_memory (buffer, i));
+    if (!sync || !sync->pending_only_on (self->reuse_stream))
+      return false;
+  }
+  return true;
+}
+
+static GstFlowReturn
+gst_cs_buffer_pool_acquire_buffer (
+    GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
+{
+  auto * self = GST_CS_BUFFER_POOL (pool);
+  g_mutex_lock (&self->reuse_lock);
+  GstBuffer * hot =
+      GST_BUFFER_POOL_IS_FLUSHING (pool) ? nullptr : std::exchange (self->hot, nullptr);
+  if (!hot)
+    self->acquiring++;
+  g_mutex_unlock (&self->reuse_lock);
+  if (hot) {
+    *buffer = hot;
+    return GST_FLOW_OK;
+  }
+  /* The queue, where an acquirer may wait for a release: while one is
+   * there, releases go to the queue too, or it would never wake. */
+  const GstFlowReturn ret = GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+                                ->acquire_buffer (pool, buffer, params);
+  g_mutex_lock (&self->reuse_lock);
+  self->acquiring--;
+  g_mutex_unlock (&self->reuse_lock);
+  return ret;
+}
+
+static void
+gst_cs_buffer_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  auto * self = GST_CS_BUFFER_POOL (pool);
+  GstBuffer * to_queue = buffer;
+  if (self->reuse_stream && reusable_at_once (self, buffer)) {
+    g_mutex_lock (&self->reuse_lock);
+    if (self->acquiring == 0)
+      to_queue = std::exchange (self->hot, buffer);
+    g_mutex_unlock (&self->reuse_lock);
+  }
+  if (to_queue)
+    GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+        ->release_buffer (pool, to_queue);
+}
+
+static gboolean
+gst_cs_buffer_pool_stop (GstBufferPool * pool)
+{
+  auto * self = GST_CS_BUFFER_POOL (pool);
+  /* Into the queue, where GstBufferPool frees what it holds. */
+  g_mutex_lock (&self->reuse_lock);
+  GstBuffer * hot = std::exchange (self->hot, nullptr);
+  g_mutex_unlock (&self->reuse_lock);
+  if (hot)
+    GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->release_buffer (pool, hot);
+  return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->stop (pool);
+}
+
 static void
 gst_cs_buffer_pool_finalize (GObject * object)
 {
   auto * self = GST_CS_BUFFER_POOL (object);
   gst_clear_object (&self->allocator);
   g_clear_error (&self->error);
+  gst_clear_buffer (&self->hot);
+  g_mutex_clear (&self->reuse_lock);
   G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->finalize (object);
 }
 
@@ -114,13 +200,18 @@ gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
   pool_class->set_config = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_set_config);
   pool_class->alloc_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_alloc_buffer);
   pool_class->reset_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_reset_buffer);
+  pool_class->acquire_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_acquire_buffer);
+  pool_class->release_buffer = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_release_buffer);
+  pool_class->stop = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_stop);
   GST_DEBUG_CATEGORY_INIT (
       gst_cs_buffer_pool_debug, "csbufferpool", 0, "gst-cudastreams device buffer pool");
 }
 
 static void
-gst_cs_buffer_pool_init (GstCsBufferPool *)
-{}
+gst_cs_buffer_pool_init (GstCsBufferPool * self)
+{
+  g_mutex_init (&self->reuse_lock);
+}
 
 GstBufferPool *
 gst_cs_buffer_pool_new (gint device_id)
@@ -136,6 +227,18 @@ gint
 gst_cs_buffer_pool_get_device_id (GstCsBufferPool * pool)
 {
   return pool->device_id;
+}
+
+/* Lets a frame released with GPU accesses pending on `stream` alone (the
+ * stream of the element that writes the pool's frames) be handed out again
+ * next, ahead of older ones: writing it again then waits for nothing but
+ * stream order, and its bytes are likely still in L2 (a 4K -> 1080p RGBA
+ * conversion into the same frame: 11.6 us a frame on an H100, into three in
+ * turn 13.9 us). Set before the pool is activated. */
+void
+gst_cs_buffer_pool_set_reuse_stream (GstCsBufferPool * pool, cudaStream_t stream)
+{
+  pool->reuse_stream = stream;
 }
 
 GError *

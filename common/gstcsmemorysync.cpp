@@ -59,6 +59,19 @@ MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 }
 
 bool
+MemorySync::pending_only_on (cudaStream_t stream)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  if (writer_ && writer_->stream () != stream)
+    return false;
+  for (auto & r : readers_) {
+    if (r->stream () != stream)
+      return false;
+  }
+  return true;
+}
+
+bool
 MemorySync::gpu_wait_writer (cudaStream_t stream, GError ** error)
 {
   EventRef w = writer ();

@@ -112,9 +112,8 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op
       if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
         pixels::store_packed (op, x, y, pixels::border_pixel (op));
       else
-        *(unsigned *)(op.out.data[0] +
-                      pixels::sample_offset ((unsigned)op.out.pitch[0], 4, x, y)) =
-            __byte_perm (word (m.sx (dx, dy), m.sy (dx, dy)), 0xffu, select);
+        pixels::store_word (op.out, x, y,
+            __byte_perm (word (m.sx (dx, dy), m.sy (dx, dy)), 0xffu, select));
     }
     return;
   }

@@ -198,14 +198,7 @@ store (const ConvertScale & op, int x, int y, unsigned codes)
 {
   const Image & o = op.out;
   if (op.out_packed) {
-    const unsigned word = byte_perm (codes, 0u, op.fixed.out_select);
-    std::uint8_t * p = o.data[0] + pixels::sample_offset ((unsigned)o.pitch[0], 4, x, y);
-#if defined(__CUDA_ARCH__)
-    *(unsigned *)p = word;
-#else
-    for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
-      p[b] = (std::uint8_t) (word >> (8 * b));
-#endif
+    pixels::store_word (o, x, y, byte_perm (codes, 0u, op.fixed.out_select));
     return;
   }
   GCS_UNROLL

@@ -509,6 +509,21 @@ downsample_chroma (
   *v = sv;
 }
 
+// Stores pixel (x, y)'s packed word in a packed output (4 bytes a pixel,
+// plane 0): one 32-bit store on the GPU; on the host its 4 bytes, little
+// endian, as the GPU stores them.
+GCS_HD void
+store_word (const Image & o, int x, int y, unsigned word)
+{
+  std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
+#if defined(__CUDA_ARCH__)
+  *(unsigned *)p = word;
+#else
+  for (int b = 0; b < 4; b++)
+    p[b] = (std::uint8_t) (word >> (8 * b));
+#endif
+}
+
 // Stores output pixel (x, y) of a packed output (op.out_packed) as one word.
 GCS_HD void
 store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
@@ -518,13 +533,7 @@ store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
   GCS_UNROLL
   for (int c = 0; c < 4; c++)
     word |= quantize<1> (o, px.c[c]) << (8 * o.comp[c].offset);
-  std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], 4, x, y);
-#if defined(__CUDA_ARCH__)
-  *(unsigned *)p = word;
-#else
-  for (int b = 0; b < 4; b++) /* little endian, as the GPU stores it */
-    p[b] = (std::uint8_t) (word >> (8 * b));
-#endif
+  store_word (o, x, y, word);
 }
 
 // Stores the output pixel (x, y)'s components but its chroma where the

@@ -65,6 +65,11 @@ decide_output_pool (GstCsBaseTransform * base, GstQuery * query, guint min_buffe
       gst_cs_base_transform_get_device (base), caps, info.size, min, max, query, nvcodec);
   if (!made)
     return false;
+  /* Only the element writes these frames, on its stream: the one released
+   * last may go out first (GstCsBufferPool). */
+  if (GST_IS_CS_BUFFER_POOL (made))
+    gst_cs_buffer_pool_set_reuse_stream (
+        GST_CS_BUFFER_POOL (made), gst_cs_base_transform_get_stream (base));
   gst_object_replace ((GstObject **)pool, GST_OBJECT_CAST (made));
   gst_object_unref (made);
   gst_cs_query_set_pool (query, *pool, info.size, min, max);

@@ -26,7 +26,9 @@ bool activate_output_pool (GstElement * element, GstBufferPool * pool);
 // `min_buffers` and of what downstream holds, bounded only where
 // downstream bounds what it holds (plus the one being written). It goes
 // first in `query` and into `*pool`, not yet active: the element activates
-// it where frames will need it (activate_output_pool). False where the
+// it where frames will need it (activate_output_pool). Ours hands out the
+// frame released last first where only the element's stream still has it
+// in flight (gst_cs_buffer_pool_set_reuse_stream). False where the
 // caps are not raw video or after posting an error.
 bool decide_output_pool (GstCsBaseTransform * base, GstQuery * query, guint min_buffers,
     bool nvcodec, GstBufferPool ** pool);

@@ -193,6 +193,102 @@ GST_START_TEST (test_application_reader)
 }
 GST_END_TEST;
 
+/* A pool of `n` GRAY8 64x64 device frames (Bench's kBytes), active. */
+static GstBufferPool *
+new_frame_pool (guint n, guint max)
+{
+  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  GstCaps * caps = gst_caps_from_string ("video/x-raw,format=GRAY8,width=64,height=64");
+  gst_buffer_pool_config_set_params (config, caps, kBytes, n, max);
+  gst_caps_unref (caps);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  return pool;
+}
+
+static GstBuffer *
+acquire (GstBufferPool * pool)
+{
+  GstBuffer * frame = NULL;
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (pool, &frame, NULL), GST_FLOW_OK);
+  return frame;
+}
+
+/* The frame released last goes out again first while only the writer's
+ * stream has it in flight (its bytes still in L2); one that another stream
+ * still reads waits its turn in the queue, so that the writer does not wait
+ * for that reader; without a writer's stream the pool is GStreamer's FIFO. */
+GST_START_TEST (test_pool_reuses_the_frame_released_last)
+{
+  Bench b;
+  for (int with_stream = 0; with_stream < 2; with_stream++) {
+    GstBufferPool * pool = new_frame_pool (3, 0);
+    if (with_stream)
+      gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+    fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+    GstBuffer * frame = acquire (pool);
+    guint8 * memory = b.device (frame);
+    fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
+    b.write (frame, 0x11, b.writer);
+    gst_buffer_unref (frame);
+    frame = acquire (pool);
+    fail_unless ((b.device (frame) == memory) == (with_stream != 0),
+        "with_stream=%d: the frame released last %s out again first", with_stream,
+        with_stream ? "did not go" : "went");
+    if (with_stream) {
+      /* now read on another stream as well: not first any more */
+      fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
+      b.write (frame, 0x22, b.writer);
+      fail_unless (gst_cs_sync_meta_wait (frame, b.reader, NULL));
+      fail_unless (gst_cs_buffer_add_reader (frame, 0, b.reader, NULL));
+      gst_buffer_unref (frame);
+      frame = acquire (pool);
+      fail_if (b.device (frame) == memory, "a frame another stream reads went out first");
+    }
+    gst_buffer_unref (frame);
+    fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+    gst_object_unref (pool);
+  }
+}
+GST_END_TEST;
+
+struct Acquirer {
+  GstBufferPool * pool;
+  GstBuffer * frame = nullptr;
+};
+
+static gpointer
+acquire_in_thread (gpointer data)
+{
+  auto * a = static_cast<Acquirer *> (data);
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (a->pool, &a->frame, NULL), GST_FLOW_OK);
+  return NULL;
+}
+
+/* A bounded pool with every frame out: an acquirer waits in GStreamer's
+ * queue, and the frame released then must reach it there (were it kept
+ * aside for reuse, the acquirer would wait for ever). */
+GST_START_TEST (test_pool_wakes_a_waiting_acquirer)
+{
+  Bench b;
+  GstBufferPool * pool = new_frame_pool (1, 1);
+  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  GstBuffer * frame = acquire (pool);
+  Acquirer waiting{ pool };
+  GThread * thread = g_thread_new ("acquirer", acquire_in_thread, &waiting);
+  g_usleep (100 * 1000); /* let it reach the queue and wait there */
+  gst_buffer_unref (frame);
+  g_thread_join (thread);
+  fail_unless (waiting.frame != NULL);
+  gst_buffer_unref (waiting.frame);
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+}
+GST_END_TEST;
+
 /* An application's memory (a tensor) goes into a pipeline with a release
  * stream: when the last buffer of it is freed, the application is notified
  * at once, with no host wait, and work it then enqueues on the release
@@ -270,6 +366,8 @@ memorysync_gpu_suite (void)
   tcase_add_test (tc, test_application_reader);
   tcase_add_test (tc, test_application_reader_bad_device);
   tcase_add_test (tc, test_wrapped_release_on_stream);
+  tcase_add_test (tc, test_pool_reuses_the_frame_released_last);
+  tcase_add_test (tc, test_pool_wakes_a_waiting_acquirer);
   return s;
 }
 
