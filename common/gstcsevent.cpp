@@ -72,6 +72,12 @@ Event::record (cudaStream_t stream, GError ** error)
    * record on one stream get numbers in the stream's order. */
   static std::mutex lock;
   static guint64 last = 0;
+  /* CUDA takes the device of a legacy or per-thread stream handle (0, 1,
+   * 2: an application's) from the calling thread, whatever device is
+   * current there; the event's device is the one meant. */
+  gst_cs::DeviceGuard device (device_, error);
+  if (!device.ok ())
+    return false;
   std::lock_guard<std::mutex> guard (lock);
   stream_ = stream;
   seq_ = ++last;

@@ -38,7 +38,9 @@ public:
   // The stream of the last record(), the producer a consumer compares with.
   cudaStream_t stream () const { return stream_; }
 
-  // Records on `stream`, which must belong to device(). Records of all events
+  // Records on `stream`, which must belong to device() (made current for the
+  // call, so that a legacy or per-thread handle names that device's stream,
+  // as it does for the caller that gave it). Records of all events
   // are numbered in the order they were enqueued, so of two events recorded
   // on one stream the one with the larger seq() completes later.
   bool record (cudaStream_t stream, GError ** error);

@@ -6,8 +6,9 @@
 
 /**
  * gst_cs_stream_wait_stream:
- * @device: the CUDA device of both streams
- * @waiter: the stream that must wait
+ * @device: the CUDA device of @producer
+ * @waiter: the stream that must wait, of any device (CUDA lets a stream wait
+ *   for another device's event)
  * @producer: a stream of @device whose work so far @waiter must follow
  * @error: where a CUDA failure is described
  *

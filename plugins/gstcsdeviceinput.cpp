@@ -31,7 +31,8 @@ DeviceInput::finish (GstBuffer * inbuf, GstBuffer * outbuf, bool read)
   bool ok = true;
   if (read && is_nvcodec_memory (gst_buffer_peek_memory (inbuf, 0))) {
     GError * err = NULL;
-    ok = held_.hold (inbuf, gst_cs_base_transform_get_stream (owner_),
+    ok = held_.hold (inbuf, gst_cs_base_transform_get_device (owner_),
+        gst_cs_base_transform_get_stream (owner_),
         gst_cs_base_transform_get_waits (owner_), &err);
     if (!ok)
       GST_CS_POST_ERROR (owner_, err, "Cannot keep an nvcodec frame while it is read");

@@ -270,7 +270,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
                                   from_nvcodec ? NULL : src, device, stream, &err)
                             : NULL;
   if (meta && from_nvcodec)
-    ok = self->held->hold (inbuf, stream, waits, &err);
+    ok = self->held->hold (inbuf, device, stream, waits, &err);
   gst_buffer_unref (src);
   if (!meta || !ok) {
     gst_clear_buffer (outbuf);

@@ -12,20 +12,26 @@ HeldBuffers::~HeldBuffers ()
   /* Only reached after drain() (stop) or with nothing enqueued: an event
    * still pending here would release memory the GPU reads, so wait. */
   (void)drain (nullptr, nullptr);
-  for (cudaEvent_t e : spare_)
-    (void)cudaEventDestroy (e);
+  for (const Slot & s : spare_)
+    (void)cudaEventDestroy (s.event); /* any device may be current */
 }
 
 bool
-HeldBuffers::take_event (cudaEvent_t * event, GError ** error)
+HeldBuffers::take_event (int device, Slot * slot, GError ** error)
 {
-  if (!spare_.empty ()) {
-    *event = spare_.back ();
-    spare_.pop_back ();
-    return true;
+  for (auto it = spare_.begin (); it != spare_.end (); ++it) {
+    if (it->device == device) {
+      *slot = *it;
+      spare_.erase (it);
+      return true;
+    }
   }
-  /* One per slot, at most capacity() + 1 in the element's life. */
-  return GST_CS_CHECK (cudaEventCreateWithFlags (event, cudaEventDisableTiming), error);
+  /* One per slot and device, at most capacity() + 1 per device in the
+   * element's life. An event belongs to the device current when it is
+   * made. */
+  slot->device = device;
+  return GST_CS_CHECK (
+      cudaEventCreateWithFlags (&slot->event, cudaEventDisableTiming), error);
 }
 
 void
@@ -34,27 +40,28 @@ HeldBuffers::release_front ()
   Held h = held_.front ();
   held_.pop_front ();
   gst_buffer_unref (h.buffer);
-  spare_.push_back (h.event);
+  spare_.push_back (h.slot);
 }
 
 bool
-HeldBuffers::hold (
-    GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
+HeldBuffers::hold (GstBuffer * buffer, int device, cudaStream_t stream,
+    GstCsWaitCounter * waits, GError ** error)
 {
   release_done ();
-  cudaEvent_t event;
-  if (!take_event (&event, error))
+  DeviceGuard guard (device, error);
+  Slot slot;
+  if (!guard.ok () || !take_event (device, &slot, error))
     return false;
-  if (!GST_CS_CHECK (cudaEventRecord (event, stream), error)) {
-    spare_.push_back (event);
+  if (!GST_CS_CHECK (cudaEventRecord (slot.event, stream), error)) {
+    spare_.push_back (slot);
     return false;
   }
-  held_.push_back ({ gst_buffer_ref (buffer), event });
+  held_.push_back ({ gst_buffer_ref (buffer), slot });
   while (held_.size () > capacity_) {
     /* The element keeps at most capacity() (what upstream can spare):
      * waiting here keeps it from running dry. Rare: a read is done long
      * before `capacity` frames later (but for a capacity of 0). */
-    if (!gst_cs_host_wait_event (held_.front ().event, waits, error))
+    if (!gst_cs_host_wait_event (held_.front ().slot.event, waits, error))
       return false;
     release_front ();
   }
@@ -66,7 +73,7 @@ HeldBuffers::release_done ()
 {
   /* Events of one stream complete in order: stop at the first pending. */
   while (!held_.empty ()) {
-    cudaError_t state = cudaEventQuery (held_.front ().event);
+    cudaError_t state = cudaEventQuery (held_.front ().slot.event);
     if (state == cudaErrorNotReady)
       return;
     (void)cudaGetLastError ();
@@ -93,7 +100,7 @@ HeldBuffers::drain (GstCsWaitCounter * waits, GError ** error)
   bool ok = true;
   release_done ();
   if (!held_.empty ())
-    ok = gst_cs_host_wait_event (held_.back ().event, waits, error);
+    ok = gst_cs_host_wait_event (held_.back ().slot.event, waits, error);
   while (!held_.empty ())
     release_front ();
   return ok;

@@ -28,10 +28,12 @@ public:
   HeldBuffers (const HeldBuffers &) = delete;
   HeldBuffers & operator= (const HeldBuffers &) = delete;
 
-  // Keeps a reference to `buffer` until the work enqueued on `stream` so far
-  // has completed. `stream` belongs to the current device.
-  bool hold (
-      GstBuffer * buffer, cudaStream_t stream, GstCsWaitCounter * waits, GError ** error);
+  // Keeps a reference to `buffer` until the work enqueued on `stream` (of
+  // `device`) so far has completed. Any device may be current: the frame's
+  // owner may be another device's (an nvcodec decoder on another GPU), and
+  // CUDA records an event only on a stream of the event's own device.
+  bool hold (GstBuffer * buffer, int device, cudaStream_t stream,
+      GstCsWaitCounter * waits, GError ** error);
   // Lets go of the buffers whose reads have completed (never blocks).
   void release_done ();
   // Waits for all (counted) and lets them go: at stop and flush.
@@ -47,16 +49,20 @@ public:
   guint capacity () const { return capacity_; }
 
 private:
-  struct Held {
-    GstBuffer * buffer;
+  struct Slot {
+    int device;
     cudaEvent_t event;
   };
-  bool take_event (cudaEvent_t * event, GError ** error);
+  struct Held {
+    GstBuffer * buffer;
+    Slot slot;
+  };
+  bool take_event (int device, Slot * slot, GError ** error);
   void release_front ();
 
   guint capacity_;
-  std::deque<Held> held_;          // oldest first
-  std::vector<cudaEvent_t> spare_; // events of released slots
+  std::deque<Held> held_;   // oldest first
+  std::vector<Slot> spare_; // events of released slots, of any device
 };
 
 } // namespace gst_cs

@@ -55,18 +55,48 @@ copy_layout_metas (GstBuffer * dst, GstBuffer * src)
   }
 }
 
+/* A frame of a device this process cannot use (a wrong device id from an
+ * application, a device hidden by CUDA_VISIBLE_DEVICES) is refused before
+ * CUDA is asked anything of it. */
+static bool
+check_source_device (gint peer, gint device, GError ** error)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess)
+    (void)cudaGetLastError ();
+  if (peer >= 0 && peer < n)
+    return true;
+  g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+      "The frame is in memory of CUDA device %d, which this process does not have "
+      "(it sees %d device(s)); the element works on device %d",
+      peer, n, device);
+  return false;
+}
+
+/* Says which devices a failure was between (the CUDA message names neither). */
+static bool
+between_devices (gint peer, gint device, GError ** error)
+{
+  if (error && *error)
+    g_prefix_error (
+        error, "Copying a frame from CUDA device %d to device %d: ", peer, device);
+  return false;
+}
+
 bool
 import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
     ScratchPool & pool, GstBuffer ** local, GError ** error)
 {
+  const gint peer = memory_device (gst_buffer_peek_memory (buffer, 0));
+  if (!check_source_device (peer, device, error))
+    return false;
   DeviceMapping src;
   if (!src.map (buffer, GST_MAP_READ, device, stream, NULL, error))
-    return false;
-  const gint peer = src.device ();
+    return between_devices (peer, device, error);
   allow_peer_copies (device, peer);
   GstBuffer * out = pool.bytes (device, src.size (), error);
   if (!out)
-    return false;
+    return between_devices (peer, device, error);
   gst_buffer_copy_into (out, buffer,
       (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
   copy_layout_metas (out, buffer);
@@ -83,7 +113,7 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
         out, src.nvcodec () ? NULL : buffer, device, stream, error);
   if (!meta) {
     gst_buffer_unref (out);
-    return false;
+    return between_devices (peer, device, error);
   }
   *local = out;
   return true;

@@ -406,7 +406,7 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     const guint limit = hold_limit (self, inbuf);
     if (kind == HostMemory::PINNED) {
       self->held->set_capacity (limit);
-      ok = self->held->hold (inbuf, stream, waits, &err);
+      ok = self->held->hold (inbuf, device, stream, waits, &err);
     }
     /* A bounded pool's buffers that the copy threads still read count too. */
     if (ok && inbuf->pool && self->upstream_pool_max)

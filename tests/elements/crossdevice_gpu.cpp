@@ -2,12 +2,15 @@
 // On two GPUs (and on the CUDA stand-in with FAKECUDA_DEVICES=2): frames made
 // on one device and used by an element of another are copied across (the
 // consumer's stream waiting on the producer's event), pixel-exact, never read
-// in place; and the elements leave the application thread's current device
-// as they found it.
+// in place; the elements leave the application thread's current device
+// as they found it; and a frame that names a device the process does not
+// have is refused with an error that names both devices.
 #include <gst/check/gstcheck.h>
+#include <gst/app/gstappsrc.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "gstcudastreams.h"
 #include "testutil.h"
@@ -78,6 +81,42 @@ GST_START_TEST (test_application_device_kept)
 }
 GST_END_TEST;
 
+/* An application that wraps its memory with a device this process does not
+ * have (a wrong id, a device hidden by CUDA_VISIBLE_DEVICES): an element
+ * error naming both devices, no crash, no hang. */
+GST_START_TEST (test_frame_of_missing_device)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 64, 48);
+  void * data = nullptr;
+  fail_unless_equals_int (cudaSetDevice (0), cudaSuccess);
+  fail_unless_equals_int (cudaMalloc (&data, info.size), cudaSuccess);
+  GstBuffer * buf = gst_buffer_new ();
+  gst_buffer_append_memory (
+      buf, gst_cs_memory_new_wrapped (7, data, info.size, NULL, NULL));
+  GstElement * p = gst_parse_launch (
+      "appsrc name=src format=time caps=\"video/x-raw(memory:CUDAStreamsMemory),"
+      "format=NV12,width=64,height=48,framerate=30/1\" ! "
+      "cudacrop device-id=1 left=6 right=10 top=4 bottom=2 ! cudadownload device-id=1 ! "
+      "fakesink",
+      NULL);
+  fail_unless (p != NULL);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  GstElement * src = testutil::by_name (p, "src");
+  gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+  testutil::Outcome o = testutil::run_to_end (p, 20 * GST_SECOND);
+  gst_object_unref (p);
+  std::printf ("a frame of device 7 into cudacrop device-id=1: %s\n", o.error.c_str ());
+  fail_unless (!o.eos, "a frame of device 7 was taken");
+  fail_unless (o.error.find ("device 7") != std::string::npos &&
+                   o.error.find ("device 1") != std::string::npos,
+      "the error does not name both devices: %s", o.error.c_str ());
+  cudaFree (data);
+}
+GST_END_TEST;
+
 static Suite *
 crossdevice_suite (void)
 {
@@ -87,6 +126,7 @@ crossdevice_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_cross_devices);
   tcase_add_test (tc, test_application_device_kept);
+  tcase_add_test (tc, test_frame_of_missing_device);
   return s;
 }
 

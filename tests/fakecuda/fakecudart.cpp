@@ -43,6 +43,7 @@ make_state ()
   s->trace = env_long ("FAKECUDA_TRACE", 0, 0) != 0;
   s->device_bytes.assign (s->n_devices, 0);
   s->peer.assign (s->n_devices, std::vector<bool> (s->n_devices, false));
+  s->primary.assign (s->n_devices, nullptr);
   for (int d = 0; d < s->n_devices; d++) {
     /* The legacy stream is a handle no one may destroy, hence not "live". */
     s->streams.push_back (std::make_unique<Stream> ());
@@ -99,16 +100,54 @@ call (const std::function<cudaError_t ()> & body)
   return record_error (st.sticky != cudaSuccess ? st.sticky : err);
 }
 
+std::vector<Context *> &
+context_stack ()
+{
+  thread_local std::vector<Context *> stack;
+  return stack;
+}
+
+Context *
+primary_context (int device)
+{
+  State & st = state ();
+  if (!valid_device (device))
+    return nullptr;
+  if (!st.primary[device]) {
+    st.contexts.push_back (std::make_unique<Context> ());
+    st.primary[device] = st.contexts.back ().get ();
+    st.primary[device]->device = device;
+    st.primary[device]->primary = true;
+  }
+  return st.primary[device];
+}
+
 int
 current_device ()
 {
-  return device_of_thread;
+  const auto & stack = context_stack ();
+  return stack.empty () ? device_of_thread : stack.back ()->device;
 }
 
 void
 set_current_device (int device)
 {
   device_of_thread = device;
+  auto & stack = context_stack ();
+  if (!stack.empty ())
+    stack.back () = primary_context (device);
+}
+
+cudaError_t
+last_runtime_error ()
+{
+  return last_error;
+}
+
+void
+restore_runtime_error (cudaError_t err)
+{
+  last_error = err;
 }
 
 bool

@@ -78,6 +78,15 @@ struct Where {
   bool overflow = false;
 };
 
+/* A driver context (fakecudart_driver.cpp): nvcodec's library makes its
+ * own or wraps a device's primary one. The top of a thread's context stack
+ * is its current device, as cudaSetDevice makes a primary context current. */
+struct Context {
+  int device = 0;
+  bool primary = false;
+  bool live = true;
+};
+
 struct State {
   std::recursive_mutex mutex;
   int n_devices = 1;
@@ -97,6 +106,11 @@ struct State {
   std::vector<std::size_t> device_bytes; /* per device, for the capacity */
   std::size_t pinned_bytes = 0;
   std::vector<std::vector<bool>> peer; /* peer[d][p]: d's kernels may touch p's memory */
+
+  /* Every context ever made (never freed, so stale handles stay invalid),
+   * and each device's primary one once retained. */
+  std::vector<std::unique_ptr<Context>> contexts;
+  std::vector<Context *> primary; /* per device */
 
   cudaError_t sticky = cudaSuccess;
   int launch_device = -1; /* the device of the kernel twin running now */
@@ -123,7 +137,18 @@ cudaError_t call (const std::function<cudaError_t ()> & body);
  * which CUDA does not treat as an error) and returns it. */
 cudaError_t record_error (cudaError_t err);
 int current_device ();
+/* Also makes the device's primary context current where the thread has a
+ * driver context current (cudaSetDevice replaces the top of the stack). */
 void set_current_device (int device);
+/* The calling thread's driver contexts, innermost last. */
+std::vector<Context *> & context_stack ();
+Context * primary_context (int device);
+/* The calling thread's last runtime error, untouched by driver calls. */
+cudaError_t last_runtime_error ();
+void restore_runtime_error (cudaError_t err);
+/* What the fake devices say of `attr` (cudaDeviceAttr numbering, which the
+ * driver's CUdevice_attribute shares); 0 for anything not modelled. */
+int device_attribute (int attr, int device);
 bool valid_device (int device);
 
 /* The calling thread blocks on the device in `call`: counted per thread and
@@ -152,6 +177,21 @@ bool record_done (const Event & e);
 void * stream_wait_value32_entry ();
 /* Runs what the event's latest record needs. */
 void run_record (const Event & e);
+
+/* ---- copies (fakecudart_copy.cpp) ---- */
+
+struct Copy2D {
+  void * dst;
+  std::size_t dpitch;
+  const void * src;
+  std::size_t spitch;
+  std::size_t width;
+  std::size_t height;
+};
+
+/* A copy with CUDA's rules about when it blocks the host (see the file). */
+cudaError_t copy (const char * call, const Copy2D & c, cudaMemcpyKind kind,
+    cudaStream_t stream, bool synchronous);
 
 /* ---- memory ---- */
 

@@ -18,15 +18,6 @@
 namespace fakecuda {
 namespace {
 
-struct Copy2D {
-  void * dst;
-  std::size_t dpitch;
-  const void * src;
-  std::size_t spitch;
-  std::size_t width;
-  std::size_t height;
-};
-
 /* Bytes from the first to the last one touched. */
 std::size_t
 extent (std::size_t pitch, std::size_t width, std::size_t height)
@@ -79,6 +70,8 @@ from_snapshot (const Copy2D & c)
   return [later, staged] { copy_rows (later); };
 }
 
+} // namespace
+
 cudaError_t
 copy (const char * call, const Copy2D & c, cudaMemcpyKind kind, cudaStream_t stream,
     bool synchronous)
@@ -118,6 +111,8 @@ copy (const char * call, const Copy2D & c, cudaMemcpyKind kind, cudaStream_t str
   run_all (*s);
   return cudaSuccess;
 }
+
+namespace {
 
 cudaError_t
 set_bytes (const char * call, void * ptr, int value, std::size_t count,

@@ -83,6 +83,13 @@ fill_properties (cudaDeviceProp * p, int device)
 }
 
 } // namespace
+
+int
+device_attribute (int attr, int device)
+{
+  return attr == cudaDevAttrPciBusId ? device + 1 : figure ((cudaDeviceAttr)attr);
+}
+
 } // namespace fakecuda
 
 using namespace fakecuda;
@@ -194,7 +201,7 @@ cudaDeviceGetAttribute (int * value, enum cudaDeviceAttr attr, int device)
       return cudaErrorInvalidValue;
     if (!valid_device (device))
       return cudaErrorInvalidDevice;
-    *value = attr == cudaDevAttrPciBusId ? device + 1 : figure (attr);
+    *value = device_attribute (attr, device);
     return cudaSuccess;
   });
 }
@@ -212,16 +219,22 @@ cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
   });
 }
 
-/* No driver behind the stand-in: the driver's entry points (nvcodec's
- * context sharing asks for one) are not there, but for the stream wait on
- * host memory that the staged upload uses. */
+/* The stand-in's driver (fakecudart_driver.cpp), whose primary contexts
+ * nvcodec's context sharing asks for. */
+extern "C" int cuDevicePrimaryCtxRetain (Context ** ctx, int device);
+
+/* The driver's entry points the project asks the runtime for: the stream
+ * wait on host memory that the staged upload uses, and the primary context
+ * that nvcodec's context sharing wraps. */
 cudaError_t
 cudaGetDriverEntryPointByVersion (const char * symbol, void ** funcPtr, unsigned int,
     unsigned long long, enum cudaDriverEntryPointQueryResult * driverStatus)
 {
-  void * fn = symbol && std::strcmp (symbol, "cuStreamWaitValue32") == 0
-                  ? stream_wait_value32_entry ()
-                  : nullptr;
+  void * fn = nullptr;
+  if (symbol && std::strcmp (symbol, "cuStreamWaitValue32") == 0)
+    fn = stream_wait_value32_entry ();
+  else if (symbol && std::strcmp (symbol, "cuDevicePrimaryCtxRetain") == 0)
+    fn = reinterpret_cast<void *> (&cuDevicePrimaryCtxRetain);
   if (funcPtr)
     *funcPtr = fn;
   if (driverStatus)

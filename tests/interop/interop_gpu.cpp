@@ -8,7 +8,9 @@
 //     same x264 stream, odd crops, 1080p (three profiles) and 4K; with two
 //     GPUs, nvcodec memory of the other device into ours;
 //  c. cudastreamsupload ! cudastreamscrop ! nvcodec's cudadownload (where
-//     nvcodec holds that name), and ours through memory:CUDAMemory;
+//     nvcodec holds that name), on one device and, with two GPUs, ours on
+//     device 0 into nvcodec's download of device 1; and ours through
+//     memory:CUDAMemory;
 //  d. one CUcontext in the process: every gst.cuda.context seen wraps the
 //     runtime's primary context of device 0;
 //  e. host waits per frame of each of our elements, printed, and bounded;
@@ -652,7 +654,7 @@ check_decode_other_device (
   const std::string c = crop.props ();
   const std::string dev = " device-id=" + std::to_string (ours);
   const std::string desc = reference_branch (file, c) + "t. ! queue ! " + dec +
-                           " ! cudastreamscrop name=crop" + dev + " " + c +
+                           " name=dec ! cudastreamscrop name=crop" + dev + " " + c +
                            " ! cudastreamsdownload name=down" + dev +
                            " ! video/x-raw,format=NV12 ! appsink name=out sync=false";
   const std::string what = std::string (dec) + " ! cudastreamscrop" + dev +
@@ -663,11 +665,13 @@ check_decode_other_device (
   Captured ref, out;
   capture_copies (p, "ref", &ref);
   capture_copies (p, "out", &out);
-  Waits w = run (p, what);
+  Waits theirs;
+  Waits w = run (p, what, &theirs);
   gst_object_unref (p);
   assert_all_i420_nv12 (ref, out, 60, what);
   const guint n = ref.buffers.size ();
-  print_waits (what, w, { { "crop", "crop" }, { "down", "download" } }, n);
+  print_waits (what, w,
+      { { "dec", "decoder" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
   for (const char * e : { "crop", "down" })
     fail_unless (waits_of (w, e) <= n,
         "%s: %s waited %" G_GUINT64_FORMAT " times for %u frames", what.c_str (), e,
@@ -716,6 +720,49 @@ GST_START_TEST (test_ours_into_nvcodec_download)
   /* 1.22: the crop waits once per frame before it hands nvcodec a frame.
    * 1.24+: nvcodec's stream waits for ours on the GPU; its download then
    * waits on the host for its own copy, as ours does. */
+  const guint allowed = nvcodec_orders_itself () ? 0 : n;
+  fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
+      "host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
+      " for %u frames (allowed: %u each)",
+      waits_of (w, "up"), waits_of (w, "crop"), n, allowed);
+  if (nvcodec_orders_itself ())
+    fail_unless (theirs["down"] <= n,
+        "nvcodec's cudadownload synchronised %" G_GUINT64_FORMAT " times for %u frames",
+        theirs["down"], n);
+}
+
+GST_END_TEST;
+
+/* The other way across devices: ours on device 0 hand nvcodec memory to
+ * nvcodec's cudadownload of device 1 (with two GPUs). nvcodec reads memory
+ * of another device's context through that context; pixel-exact, and the
+ * host waits of each side printed and bounded: none in ours where nvcodec
+ * orders itself (1.24+), one per frame at most in nvcodec's download. */
+GST_START_TEST (test_ours_into_nvcodec_other_device)
+{
+  int devices = 0;
+  if (cudaGetDeviceCount (&devices) != cudaSuccess || devices < 2) {
+    std::printf ("c. ours on device 0 into nvcodec on device 1: not run, this machine "
+                 "has %d GPU(s)\n",
+        devices);
+    return;
+  }
+  check_scan_order ();
+  const Crop crop = odd_crop;
+  Waits w, theirs;
+  guint n = 0;
+  check_beside_videocrop ("cudastreamsupload name=up device-id=0 ! cudastreamscrop "
+                          "name=crop device-id=0 " +
+                              crop.props () +
+                              " ! video/x-raw(memory:CUDAMemory) ! cudadownload "
+                              "name=down cuda-device-id=1",
+      crop,
+      "c. cudastreamsupload ! cudastreamscrop (device 0) ! cudadownload (nvcodec, "
+      "device 1)",
+      &w, &n, { "up", "crop", "down" }, &theirs);
+  print_waits ("cudastreamsupload ! cudastreamscrop (device 0) ! cudadownload(nvcodec, "
+               "device 1)",
+      w, { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
   const guint allowed = nvcodec_orders_itself () ? 0 : n;
   fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
       "host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
@@ -1041,6 +1088,7 @@ interop_suite (void)
   tcase_add_test (tc, test_nvh264dec_1080p);
   tcase_add_test (tc, test_nvh264dec_4k);
   tcase_add_test (tc, test_nvh264dec_other_device);
+  tcase_add_test (tc, test_ours_into_nvcodec_other_device);
   tcase_add_test (tc, test_renegotiate_memory);
   return s;
 }
