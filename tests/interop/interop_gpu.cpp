@@ -699,45 +699,58 @@ GST_END_TEST;
 
 /* --- c. we produce memory:CUDAMemory ------------------------------------ */
 
+/* cudastreamsupload ! cudastreamscrop `ours` (device properties) ! nvcodec's
+ * cudadownload `theirs`, beside videocrop: pixel-exact, and the host waits
+ * of each side printed and bounded. 1.22: the crop waits once per frame
+ * before it hands nvcodec a frame. 1.24+: nvcodec's stream waits for ours
+ * on the GPU; its download then waits on the host for its own copy, as
+ * ours does. */
+static void
+check_ours_into_nvcodec_download (
+    const std::string & ours, const std::string & theirs_props, const char * label)
+{
+  const Crop crop = odd_crop;
+  Waits w, theirs;
+  guint n = 0;
+  const std::string chain =
+      "cudastreamsupload name=up " + ours + " ! cudastreamscrop name=crop " + ours + " " +
+      crop.props () + " ! video/x-raw(memory:CUDAMemory) ! cudadownload name=down " +
+      theirs_props;
+  const std::string what = std::string ("c. ") + label;
+  check_beside_videocrop (
+      chain, crop, what.c_str (), &w, &n, { "up", "crop", "down" }, &theirs);
+  print_waits (label, w,
+      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
+  const guint allowed = nvcodec_orders_itself () ? 0 : n;
+  fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
+      "%s: host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
+      " for %u frames (allowed: %u each)",
+      label, waits_of (w, "up"), waits_of (w, "crop"), n, allowed);
+  if (nvcodec_orders_itself ())
+    fail_unless (theirs["down"] <= n,
+        "%s: nvcodec's cudadownload synchronised %" G_GUINT64_FORMAT
+        " times for %u frames",
+        label, theirs["down"], n);
+}
+
 GST_START_TEST (test_ours_into_nvcodec_download)
 {
   check_scan_order ();
-  const Crop crop = odd_crop;
   if (feature_plugin ("cudadownload") != "nvcodec") {
     std::printf ("c. cudastreamsupload ! cudastreamscrop ! nvcodec's cudadownload: "
                  "not in this order (cudadownload is %s's)\n",
         feature_plugin ("cudadownload").c_str ());
     return;
   }
-  Waits w, theirs;
-  guint n = 0;
-  check_beside_videocrop ("cudastreamsupload name=up ! cudastreamscrop name=crop " +
-                              crop.props () + " ! cudadownload name=down",
-      crop, "c. cudastreamsupload ! cudastreamscrop ! cudadownload (nvcodec)", &w, &n,
-      { "up", "crop", "down" }, &theirs);
-  print_waits ("cudastreamsupload ! cudastreamscrop ! cudadownload(nvcodec)", w,
-      { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
-  /* 1.22: the crop waits once per frame before it hands nvcodec a frame.
-   * 1.24+: nvcodec's stream waits for ours on the GPU; its download then
-   * waits on the host for its own copy, as ours does. */
-  const guint allowed = nvcodec_orders_itself () ? 0 : n;
-  fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
-      "host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
-      " for %u frames (allowed: %u each)",
-      waits_of (w, "up"), waits_of (w, "crop"), n, allowed);
-  if (nvcodec_orders_itself ())
-    fail_unless (theirs["down"] <= n,
-        "nvcodec's cudadownload synchronised %" G_GUINT64_FORMAT " times for %u frames",
-        theirs["down"], n);
+  check_ours_into_nvcodec_download (
+      "", "", "cudastreamsupload ! cudastreamscrop ! cudadownload(nvcodec)");
 }
 
 GST_END_TEST;
 
 /* The other way across devices: ours on device 0 hand nvcodec memory to
- * nvcodec's cudadownload of device 1 (with two GPUs). nvcodec reads memory
- * of another device's context through that context; pixel-exact, and the
- * host waits of each side printed and bounded: none in ours where nvcodec
- * orders itself (1.24+), one per frame at most in nvcodec's download. */
+ * nvcodec's cudadownload of device 1 (with two GPUs), which reads memory of
+ * another device's context through that context. */
 GST_START_TEST (test_ours_into_nvcodec_other_device)
 {
   int devices = 0;
@@ -748,30 +761,8 @@ GST_START_TEST (test_ours_into_nvcodec_other_device)
     return;
   }
   check_scan_order ();
-  const Crop crop = odd_crop;
-  Waits w, theirs;
-  guint n = 0;
-  check_beside_videocrop ("cudastreamsupload name=up device-id=0 ! cudastreamscrop "
-                          "name=crop device-id=0 " +
-                              crop.props () +
-                              " ! video/x-raw(memory:CUDAMemory) ! cudadownload "
-                              "name=down cuda-device-id=1",
-      crop,
-      "c. cudastreamsupload ! cudastreamscrop (device 0) ! cudadownload (nvcodec, "
-      "device 1)",
-      &w, &n, { "up", "crop", "down" }, &theirs);
-  print_waits ("cudastreamsupload ! cudastreamscrop (device 0) ! cudadownload(nvcodec, "
-               "device 1)",
-      w, { { "up", "upload" }, { "crop", "crop" }, { "down", "download" } }, n, theirs);
-  const guint allowed = nvcodec_orders_itself () ? 0 : n;
-  fail_unless (waits_of (w, "up") <= allowed && waits_of (w, "crop") <= allowed,
-      "host waits: upload %" G_GUINT64_FORMAT ", crop %" G_GUINT64_FORMAT
-      " for %u frames (allowed: %u each)",
-      waits_of (w, "up"), waits_of (w, "crop"), n, allowed);
-  if (nvcodec_orders_itself ())
-    fail_unless (theirs["down"] <= n,
-        "nvcodec's cudadownload synchronised %" G_GUINT64_FORMAT " times for %u frames",
-        theirs["down"], n);
+  check_ours_into_nvcodec_download ("device-id=0", "cuda-device-id=1",
+      "cudastreamsupload ! cudastreamscrop (device 0) ! cudadownload(nvcodec, device 1)");
 }
 
 GST_END_TEST;
