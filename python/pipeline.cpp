@@ -107,9 +107,7 @@ Pipeline::~Pipeline ()
  * lock, and the state change would wait for it forever. Setting the pools
  * flushing wakes such a producer (its pushes fail as flushing, which
  * stopping expects); the pools are not used again, since elements make new
- * ones when they start. Likewise an appsink with max-buffers that nobody
- * pulls from waits for room holding its preroll lock, which the change to
- * PAUSED takes: lifting the bound wakes it (the queue is flushed anyway). */
+ * ones when they start. */
 static void
 stop (GstElement * pipeline)
 {
@@ -126,8 +124,6 @@ stop (GstElement * pipeline)
       gst_buffer_pool_set_flushing (pool, TRUE);
       gst_object_unref (pool);
     }
-    if (GST_IS_APP_SINK (el))
-      gst_app_sink_set_max_buffers (GST_APP_SINK (el), 0);
     g_value_reset (&item);
   }
   g_value_unset (&item);

@@ -137,7 +137,9 @@ def check_start_races_close():
 def check_close_full_appsink():
     """close() while an appsink with max-buffers is full and nobody pulls:
     its streaming thread waits for room holding the preroll lock that the
-    change to PAUSED takes (close() hung there before)."""
+    change to PAUSED takes; appsink's unlock wakes it (a guard: this passed
+    before issue 38's changes too; with several threads pulling at once it
+    may not, see the stress case)."""
     expect_ok(textwrap.dedent("""\
         p = cudastreams.Pipeline("videotestsrc ! video/x-raw,width=32,height=24 ! "
                                  "appsink name=sink max-buffers=1")
