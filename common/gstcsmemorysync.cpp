@@ -15,18 +15,32 @@ MemorySync::set_writer (const EventRef & e)
   readers_.clear ();
 }
 
+bool
+MemorySync::same_stream (const Reader & r, const EventRef & e, std::thread::id thread)
+{
+  if (r.event->stream () != e->stream ())
+    return false;
+  if (!stream_resolved_per_caller (e->stream ()))
+    return true;
+  /* Resolved where it was recorded: on the event's device, and for the
+   * per-thread stream on the recording thread. */
+  return r.event->device () == e->device () &&
+         (e->stream () != cudaStreamPerThread || r.thread == thread);
+}
+
 void
 MemorySync::add_reader (const EventRef & e)
 {
+  const std::thread::id thread = std::this_thread::get_id ();
   std::lock_guard<std::mutex> guard (lock_);
   for (auto & r : readers_) {
-    if (r->stream () == e->stream ()) {
-      if (e->seq () > r->seq ())
-        r = e;
+    if (same_stream (r, e, thread)) {
+      if (e->seq () > r.event->seq ())
+        r = Reader{ e, thread };
       return;
     }
   }
-  readers_.push_back (e);
+  readers_.push_back (Reader{ e, thread });
 }
 
 EventRef
@@ -40,7 +54,10 @@ std::vector<EventRef>
 MemorySync::pending ()
 {
   std::lock_guard<std::mutex> guard (lock_);
-  std::vector<EventRef> all (readers_);
+  std::vector<EventRef> all;
+  all.reserve (readers_.size () + 1);
+  for (auto & r : readers_)
+    all.push_back (r.event);
   if (writer_)
     all.push_back (writer_);
   return all;
@@ -50,8 +67,8 @@ bool
 MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 {
   for (auto & e : pending ()) {
-    if (e->stream () == stream)
-      continue; /* stream order already covers it */
+    if (stream_order_covers (e->stream (), stream))
+      continue;
     if (!GST_CS_CHECK (cudaStreamWaitEvent (stream, e->handle (), 0), error))
       return false;
   }
@@ -62,10 +79,10 @@ bool
 MemorySync::pending_only_on (cudaStream_t stream)
 {
   std::lock_guard<std::mutex> guard (lock_);
-  if (writer_ && writer_->stream () != stream)
+  if (writer_ && !stream_order_covers (writer_->stream (), stream))
     return false;
   for (auto & r : readers_) {
-    if (r->stream () != stream)
+    if (!stream_order_covers (r.event->stream (), stream))
       return false;
   }
   return true;
@@ -75,7 +92,7 @@ bool
 MemorySync::gpu_wait_writer (cudaStream_t stream, GError ** error)
 {
   EventRef w = writer ();
-  if (!w || w->stream () == stream)
+  if (!w || stream_order_covers (w->stream (), stream))
     return true;
   return GST_CS_CHECK (cudaStreamWaitEvent (stream, w->handle (), 0), error);
 }
@@ -94,7 +111,7 @@ MemorySync::host_wait_all (GstCsWaitCounter * counter, GError ** error)
     if (writer_.get () == e.get ())
       writer_ = EventRef ();
     for (auto it = readers_.begin (); it != readers_.end (); ++it) {
-      if (it->get () == e.get ()) {
+      if (it->event.get () == e.get ()) {
         readers_.erase (it);
         break;
       }

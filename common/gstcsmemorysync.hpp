@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <gst/gst.h>
@@ -18,6 +19,27 @@
 
 namespace gst_cs {
 
+// Whether CUDA resolves `stream` against the calling thread and its current
+// device: 0 and cudaStreamLegacy name the current device's legacy stream,
+// cudaStreamPerThread the calling thread's own stream on it. One such value
+// names different streams on different devices and threads.
+inline bool
+stream_resolved_per_caller (cudaStream_t stream)
+{
+  return stream == nullptr || stream == cudaStreamLegacy || stream == cudaStreamPerThread;
+}
+
+// Whether work enqueued on `b` now is ordered after work recorded on `a`
+// by stream order alone: one stream, named by a handle that means the same
+// stream wherever it is used. A handle resolved per caller may have named
+// another stream where `a` was recorded: a wait on the GPU then, never a
+// skipped one.
+inline bool
+stream_order_covers (cudaStream_t a, cudaStream_t b)
+{
+  return a == b && !stream_resolved_per_caller (a);
+}
+
 class MemorySync {
 public:
   // A new writer, recorded after its work was enqueued. It waited for every
@@ -26,7 +48,10 @@ public:
   void set_writer (const EventRef & e);
   // Of two readers on one stream the later-enqueued one (Event::seq)
   // completes last and covers the other, whatever order the two threads
-  // register in; so the list holds at most one event per stream.
+  // register in; so the list holds at most one event per stream. Called on
+  // the thread that recorded `e`: for cudaStreamPerThread, that thread's
+  // stream is the one meant (another thread's 2 is another stream), and for
+  // the legacy stream, that of the event's device.
   void add_reader (const EventRef & e);
   EventRef writer ();
 
@@ -45,11 +70,16 @@ public:
   bool host_wait_all (GstCsWaitCounter * counter, GError ** error);
 
 private:
+  struct Reader {
+    EventRef event;
+    std::thread::id thread; // that recorded it (for cudaStreamPerThread)
+  };
+  static bool same_stream (const Reader & r, const EventRef & e, std::thread::id thread);
   std::vector<EventRef> pending ();
 
   std::mutex lock_;
   EventRef writer_;
-  std::vector<EventRef> readers_;
+  std::vector<Reader> readers_;
 };
 
 // The sync state of the project's device or pinned memory, nullptr for others.

@@ -118,9 +118,14 @@ gst_cs_stream_pool_new (gint device_id, guint n_streams, gint priority, GError *
  *
  * A pool of streams the application owns (for instance PyTorch's, of the
  * priorities it chose): the elements do their work on them. The pool never
- * destroys them, so they must outlive it.
+ * destroys them, so they must outlive it. cudaStreamPerThread is refused:
+ * it names the calling thread's own stream, and every element works on
+ * threads of its own, so elements leasing it would each use another stream
+ * and skip the waits between them. The legacy default stream is accepted:
+ * the elements resolve it with @device_id current.
  *
- * Returns: (transfer full): the pool
+ * Returns: (transfer full) (nullable): the pool; %NULL when @streams holds
+ *   cudaStreamPerThread
  *
  * Since: 0.1
  */
@@ -130,6 +135,13 @@ gst_cs_stream_pool_new_wrapped (
 {
   g_return_val_if_fail (streams != NULL && n_streams > 0, NULL);
   GstCsStreamPool * self = pool_new (device_id, FALSE);
+  for (guint i = 0; i < n_streams; i++) {
+    if (streams[i] == cudaStreamPerThread) {
+      GST_WARNING ("cudaStreamPerThread names another stream on every thread: refused");
+      gst_object_unref (self);
+      return NULL;
+    }
+  }
   for (guint i = 0; i < n_streams; i++)
     self->slots->push_back ({ streams[i], 0 });
   return self;

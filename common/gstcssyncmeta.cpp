@@ -286,7 +286,10 @@ gst_cs_buffer_add_reader (
  * @error: (out) (optional): the CUDA error
  *
  * The consumer rule: nothing when the buffer was produced on @stream,
- * otherwise cudaStreamWaitEvent() on its event. Never blocks the CPU.
+ * otherwise cudaStreamWaitEvent() on its event. The handles CUDA resolves
+ * per calling thread and current device (the legacy and per-thread default
+ * streams) always wait: the producer's may have been another stream under
+ * the same value. Never blocks the CPU.
  *
  * Returns: %TRUE when @stream now waits for the buffer's producer
  *
@@ -298,7 +301,7 @@ gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
   g_return_val_if_fail (GST_IS_BUFFER (buffer), FALSE);
   GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
   if (meta && meta->event) {
-    if (meta->stream == stream)
+    if (gst_cs::stream_order_covers (meta->stream, stream))
       return TRUE;
     return GST_CS_CHECK (cudaStreamWaitEvent (stream, meta->event, 0), error);
   }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstcshostregistry.hpp"
 
+#include <algorithm>
 #include <mutex>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
@@ -15,8 +17,20 @@ namespace gst_cs {
 
 namespace {
 
-/* Set on the root memory: what we know of it. */
-enum Sighting { SEEN = 1, REFUSED = 2 };
+/* Set on the memory seen: which registries (elements) saw it, and whether
+ * CUDA refused its block. Only an element's own second sighting says that
+ * the memory recurs: two elements behind a tee see every fresh memory once
+ * each. */
+struct Sightings {
+  std::vector<const HostRegistry::Counts *> by;
+  bool refused = false;
+};
+
+void
+free_sightings (gpointer data)
+{
+  delete static_cast<Sightings *> (data);
+}
 
 struct Registration {
   void * base;
@@ -113,6 +127,27 @@ HostRegistry::read_only_supported (int device)
   return ro_supported_;
 }
 
+/* Whether this element saw `mem` before (noting it now if not); false too
+ * when CUDA refused its block. The sighting is of the memory object itself,
+ * not of its parent: sub-memories of one parent (frames a parser cut from
+ * one read) are each seen once, however many share the parent. */
+bool
+HostRegistry::seen_before (GstMemory * mem)
+{
+  GstMiniObject * obj = GST_MINI_OBJECT_CAST (mem);
+  auto * s = static_cast<Sightings *> (gst_mini_object_get_qdata (obj, seen_quark ()));
+  if (!s) {
+    s = new Sightings;
+    gst_mini_object_set_qdata (obj, seen_quark (), s, free_sightings);
+  }
+  if (s->refused)
+    return false;
+  if (std::find (s->by.begin (), s->by.end (), counts_.get ()) != s->by.end ())
+    return true;
+  s->by.push_back (counts_.get ());
+  return false;
+}
+
 bool
 HostRegistry::registered (GstMemory * mem, const guint8 * data, int device)
 {
@@ -123,14 +158,8 @@ HostRegistry::registered (GstMemory * mem, const guint8 * data, int device)
   std::lock_guard<std::mutex> g (registry_lock ());
   if (gst_mini_object_get_qdata (obj, registration_quark ()))
     return true;
-  if (!allowed (root))
+  if (!allowed (root) || !seen_before (mem))
     return false;
-  const gint sighting = GPOINTER_TO_INT (gst_mini_object_get_qdata (obj, seen_quark ()));
-  if (sighting != SEEN) {
-    if (!sighting)
-      gst_mini_object_set_qdata (obj, seen_quark (), GINT_TO_POINTER (SEEN), NULL);
-    return false;
-  }
   /* The whole block: a system memory maps at its block's start plus its
    * offset, and a sub-memory shares its parent's block and maxsize. */
   void * base = const_cast<guint8 *> (data) - mem->offset;
@@ -151,7 +180,9 @@ HostRegistry::registered (GstMemory * mem, const guint8 * data, int device)
     GST_DEBUG ("cudaHostRegister (%p, %" G_GSIZE_FORMAT "): %s, staging it", base, bytes,
         cudaGetErrorString (err));
     (void)cudaGetLastError ();
-    gst_mini_object_set_qdata (obj, seen_quark (), GINT_TO_POINTER (REFUSED), NULL);
+    static_cast<Sightings *> (
+        gst_mini_object_get_qdata (GST_MINI_OBJECT_CAST (mem), seen_quark ()))
+        ->refused = true;
     return false;
   }
   counts_->bytes += bytes;

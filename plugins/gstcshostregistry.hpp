@@ -12,7 +12,8 @@ namespace gst_cs {
 // Upstream pools hand the same GstMemory back frame after frame. Registered
 // with CUDA (cudaHostRegister), such memory is read by the copy engine
 // directly, at the pinned rate, with no staging copy. A memory is
-// registered the second time it is seen (once is no sign it recurs: see
+// registered the second time one element sees it (once is no sign it
+// recurs, nor is a sighting by each of two elements behind a tee: see
 // docs/design.md for when registration pays off), stays registered while it
 // lives, and is unregistered by a destroy notify of its qdata, which
 // GStreamer runs before it frees the memory (gst_mini_object_unref: dispose,
@@ -58,6 +59,7 @@ public:
 
 private:
   bool read_only_supported (int device);
+  bool seen_before (GstMemory * mem);
 
   std::shared_ptr<Counts> counts_;
   int ro_device_ = -1;

@@ -2,8 +2,11 @@
 #include "dlpack_export.hpp"
 
 #include <string>
+#include <thread>
 
 #include <gstcudastreams.h>
+
+#include "gstcsdeviceguard.hpp"
 
 #include "dlpack_abi.h"
 #include "error.hpp"
@@ -20,6 +23,7 @@ struct ExportCtx {
   int device = -1;
   bool has_reader = false; /* the consumer's reads are ordered on `reader` */
   cudaStream_t reader = nullptr;
+  std::thread::id exporter; /* whose cudaStreamPerThread `reader` may be */
   bool mapped = false;
   GstMapInfo map{};
   int64_t shape[3] = {};
@@ -28,21 +32,37 @@ struct ExportCtx {
   dl::DLManagedTensorVersioned versioned{};
 };
 
+/* The consumer's reads are enqueued on its stream by now: an event after
+ * them keeps the pool from rewriting the memory before they ran. The
+ * DLPack handles 1 and 2 name a stream of the current device (2: of the
+ * calling thread), so the frame's device is made current. A deleter that
+ * runs on another thread than the export cannot reach the exporter's
+ * per-thread stream: it records on the device's legacy stream instead,
+ * which CUDA orders after all work already enqueued on the device's
+ * blocking streams, per-thread default streams included. */
+static void
+order_release (ExportCtx * ctx)
+{
+  cudaStream_t reader = ctx->reader;
+  if (reader == cudaStreamPerThread && std::this_thread::get_id () != ctx->exporter)
+    reader = cudaStreamLegacy;
+  GError * err = nullptr;
+  gst_cs::DeviceGuard guard (ctx->device, &err);
+  if (!guard.ok () ||
+      !gst_cs_buffer_add_reader (ctx->held->buffer (), ctx->device, reader, &err)) {
+    GST_CAT_ERROR (cs_python_debug,
+        "cannot order the release of a tensor after its reads: %s",
+        err ? err->message : "unknown error");
+    g_clear_error (&err);
+  }
+}
+
 static void
 finish_export (ExportCtx * ctx)
 {
   GstBuffer * buffer = ctx->held->buffer ();
-  if (ctx->has_reader) {
-    /* The consumer's reads are enqueued on its stream by now: an event after
-     * them keeps the pool from rewriting the memory before they ran. */
-    GError * err = nullptr;
-    if (!gst_cs_buffer_add_reader (buffer, ctx->device, ctx->reader, &err)) {
-      GST_CAT_ERROR (cs_python_debug,
-          "cannot order the release of a tensor after its reads: %s",
-          err ? err->message : "unknown error");
-      g_clear_error (&err);
-    }
-  }
+  if (ctx->has_reader)
+    order_release (ctx);
   if (ctx->mapped)
     gst_buffer_unmap (buffer, &ctx->map);
   delete ctx;
@@ -109,7 +129,10 @@ wants_versioned (const py::object & max_version)
   return v.size () >= 1 && v[0].cast<long> () >= (long)dl::kMajorVersion;
 }
 
-/* CUDA: the consumer's stream waits on the GPU for the frame's event. */
+/* CUDA: the consumer's stream waits on the GPU for the frame's event. The
+ * consumer (torch.from_dlpack of a cuda:1 frame) may pass 1 or 2 from a
+ * thread whose current device is another: those handles mean the stream of
+ * the frame's device, which is made current while the wait is enqueued. */
 static guint8 *
 prepare_device (ExportCtx * ctx, GstBuffer * buffer, const ExportRequest & req)
 {
@@ -119,8 +142,10 @@ prepare_device (ExportCtx * ctx, GstBuffer * buffer, const ExportRequest & req)
     ctx->reader = req.stream.is_none ()
                       ? cudaStreamLegacy
                       : stream_from_object (req.stream, "__dlpack__ stream");
+    ctx->exporter = std::this_thread::get_id ();
     GError * err = nullptr;
-    if (!gst_cs_sync_meta_wait (buffer, ctx->reader, &err)) {
+    gst_cs::DeviceGuard guard (ctx->device, &err);
+    if (!guard.ok () || !gst_cs_sync_meta_wait (buffer, ctx->reader, &err)) {
       CsError e = CsError::from_gerror (err, "cannot order the consumer's stream");
       g_clear_error (&err);
       throw e;

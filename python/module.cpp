@@ -138,4 +138,7 @@ PYBIND11_MODULE (cudastreams, m)
       "Host waits of the gst-cudastreams library so far (the CPU blocking on the GPU).");
   bind_pipeline (m);
   bind_frame (m);
+  /* Before finalisation: see Pipeline::close_all. */
+  m.def ("_close_all", &Pipeline::close_all);
+  py::module_::import ("atexit").attr ("register") (m.attr ("_close_all"));
 }

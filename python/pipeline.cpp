@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "pipeline.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <set>
+#include <thread>
 #include <vector>
 
 #include <gst/base/base.h>
@@ -18,13 +21,43 @@ namespace cspy {
 
 using Clock = std::chrono::steady_clock;
 
-/* How long a blocking call waits before it looks at the bus, the deadline
- * and Ctrl-C again. */
+/* How long a blocking call waits before it looks at the bus, the deadline,
+ * close() and Ctrl-C again. */
 static constexpr GstClockTime kSlice = 100 * GST_MSECOND;
+/* The application message close() posts to wake the calls waiting on the
+ * bus at once. */
+static constexpr const char * kClosedMessage = "cudastreams-closed";
 /* No frame for this long while the application holds its bound: stalled. */
 static constexpr std::chrono::seconds kStallAfter{ 2 };
 
 static void stop (GstElement * pipeline);
+
+/* Calls of any Pipeline now between releasing the GIL and taking it back:
+ * close_all() lets them come back before the interpreter finalises. */
+static std::atomic<int> calls_without_gil{ 0 };
+
+namespace {
+
+struct CountedCall {
+  CountedCall () { calls_without_gil++; }
+  ~CountedCall () { calls_without_gil--; }
+};
+
+/* py::gil_scoped_release, counted: the count covers the GIL's release and
+ * its taking back (base first in, last out). */
+class NoGil : CountedCall {
+  py::gil_scoped_release release_;
+};
+
+} // namespace
+
+/* Every Pipeline alive, under the GIL. */
+static std::set<Pipeline *> &
+live_pipelines ()
+{
+  static auto * all = new std::set<Pipeline *>;
+  return *all;
+}
 
 Pipeline::Pipeline (
     const std::string & description, py::object streams, int device, int max_held_frames)
@@ -48,19 +81,25 @@ Pipeline::Pipeline (
     gst_bin_add (GST_BIN (p), el);
     el = p;
   }
-  pipeline_.reset (el);
-  bus_.reset (gst_element_get_bus (el));
+  gst_ = std::make_shared<GstObjects> ();
+  gst_->pipeline.reset (el);
+  gst_->bus.reset (gst_element_get_bus (el));
   if (!streams.is_none ())
-    use_streams (streams, device);
-  bound_appsinks ();
+    use_streams (el, streams, device);
+  bound_appsinks (el);
+  live_pipelines ().insert (this);
 }
 
 Pipeline::~Pipeline ()
 {
-  /* Streaming threads may run DLPack deleters that take the GIL. */
-  py::gil_scoped_release nogil;
-  if (pipeline_)
-    stop (pipeline_.get ());
+  live_pipelines ().erase (this);
+  /* Streaming threads may run DLPack deleters that take the GIL, and so may
+   * the last unrefs of what the elements still hold. */
+  NoGil nogil;
+  std::lock_guard<std::mutex> g (state_lock_);
+  if (gst_ && !closed_.exchange (true))
+    stop (gst_->pipeline.get ());
+  gst_.reset ();
 }
 
 /* Stops `pipeline` even while the application holds frames: a producer
@@ -93,11 +132,17 @@ stop (GstElement * pipeline)
 }
 
 void
-Pipeline::use_streams (py::object streams, int device)
+Pipeline::use_streams (GstElement * pipeline, py::object streams, int device)
 {
   std::vector<cudaStream_t> handles;
-  for (py::handle s : streams)
+  for (py::handle s : streams) {
     handles.push_back (stream_from_object (s, "streams"));
+    if (handles.back () == cudaStreamPerThread)
+      throw py::value_error (
+          "streams: 2 (the per-thread default stream) names another stream on every "
+          "thread, and the elements work on threads of their own: give streams "
+          "made for the pipeline (torch.cuda.Stream(), cudaStreamCreate)");
+  }
   if (handles.empty ())
     throw py::value_error ("streams: give at least one stream, or None");
   std::unique_ptr<GstCsStreamPool, ObjectUnref> pool (
@@ -105,7 +150,7 @@ Pipeline::use_streams (py::object streams, int device)
   if (!pool)
     throw CsError ("cannot make a stream pool of the given streams");
   ContextPtr context (gst_cs_context_new_stream_pool (pool.get ()));
-  gst_element_set_context (pipeline_.get (), context.get ());
+  gst_element_set_context (pipeline, context.get ());
 }
 
 /* Answers the appsink's ALLOCATION query: the application holds up to
@@ -131,9 +176,9 @@ answer_allocation (GstPad *, GstPadProbeInfo * info, gpointer user_data)
 }
 
 void
-Pipeline::bound_appsinks ()
+Pipeline::bound_appsinks (GstElement * pipeline)
 {
-  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline_.get ()));
+  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline));
   GValue item = G_VALUE_INIT;
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     auto * el = GST_ELEMENT (g_value_get_object (&item));
@@ -149,11 +194,12 @@ Pipeline::bound_appsinks ()
 }
 
 ElementPtr
-Pipeline::find_element (py::object name, GType type, const char * kind)
+Pipeline::find_element (
+    GstElement * pipeline, py::object name, GType type, const char * kind)
 {
   if (!name.is_none ()) {
     std::string n = py::str (name);
-    ElementPtr el (gst_bin_get_by_name (GST_BIN (pipeline_.get ()), n.c_str ()));
+    ElementPtr el (gst_bin_get_by_name (GST_BIN (pipeline), n.c_str ()));
     if (!el)
       throw py::value_error ("the pipeline has no element named '" + n + "'");
     if (!G_TYPE_CHECK_INSTANCE_TYPE (el.get (), type))
@@ -162,7 +208,7 @@ Pipeline::find_element (py::object name, GType type, const char * kind)
     return el;
   }
   std::vector<ElementPtr> found;
-  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline_.get ()));
+  GstIterator * it = gst_bin_iterate_recurse (GST_BIN (pipeline));
   GValue item = G_VALUE_INIT;
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     auto * el = GST_ELEMENT (g_value_get_object (&item));
@@ -186,7 +232,7 @@ Pipeline::find_element (py::object name, GType type, const char * kind)
 void
 Pipeline::check_open () const
 {
-  if (!pipeline_)
+  if (closed_)
     throw py::value_error ("the pipeline is closed");
 }
 
@@ -195,12 +241,18 @@ Pipeline::check_bus (GstClockTime wait_ns)
 {
   if (error_)
     throw *error_;
-  auto types = (GstMessageType)(GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  std::shared_ptr<GstObjects> gst = gst_;
+  if (!gst)
+    return; /* closed: nothing more comes */
+  auto types =
+      (GstMessageType)(GST_MESSAGE_ERROR | GST_MESSAGE_EOS | GST_MESSAGE_APPLICATION);
   for (;;) {
     GstMessage * m;
     {
-      py::gil_scoped_release nogil;
-      m = gst_bus_timed_pop_filtered (bus_.get (), wait_ns, types);
+      NoGil nogil;
+      bus_waiters_++;
+      m = gst_bus_timed_pop_filtered (gst->bus.get (), wait_ns, types);
+      bus_waiters_--;
     }
     if (!m)
       return;
@@ -209,27 +261,49 @@ Pipeline::check_bus (GstClockTime wait_ns)
       error_ = CsError::from_message (m);
       throw *error_;
     }
+    /* close()'s wake-up (or another application message, which nothing
+     * here reads): the caller looks at closed_ next. Not draining more
+     * leaves the other waiters' wake-ups to them. */
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_APPLICATION)
+      return;
     eos_ = true;
     wait_ns = 0; /* then only what is already there */
   }
 }
 
-void
-Pipeline::start ()
+bool
+Pipeline::start_unless_closed ()
 {
-  check_open ();
+  if (closed_)
+    return false;
   if (started_)
-    return;
+    return true;
+  /* Set first: another thread's start() meanwhile returns, and its pull()
+   * waits for the state change like any frame. */
+  started_ = true;
+  std::shared_ptr<GstObjects> gst = gst_;
   GstStateChangeReturn ret;
   {
-    py::gil_scoped_release nogil;
-    ret = gst_element_set_state (pipeline_.get (), GST_STATE_PLAYING);
+    NoGil nogil;
+    std::lock_guard<std::mutex> g (state_lock_);
+    /* close() may have run since: PLAYING now would outlive it. */
+    ret = closed_ ? GST_STATE_CHANGE_SUCCESS
+                  : gst_element_set_state (gst->pipeline.get (), GST_STATE_PLAYING);
   }
-  started_ = true;
+  if (closed_)
+    return false;
   if (ret == GST_STATE_CHANGE_FAILURE) {
     check_bus (0);
     throw CsError ("the pipeline could not start (no error on the bus)");
   }
+  return true;
+}
+
+void
+Pipeline::start ()
+{
+  if (!start_unless_closed ())
+    check_open ();
 }
 
 static std::optional<Clock::time_point>
@@ -242,6 +316,19 @@ deadline_of (const py::object & timeout)
                              std::chrono::duration<double> (s < 0 ? 0 : s));
 }
 
+/* One wait of a blocking call: kSlice, or less up to the deadline. */
+static GstClockTime
+slice_until (const std::optional<Clock::time_point> & deadline)
+{
+  if (!deadline)
+    return kSlice;
+  auto left =
+      std::chrono::duration_cast<std::chrono::nanoseconds> (*deadline - Clock::now ());
+  if (left.count () <= 0)
+    return 0;
+  return std::min<GstClockTime> (kSlice, (GstClockTime)left.count ());
+}
+
 static void
 check_signals ()
 {
@@ -252,25 +339,47 @@ check_signals ()
 py::object
 Pipeline::pull (py::object sink_name, py::object timeout)
 {
-  check_open ();
-  ElementPtr sink = find_element (sink_name, GST_TYPE_APP_SINK, "appsink");
-  start ();
+  if (closed_)
+    return py::none (); /* a closed pipeline has no more frames */
+  std::shared_ptr<GstObjects> gst = gst_;
+  ElementPtr sink =
+      find_element (gst->pipeline.get (), sink_name, GST_TYPE_APP_SINK, "appsink");
+  if (!start_unless_closed ())
+    return py::none (); /* a closed pipeline has no more frames */
   auto deadline = deadline_of (timeout);
   auto since = Clock::now ();
   for (;;) {
     check_bus (0);
+    if (closed_)
+      return py::none ();
+    const GstClockTime slice = slice_until (deadline);
+    const auto pulled_at = Clock::now ();
     GstSample * s;
+    bool eos = false;
     {
-      py::gil_scoped_release nogil;
-      s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink.get ()), kSlice);
+      /* Both without the GIL: appsink drops and flushes buffers under its
+       * lock, and freeing one that wraps a NumPy array takes the GIL. */
+      NoGil nogil;
+      s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink.get ()), slice);
+      if (!s)
+        eos = gst_app_sink_is_eos (GST_APP_SINK (sink.get ()));
     }
     if (s)
       return py::cast (std::make_shared<Frame> (SamplePtr (s), held_));
-    if (gst_app_sink_is_eos (GST_APP_SINK (sink.get ()))) {
+    if (closed_)
+      return py::none ();
+    if (eos) {
       /* A source that fails sends EOS after posting its error. */
       check_bus (0);
       return py::none ();
     }
+    /* An appsink not started yet (another thread's start() is still
+     * changing the state) answers at once: the rest of the slice is spent
+     * on the bus, not spinning. */
+    auto spent =
+        std::chrono::duration_cast<std::chrono::nanoseconds> (Clock::now () - pulled_at);
+    if ((GstClockTime)spent.count () < slice)
+      check_bus (slice - (GstClockTime)spent.count ());
     check_signals ();
     auto now = Clock::now ();
     if (deadline && now >= *deadline)
@@ -292,7 +401,9 @@ Pipeline::push (py::handle data, py::object src_name, py::object pts, py::object
     py::object stream)
 {
   check_open ();
-  ElementPtr src = find_element (src_name, GST_TYPE_APP_SRC, "appsrc");
+  std::shared_ptr<GstObjects> gst = gst_;
+  ElementPtr src =
+      find_element (gst->pipeline.get (), src_name, GST_TYPE_APP_SRC, "appsrc");
   CapsPtr caps (gst_app_src_get_caps (GST_APP_SRC (src.get ())));
   if (!caps)
     throw py::value_error ("appsrc '" + std::string (GST_ELEMENT_NAME (src.get ())) +
@@ -306,9 +417,11 @@ Pipeline::push (py::handle data, py::object src_name, py::object pts, py::object
   check_bus (0);
   GstFlowReturn ret;
   {
-    py::gil_scoped_release nogil;
+    NoGil nogil;
     ret = gst_app_src_push_buffer (GST_APP_SRC (src.get ()), buffer.release ());
   }
+  /* close() flushed a push waiting for room in the appsrc's queue. */
+  check_open ();
   if (ret != GST_FLOW_OK) {
     check_bus (kSlice);
     throw CsError (
@@ -320,21 +433,23 @@ void
 Pipeline::end_of_stream (py::object src_name)
 {
   check_open ();
-  ElementPtr src = find_element (src_name, GST_TYPE_APP_SRC, "appsrc");
-  start ();
-  py::gil_scoped_release nogil;
+  std::shared_ptr<GstObjects> gst = gst_;
+  ElementPtr src =
+      find_element (gst->pipeline.get (), src_name, GST_TYPE_APP_SRC, "appsrc");
+  start (); /* ValueError when closed meanwhile */
+  NoGil nogil;
   gst_app_src_end_of_stream (GST_APP_SRC (src.get ()));
 }
 
 void
 Pipeline::wait (py::object timeout)
 {
-  check_open ();
-  start ();
+  if (!start_unless_closed ())
+    return; /* closed: nothing more will come */
   auto deadline = deadline_of (timeout);
-  while (!eos_) {
-    check_bus (kSlice);
-    if (eos_)
+  while (!eos_ && !closed_) {
+    check_bus (slice_until (deadline));
+    if (eos_ || closed_)
       break;
     check_signals ();
     if (deadline && Clock::now () >= *deadline)
@@ -342,17 +457,62 @@ Pipeline::wait (py::object timeout)
   }
 }
 
+/* One application message per call waiting on the bus, and one for a call
+ * about to: each wakes one of them (a pop takes one message); a call that
+ * misses its message finds closed_ after its slice. Posted before the
+ * pipeline stops, which sets its bus flushing. */
+void
+Pipeline::wake_bus_waiters ()
+{
+  const int n = bus_waiters_.load () + 1;
+  for (int i = 0; i < n; i++)
+    gst_bus_post (
+        gst_->bus.get (), gst_message_new_application (GST_OBJECT (gst_->pipeline.get ()),
+                              gst_structure_new_empty (kClosedMessage)));
+}
+
+void
+Pipeline::close_all ()
+{
+  /* References, so that none is destroyed while another is closed (close()
+   * lets other threads run). */
+  std::vector<py::object> all;
+  for (Pipeline * p : live_pipelines ())
+    all.push_back (py::cast (p, py::return_value_policy::reference));
+  for (auto & p : all)
+    p.cast<Pipeline &> ().close ();
+  /* The calls they woke take the GIL back now, not once finalisation has
+   * begun (bounded: exiting must not hang on a call that does not come
+   * back). */
+  py::gil_scoped_release nogil;
+  const auto until = Clock::now () + std::chrono::seconds (2);
+  while (calls_without_gil.load () > 0 && Clock::now () < until)
+    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+}
+
 void
 Pipeline::close ()
 {
-  if (!pipeline_)
+  const bool first = !closed_.exchange (true);
+  /* Let go of here: the last call in flight unrefs them. */
+  std::shared_ptr<GstObjects> gst;
+  if (first) {
+    wake_bus_waiters ();
+    gst = std::move (gst_);
+  } else if (state_lock_.try_lock ()) {
+    /* Stopped already: returns without letting go of the GIL (a daemon
+     * thread may call this while the interpreter finalises). */
+    state_lock_.unlock ();
     return;
-  {
-    py::gil_scoped_release nogil;
-    stop (pipeline_.get ());
   }
-  bus_.reset ();
-  pipeline_.reset ();
+  NoGil nogil;
+  /* A second close() returns once the first has stopped the pipeline. */
+  std::lock_guard<std::mutex> g (state_lock_);
+  if (first)
+    stop (gst->pipeline.get ());
+  /* Without the GIL: what the elements still hold (a pushed array) may be
+   * freed now. */
+  gst.reset ();
 }
 
 } // namespace cspy

@@ -1,10 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Pipeline: a parsed GStreamer pipeline driven from Python, with appsinks
- * to pull frames from and appsrcs to push tensors into. */
+ * to pull frames from and appsrcs to push tensors into.
+ *
+ * Any Python thread may call any method at any time: the GIL guards the
+ * members while a call holds it, and a call holds its own reference to the
+ * GStreamer objects, so one that released the GIL never finds them gone
+ * when close() lets go of them on another thread. close() wakes the calls
+ * waiting on other threads: pull() returns None, wait() returns, push()
+ * raises ValueError, as they do once the pipeline is closed. */
 #pragma once
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -16,6 +24,12 @@
 #include "handles.hpp"
 
 namespace cspy {
+
+/* The pipeline and its bus; shared by the calls in flight. */
+struct GstObjects {
+  ElementPtr pipeline;
+  BusPtr bus;
+};
 
 class Pipeline {
 public:
@@ -34,23 +48,46 @@ public:
   void close ();
   int held_frames () const { return held_->load (); }
 
+  /* Closes every Pipeline alive: at the interpreter's exit (atexit), while
+   * every thread may still take the GIL. A thread waiting in one of them
+   * then returns, instead of waking during finalisation, when CPython ends
+   * a thread that takes the GIL (through our C++ frames: an abort), and the
+   * streaming threads stop before NumPy's deleters could no longer run. */
+  static void close_all ();
+
 private:
   /* The appsink/appsrc `name` names, or the only one; ValueError otherwise. */
-  ElementPtr find_element (pybind11::object name, GType type, const char * kind);
-  void use_streams (pybind11::object streams, int device);
-  void bound_appsinks ();
+  ElementPtr find_element (
+      GstElement * pipeline, pybind11::object name, GType type, const char * kind);
+  /* To PLAYING unless closed; false when closed (before or meanwhile). */
+  bool start_unless_closed ();
+  /* Wakes the calls waiting on the bus (close()). */
+  void wake_bus_waiters ();
+  void use_streams (GstElement * pipeline, pybind11::object streams, int device);
+  void bound_appsinks (GstElement * pipeline);
   /* Takes the bus's errors and EOS, waiting up to `wait_ns`; throws the
-   * first error (again on every later call). */
+   * first error (again on every later call). Returns early when close()
+   * wakes it. */
   void check_bus (GstClockTime wait_ns);
+  /* ValueError once closed. */
   void check_open () const;
 
-  ElementPtr pipeline_;
-  BusPtr bus_;
+  /* Until close(); the calls in flight keep their own references. */
+  std::shared_ptr<GstObjects> gst_;
   int max_held_;
   std::shared_ptr<std::atomic<int>> held_ = std::make_shared<std::atomic<int>> (0);
+  /* Under the GIL. */
   bool started_ = false;
   bool eos_ = false;
   std::optional<CsError> error_;
+  /* Read without the GIL too (start() under state_lock_). */
+  std::atomic<bool> closed_{ false };
+  /* Calls inside a bus wait now, as many as close() wakes. */
+  std::atomic<int> bus_waiters_{ 0 };
+  /* start() and close() change the state one at a time, so that a start()
+   * racing close() never leaves the pipeline playing. Taken without the
+   * GIL only. */
+  std::mutex state_lock_;
 };
 
 } // namespace cspy

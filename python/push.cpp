@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "push.hpp"
 
-#include <string>
+#include <optional>
 #include <string>
 
 #include <gst/video/video.h>
@@ -9,6 +9,7 @@
 
 #include "dlpack_abi.h"
 #include "error.hpp"
+#include "gstcsdeviceguard.hpp"
 #include "layout.hpp"
 #include "stream_arg.hpp"
 
@@ -221,6 +222,19 @@ buffer_from_dlpack (py::handle data, GstCaps * caps, py::handle stream_arg)
                                         : "a CPU array (system memory)") +
                            ", got a " + (is_cuda ? "CUDA" : "CPU") + " tensor");
 
+  /* The handles 1 and 2 name streams of the current device, for the
+   * producer's __dlpack__ as for the event recorded below: the tensor's
+   * device is made current for both. */
+  std::optional<gst_cs::DeviceGuard> guard;
+  if (is_cuda) {
+    GError * err = nullptr;
+    guard.emplace (dev_id, &err);
+    if (!guard->ok ()) {
+      CsError e = CsError::from_gerror (err, "cannot use the tensor's device");
+      g_clear_error (&err);
+      throw e;
+    }
+  }
   cudaStream_t stream = is_cuda ? producer_stream (stream_arg, data, dev_id) : nullptr;
   py::object stream_obj = py::none ();
   if (is_cuda)

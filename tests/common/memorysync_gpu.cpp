@@ -193,6 +193,35 @@ GST_START_TEST (test_application_reader)
 }
 GST_END_TEST;
 
+/* An application's reader on a handle CUDA resolves against the current
+ * device (the legacy default stream: DLPack's 1, what torch passes for a
+ * tensor on cuda:1) of a frame on device 1, while device 0 is current: the
+ * reader's event belongs to device 1, so it must be recorded with device 1
+ * current, on device 1's legacy stream, and device 0 stays current after.
+ * Issue 38 (suspect 1); Event::record makes its device current (issue 33). */
+GST_START_TEST (test_application_reader_legacy_other_device)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n < 2) {
+    (void)cudaGetLastError ();
+    return; /* one device: nothing to cross */
+  }
+  GstAllocator * alloc = gst_cs_allocator_new (1);
+  GstBuffer * frame = gst_buffer_new ();
+  gst_buffer_append_memory (
+      frame, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), kBytes, NULL));
+  fail_unless_equals_int (cudaSetDevice (0), cudaSuccess);
+  GError * err = NULL;
+  fail_unless (gst_cs_buffer_add_reader (frame, 1, cudaStreamLegacy, &err), "%s",
+      err ? err->message : "");
+  int current = -1;
+  fail_unless_equals_int (cudaGetDevice (&current), cudaSuccess);
+  fail_unless_equals_int (current, 0);
+  gst_buffer_unref (frame);
+  gst_object_unref (alloc);
+}
+GST_END_TEST;
+
 /* A pool of `n` GRAY8 64x64 device frames (Bench's kBytes), active. */
 static GstBufferPool *
 new_frame_pool (guint n, guint max)
@@ -365,6 +394,7 @@ memorysync_gpu_suite (void)
   tcase_add_test (tc, test_readers_survive_a_failed_write);
   tcase_add_test (tc, test_application_reader);
   tcase_add_test (tc, test_application_reader_bad_device);
+  tcase_add_test (tc, test_application_reader_legacy_other_device);
   tcase_add_test (tc, test_wrapped_release_on_stream);
   tcase_add_test (tc, test_pool_reuses_the_frame_released_last);
   tcase_add_test (tc, test_pool_wakes_a_waiting_acquirer);

@@ -122,6 +122,63 @@ GST_START_TEST (test_registered_until_freed)
 }
 GST_END_TEST;
 
+/* One fresh memory per frame seen by two cudauploads (a tee): each element
+ * sees each memory once, which is no sign that it recurs. Counting the other
+ * element's sighting registered every frame (cudaHostRegister per frame,
+ * and a device-wide cudaHostUnregister when it is freed, which may fall on
+ * a copy thread the other element's stream waits for). Issue 38, suspect 3;
+ * copy-threads=1 as in the report. */
+GST_START_TEST (test_tee_of_fresh_memory)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 320, 240);
+  GstElement * up1 = NULL;
+  GstElement * up2 = NULL;
+  GstHarness * h1 = updown_harness (&info, "copy-threads=1", &up1);
+  GstHarness * h2 = updown_harness (&info, "copy-threads=1", &up2);
+  const int n = 6;
+  for (int i = 0; i < n; i++) {
+    GstMemory * mem = page_aligned_memory (info.size, 40 + i);
+    push_and_compare (h1, wrap (mem, i), &info, "first branch");
+    push_and_compare (h2, wrap (mem, i), &info, "second branch");
+    gst_memory_unref (mem);
+  }
+  fail_unless_equals_uint64 (u64_property (up1, "registrations"), 0);
+  fail_unless_equals_uint64 (u64_property (up2, "registrations"), 0);
+  gst_harness_teardown (h1);
+  gst_harness_teardown (h2);
+  gst_object_unref (up1);
+  gst_object_unref (up2);
+}
+GST_END_TEST;
+
+/* Recurring memory seen by two cudauploads is registered once, by the
+ * first to see it a second time, and read directly by both. */
+GST_START_TEST (test_tee_of_recurring_memory)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 320, 240);
+  GstElement * up1 = NULL;
+  GstElement * up2 = NULL;
+  GstHarness * h1 = updown_harness (&info, "copy-threads=1", &up1);
+  GstHarness * h2 = updown_harness (&info, "copy-threads=1", &up2);
+  GstMemory * mem = page_aligned_memory (info.size, 50);
+  for (int i = 0; i < 4; i++) {
+    push_and_compare (h1, wrap (mem, i), &info, "first branch");
+    push_and_compare (h2, wrap (mem, i), &info, "second branch");
+  }
+  fail_unless_equals_uint64 (
+      u64_property (up1, "registrations") + u64_property (up2, "registrations"), 1);
+  gst_harness_teardown (h1);
+  gst_harness_teardown (h2);
+  gst_memory_unref (mem);
+  fail_unless_equals_uint64 (
+      u64_property (up1, "unregistrations") + u64_property (up2, "unregistrations"), 1);
+  gst_object_unref (up1);
+  gst_object_unref (up2);
+}
+GST_END_TEST;
+
 /* Over the bound nothing is registered, and frames are still right. */
 GST_START_TEST (test_registration_bound)
 {
@@ -351,6 +408,8 @@ upload_pageable_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_registered_until_freed);
   tcase_add_test (tc, test_registration_bound);
+  tcase_add_test (tc, test_tee_of_fresh_memory);
+  tcase_add_test (tc, test_tee_of_recurring_memory);
   tcase_add_test (tc, test_read_only_mapping);
   tcase_add_test (tc, test_oneshot_bit_exact);
   tcase_add_test (tc, test_pool_rewrites_on_release);

@@ -99,7 +99,10 @@ def check_closed():
     p.close()
     p.close()
     assert f.width == 320 and np.from_dlpack(f).shape[0] == 240, "frames outlive the pipeline"
-    raises(ValueError, p.pull)
+    # A closed pipeline has no more frames and has ended; it takes nothing.
+    assert p.pull() is None
+    p.wait()
+    raises(ValueError, p.start)
 
 
 def main():
