@@ -62,11 +62,22 @@ bool
 MemorySync::pending_only_on (cudaStream_t stream)
 {
   std::lock_guard<std::mutex> guard (lock_);
-  if (writer_ && writer_->stream () != stream)
-    return false;
-  for (auto & r : readers_) {
-    if (r->stream () != stream)
+  /* Access on `stream` needs no look: stream order covers it. One on
+   * another stream counts only while it runs (a query, never a wait); a
+   * complete one is forgotten, as host_wait_all() does. */
+  if (writer_ && writer_->stream () != stream) {
+    if (!writer_->done ())
       return false;
+    writer_ = EventRef ();
+  }
+  for (auto it = readers_.begin (); it != readers_.end ();) {
+    if ((*it)->stream () == stream) {
+      ++it;
+    } else if ((*it)->done ()) {
+      it = readers_.erase (it);
+    } else {
+      return false;
+    }
   }
   return true;
 }
