@@ -180,13 +180,26 @@ gst_cs_buffer_pool_stop (GstBufferPool * pool)
   return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->stop (pool);
 }
 
+/* A pool dropped while active is stopped here, before any of it goes: the
+ * frame kept aside goes back to GStreamer's queue through stop() and is
+ * freed with the others, counted as GStreamer counts them, while the lock
+ * stop() takes is still there; not left to whichever of its dispose or
+ * finalize the base class stops the pool in. */
+static void
+gst_cs_buffer_pool_dispose (GObject * object)
+{
+  gst_buffer_pool_set_active (GST_BUFFER_POOL (object), FALSE);
+  G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->dispose (object);
+}
+
 static void
 gst_cs_buffer_pool_finalize (GObject * object)
 {
   auto * self = GST_CS_BUFFER_POOL (object);
+  /* Stopped in dispose: no frame is kept aside any more. */
+  g_warn_if_fail (self->hot == nullptr);
   gst_clear_object (&self->allocator);
   g_clear_error (&self->error);
-  gst_clear_buffer (&self->hot);
   g_mutex_clear (&self->reuse_lock);
   G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->finalize (object);
 }
@@ -195,6 +208,7 @@ static void
 gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
 {
   GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
+  G_OBJECT_CLASS (klass)->dispose = gst_cs_buffer_pool_dispose;
   G_OBJECT_CLASS (klass)->finalize = gst_cs_buffer_pool_finalize;
   pool_class->get_options = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_get_options);
   pool_class->set_config = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_set_config);
