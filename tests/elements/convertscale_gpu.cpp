@@ -13,6 +13,9 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -851,6 +854,58 @@ GST_START_TEST (test_direction_while_playing)
 }
 GST_END_TEST;
 
+/* --- allocation failures --------------------------------------------- */
+
+/* While set, cudaMalloc calls of at least this many bytes fail, as on a
+ * device that is out of memory: the element's output frames, larger than
+ * anything else the test allocates meanwhile. */
+static std::atomic<size_t> fail_mallocs_from{ 0 };
+
+/* This process's cudaMalloc (the test binary's definition comes first for
+ * the library and the plugin too), passing on to the runtime's. */
+extern "C" cudaError_t
+cudaMalloc (void ** ptr, size_t size)
+{
+  using Malloc = cudaError_t (*) (void **, size_t);
+  static const Malloc next = reinterpret_cast<Malloc> (dlsym (RTLD_NEXT, "cudaMalloc"));
+  const size_t from = fail_mallocs_from.load ();
+  if (from && size >= from) {
+    *ptr = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  return next (ptr, size);
+}
+
+/* Downstream holds every frame (a harness does until they are pulled), so
+ * the output pool, active with its first frames, allocates more; when the
+ * device has no memory left the element says so in an error, instead of a
+ * flow error with nothing on the bus. */
+GST_START_TEST (test_allocation_failure_said)
+{
+  GstHarness * h =
+      testutil::harness_parse_ours ("cudastreamsupload ! cudastreamsconvertscale");
+  GstBus * bus = testutil::watch_bus (h->element);
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+  gst_harness_set_sink_caps_str (
+      h, "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA,width=64,height=64");
+  fail_unless_equals_int (
+      gst_harness_push (h, testutil::random_buffer (16 * 16, 1)), GST_FLOW_OK);
+  fail_mallocs_from = 64 * 64 * 4;
+  GstFlowReturn flow = GST_FLOW_OK;
+  for (guint32 i = 2; i < 12 && flow == GST_FLOW_OK; i++)
+    flow = gst_harness_push (h, testutil::random_buffer (16 * 16, i));
+  fail_mallocs_from = 0;
+  fail_unless_equals_int (flow, GST_FLOW_ERROR);
+  const std::string errors = testutil::pop_messages (bus, GST_MESSAGE_ERROR);
+  fail_unless (errors.find ("Cannot allocate") != std::string::npos &&
+                   errors.find ("cudaMalloc") != std::string::npos,
+      "no error saying the allocation failed; errors: %s", errors.c_str ());
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
 static Suite *
 convertscale_gpu_suite (void)
 {
@@ -870,6 +925,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_bad_properties);
   tcase_add_test (tc, test_bad_caps);
   tcase_add_test (tc, test_direction_while_playing);
+  tcase_add_test (tc, test_allocation_failure_said);
   return s;
 }
 
