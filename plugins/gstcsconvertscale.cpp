@@ -89,8 +89,10 @@ struct _GstCsConvertScale {
   GstVideoOrientationMethod direction;
   GstVideoOrientationMethod tag_direction;
 
-  /* of the negotiated caps, streaming thread */
-  GstVideoOrientationMethod orientation; /* the one the caps were made for */
+  /* of the negotiation, streaming thread */
+  GstVideoOrientationMethod fixated;     /* the one the latest fixation was for */
+  GstVideoOrientationMethod orientation; /* the one the caps in use were made for */
+  gboolean caps_equal;                   /* the caps in use: input = output */
   gboolean same_caps;                    /* frames without crop meta go through */
   gboolean out_nvcodec;
   GstBufferPool * pool;
@@ -135,7 +137,7 @@ static GstStaticPadTemplate src_template =
 
 /* --- orientation ------------------------------------------------------ */
 
-/* The orientation frames get now: the property, or the tag's for auto. */
+/* The orientation asked for now: the property, or the tag's for auto. */
 static GstVideoOrientationMethod
 current_orientation (GstCsConvertScale * self)
 {
@@ -144,6 +146,9 @@ current_orientation (GstCsConvertScale * self)
                                     ? self->tag_direction
                                     : self->direction;
   GST_OBJECT_UNLOCK (self);
+  /* custom is refused by the property, auto resolved above */
+  if (m == GST_VIDEO_ORIENTATION_CUSTOM || m == GST_VIDEO_ORIENTATION_AUTO)
+    m = GST_VIDEO_ORIENTATION_IDENTITY;
   return m;
 }
 
@@ -199,9 +204,14 @@ gst_cs_convert_scale_fixate_caps (GstBaseTransform * trans, GstPadDirection dire
     GstCaps * caps, GstCaps * othercaps)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstCaps * fixed = gst_cs_convert_caps_fixate (
-      direction, caps, othercaps, swaps_axes (current_orientation (self)));
-  GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, fixed);
+  /* Read once: the caps are fixed for this orientation, and frames get it
+   * once they are in use (commit_orientation), whatever the property says
+   * by then. GstBaseTransform fixates on the streaming thread only. */
+  self->fixated = current_orientation (self);
+  GstCaps * fixed =
+      gst_cs_convert_caps_fixate (direction, caps, othercaps, swaps_axes (self->fixated));
+  GST_DEBUG_OBJECT (
+      self, "fixated for orientation %d to %" GST_PTR_FORMAT, self->fixated, fixed);
   return fixed;
 }
 
@@ -210,17 +220,25 @@ gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
     GstVideoInfo * in, GstCaps * outcaps, GstVideoInfo * out)
 {
   auto * self = GST_CS_CONVERT_SCALE (base);
-  GstVideoOrientationMethod m = current_orientation (self);
-  if (m == GST_VIDEO_ORIENTATION_CUSTOM || m == GST_VIDEO_ORIENTATION_AUTO)
-    m = GST_VIDEO_ORIENTATION_IDENTITY;
-  self->orientation = m;
-  self->same_caps =
-      m == GST_VIDEO_ORIENTATION_IDENTITY && gst_caps_is_equal (incaps, outcaps);
+  self->caps_equal = gst_caps_is_equal (incaps, outcaps);
   self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
-  GST_DEBUG_OBJECT (self, "orientation %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, m,
-      incaps, outcaps);
   (void)in, (void)out;
   return TRUE;
+}
+
+/* The caps of the latest fixation are in use: frames get the orientation
+ * they were fixed for from now on. GstBaseTransform calls set_info only
+ * when the caps change, but decide_allocation after every negotiation that
+ * succeeds, so this runs from there: a new orientation that leaves the caps
+ * as they were (180, a flip, 90r <-> 90l into a square) applies too. */
+static void
+commit_orientation (GstCsConvertScale * self)
+{
+  self->orientation = self->fixated;
+  self->same_caps =
+      self->orientation == GST_VIDEO_ORIENTATION_IDENTITY && self->caps_equal;
+  GST_DEBUG_OBJECT (self, "orientation %d%s", self->orientation,
+      self->same_caps ? ", frames go through" : "");
 }
 
 /* --- allocation ------------------------------------------------------- */
@@ -245,6 +263,7 @@ static gboolean
 gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
+  commit_orientation (self);
   if (!gst_cs::decide_output_pool (GST_CS_BASE_TRANSFORM (self), query, POOL_MIN_BUFFERS,
           self->out_nvcodec, &self->pool))
     return FALSE;
@@ -603,6 +622,7 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->border_color = DEFAULT_BORDER_COLOR;
   self->direction = DEFAULT_DIRECTION;
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->fixated = GST_VIDEO_ORIENTATION_IDENTITY;
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);

@@ -854,6 +854,216 @@ GST_START_TEST (test_direction_while_playing)
 }
 GST_END_TEST;
 
+/* --- changes that keep the caps ------------------------------------- */
+
+/* The direction each frame must be drawn with: set by a probe on the
+ * element's sink pad just before the frame enters it. */
+struct Schedule {
+  std::vector<GstVideoOrientationMethod> directions;
+  size_t next = 0;
+};
+
+static GstPadProbeReturn
+set_direction_before_frame (GstPad * pad, GstPadProbeInfo *, gpointer user)
+{
+  auto * s = static_cast<Schedule *> (user);
+  if (s->next < s->directions.size ()) {
+    GstElement * cs = GST_ELEMENT (gst_pad_get_parent (pad));
+    g_object_set (cs, "video-direction", s->directions[s->next++], NULL);
+    gst_object_unref (cs);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs `c` with the direction changed before every frame as `directions`
+ * says, behind output caps that every one of them keeps: each frame must
+ * be the twin's with its own direction, as a fresh pipeline makes it. */
+static void
+check_directions_keep_caps (
+    Case c, const std::vector<GstVideoOrientationMethod> & directions)
+{
+  c.frames = (gint)directions.size ();
+  const std::string what = describe (c) + ", direction changed before each frame";
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+  Schedule schedule{ directions };
+  testutil::add_probe (pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER,
+      set_direction_before_frame, &schedule);
+  testutil::run_to_eos (pipeline, what.c_str ());
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  fail_unless_equals_int (out.buffers.size (), c.frames);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    Case now = c;
+    now.direction = directions[i];
+    fail_unless (out.infos[i].width == c.out_w && out.infos[i].height == c.out_h,
+        "%s: frame %zu is %dx%d", what.c_str (), i, out.infos[i].width,
+        out.infos[i].height);
+    GstBuffer * want = twin_of (now, in.buffers[i], &in.infos[i], &out.infos[i]);
+    const std::string frame =
+        what + ", frame " + std::to_string (i) + " " + direction_nick (now.direction);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], frame.c_str ());
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* video-direction changed while PLAYING where the caps stay as they were:
+ * 180 and the flips at the input's own size (identity there passes frames
+ * through), and every direction into a fixed square of square pixels, as
+ * a model's input is: each frame is drawn with the direction set before it
+ * entered. */
+GST_START_TEST (test_direction_changes_keep_caps)
+{
+  using M = GstVideoOrientationMethod;
+  Case same{ "RGBA", 40, 24, "RGBA", 40, 24 };
+  check_directions_keep_caps (
+      same, { GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_180,
+                GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+                GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_180 });
+  Case square{ "NV12", 40, 24, "RGBA", 32, 32 };
+  square.out_extra = ",pixel-aspect-ratio=1/1";
+  std::vector<M> all;
+  for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; m++)
+    all.push_back ((M)m);
+  all.push_back (GST_VIDEO_ORIENTATION_90R);
+  all.push_back (GST_VIDEO_ORIENTATION_90L);
+  check_directions_keep_caps (square, all);
+}
+GST_END_TEST;
+
+/* video-direction=auto follows the stream's image-orientation tag, which
+ * comes after the caps: frames turned as the kernel's twin and videoflip
+ * video-direction=auto turn them, whether the caps change (rotate-90) or
+ * not (rotate-180, flip-rotate-0). */
+GST_START_TEST (test_direction_from_tag)
+{
+  const struct {
+    const char * tag;
+    GstVideoOrientationMethod direction;
+  } tags[] = {
+    { "rotate-180", GST_VIDEO_ORIENTATION_180 },
+    { "flip-rotate-0", GST_VIDEO_ORIENTATION_HORIZ },
+    { "rotate-90", GST_VIDEO_ORIENTATION_90R },
+  };
+  const bool with_videoflip = have_reference ("videoflip");
+  for (const auto & t : tags) {
+    Case c{ "RGBA", 37, 23, "RGBA", 37, 23 };
+    c.frames = 3;
+    gchar * inject = g_strdup_printf ("taginject tags=\"image-orientation=%s\"", t.tag);
+    gchar * chain = g_strdup_printf (
+        "%s ! cudastreamsupload ! cudastreamsconvertscale "
+        "name=cs video-direction=auto ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+        "),format=RGBA ! cudastreamsdownload",
+        inject);
+    gchar * reference = g_strdup_printf ("%s ! videoflip video-direction=auto", inject);
+    Captured in, out, ref;
+    GstElement * pipeline =
+        pipeline_of (c, chain, with_videoflip ? reference : NULL, &in, &out, &ref);
+    testutil::run_to_eos (pipeline, t.tag);
+    fail_unless_equals_int (out.buffers.size (), c.frames);
+    c.direction = t.direction;
+    if (gst_cs::swaps_axes (static_cast<gpu::Orientation> (t.direction)))
+      std::swap (c.out_w, c.out_h);
+    for (size_t i = 0; i < out.buffers.size (); i++) {
+      const std::string what = std::string (t.tag) + ", frame " + std::to_string (i);
+      GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+      testutil::assert_frames_equal (
+          want, &out.infos[i], out.buffers[i], &out.infos[i], what.c_str ());
+      gst_buffer_unref (want);
+    }
+    if (with_videoflip)
+      testutil::assert_all_frames_equal (ref, out, t.tag);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    g_free (reference);
+    g_free (chain);
+    g_free (inject);
+  }
+}
+GST_END_TEST;
+
+/* The property changes after the caps were fixed for its old value and
+ * before they are in use (here while downstream is asked whether it
+ * accepts them): the frame is still drawn whole with the orientation its
+ * caps were fixed for, and the next one renegotiates for the new value.
+ * Frame 0 goes through untouched; before frame 1 the direction becomes 90r,
+ * and while the caps for it are being agreed, identity again. */
+struct Flip {
+  GstElement * cs;
+  gint frames = 0;
+  gint armed = 0; /* 1 once 90r is set, 2 once identity is back */
+};
+
+static GstPadProbeReturn
+turn_before_second (GstPad *, GstPadProbeInfo *, gpointer user)
+{
+  auto * flip = static_cast<Flip *> (user);
+  if (flip->frames++ == 1) {
+    g_object_set (flip->cs, "video-direction", GST_VIDEO_ORIENTATION_90R, NULL);
+    g_atomic_int_set (&flip->armed, 1);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+undo_turn_on_accept_caps (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * flip = static_cast<Flip *> (user);
+  GstQuery * query = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS &&
+      g_atomic_int_compare_and_exchange (&flip->armed, 1, 2))
+    g_object_set (flip->cs, "video-direction", GST_VIDEO_ORIENTATION_IDENTITY, NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_direction_change_during_negotiation)
+{
+  Case c{ "RGBA", 40, 24, "RGBA", 40, 24 };
+  c.frames = 3;
+  gchar * chain = g_strdup_printf (
+      "cudastreamsupload ! cudastreamsconvertscale name=cs ! "
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA ! cudastreamsdownload");
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain, NULL, &in, &out, &unused);
+  g_free (chain);
+  GstElement * cs = testutil::by_name (pipeline, "cs");
+  Flip flip{ cs };
+  testutil::add_probe (
+      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, turn_before_second, &flip);
+  /* GstBaseTransform asks the peer directly, past our own pad's probes */
+  GstPad * src = gst_element_get_static_pad (cs, "src");
+  GstPad * peer = gst_pad_get_peer (src);
+  gst_pad_add_probe (
+      peer, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, undo_turn_on_accept_caps, &flip, NULL);
+  gst_object_unref (peer);
+  gst_object_unref (src);
+  testutil::run_to_eos (pipeline, "direction changed during negotiation");
+  gst_object_unref (cs);
+  fail_unless_equals_int (flip.armed, 2);
+  fail_unless_equals_int (out.buffers.size (), c.frames);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    /* frame 1 in the caps fixed for 90r, the others at the input's size */
+    Case now = c;
+    if (i == 1) {
+      now.direction = GST_VIDEO_ORIENTATION_90R;
+      std::swap (now.out_w, now.out_h);
+    }
+    fail_unless (out.infos[i].width == now.out_w, "frame %zu is %dx%d, not %dx%d", i,
+        out.infos[i].width, out.infos[i].height, now.out_w, now.out_h);
+    GstBuffer * want = twin_of (now, in.buffers[i], &in.infos[i], &out.infos[i]);
+    const std::string what = "changed during negotiation, frame " + std::to_string (i) +
+                             " " + direction_nick (now.direction);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], what.c_str ());
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* --- allocation failures --------------------------------------------- */
 
 /* While set, cudaMalloc calls of at least this many bytes fail, as on a
@@ -925,6 +1135,9 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_bad_properties);
   tcase_add_test (tc, test_bad_caps);
   tcase_add_test (tc, test_direction_while_playing);
+  tcase_add_test (tc, test_direction_changes_keep_caps);
+  tcase_add_test (tc, test_direction_from_tag);
+  tcase_add_test (tc, test_direction_change_during_negotiation);
   tcase_add_test (tc, test_allocation_failure_said);
   return s;
 }
