@@ -40,15 +40,18 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *   cudaupload ! cudaconvertscale ! \
- *   video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360 ! \
+ *   'video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360' ! \
  *   cudadownload ! autovideosink
  * ]| Scales and converts decoder-like NV12 for display.
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *   cudaupload ! cudaconvertscale ! \
- *   video/x-raw(memory:CUDAStreamsMemory),format=RGBP,width=640,height=640 ! \
+ *   'video/x-raw(memory:CUDAStreamsMemory),format=RGBP,width=640,height=640,pixel-aspect-ratio=1/1' ! \
  *   cudadownload ! fakesink
- * ]| A letterboxed 640x640 planar RGB model input.
+ * ]| A letterboxed 640x640 planar RGB model input: square pixels asked for,
+ * the picture keeps its shape between borders. Without a pixel-aspect-ratio
+ * the element keeps the picture whole by changing the pixel aspect ratio
+ * instead, as videoconvertscale does: the frame is stretched.
  *
  * Since: 0.2
  */

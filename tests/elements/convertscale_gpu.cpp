@@ -1064,6 +1064,141 @@ GST_START_TEST (test_direction_change_during_negotiation)
 }
 GST_END_TEST;
 
+/* --- the documented examples ------------------------------------------- */
+
+/* The gst-launch examples of the element's documentation (the SECTION
+ * comment gst-inspect and the reference pages show), each with the text
+ * that follows it, from the source file. */
+struct Example {
+  std::string command, text;
+};
+
+static std::vector<Example>
+documented_examples ()
+{
+  const char * root = g_getenv ("CS_SOURCE_ROOT");
+  fail_unless (root != NULL, "CS_SOURCE_ROOT is not set");
+  gchar * path = g_build_filename (root, "plugins", "gstcsconvertscale.cpp", NULL);
+  gchar * source = NULL;
+  fail_unless (g_file_get_contents (path, &source, NULL, NULL), "cannot read %s", path);
+  std::vector<Example> examples;
+  Example * in = nullptr; /* within |[ ... ]| */
+  bool describing = false;
+  gchar ** lines = g_strsplit (source, "\n", -1);
+  for (gchar ** l = lines; *l && !g_str_has_prefix (*l, " * Since:"); l++) {
+    const std::string line = g_str_has_prefix (*l, " * ") ? *l + 3 : "";
+    if (g_str_has_prefix (*l, " * |[")) {
+      examples.emplace_back ();
+      in = &examples.back ();
+    } else if (in && g_str_has_prefix (*l, " * ]|")) {
+      in->text = *l + 5;
+      describing = true;
+      in = nullptr;
+    } else if (in) {
+      /* shell continuation lines */
+      const bool more = !line.empty () && line.back () == '\\';
+      in->command += line.substr (0, more ? line.size () - 1 : line.size ());
+    } else if (describing && !line.empty ()) {
+      examples.back ().text += " " + line;
+    } else {
+      describing = false;
+    }
+  }
+  g_strfreev (lines);
+  g_free (source);
+  g_free (path);
+  return examples;
+}
+
+/* `command` as gst-launch-1.0 would read it, each element named as only
+ * this plugin names it (nvcodec may hold the short names), one frame from
+ * the source, the sink an appsink "out". */
+static GstElement *
+parse_example (const std::string & command)
+{
+  gint argc = 0;
+  gchar ** argv = NULL;
+  fail_unless (
+      g_shell_parse_argv (command.c_str (), &argc, &argv, NULL), "%s", command.c_str ());
+  fail_unless (
+      argc > 2 && g_str_equal (argv[0], "gst-launch-1.0"), "%s", command.c_str ());
+  std::vector<std::string> words;
+  for (gint i = 1; i < argc; i++) {
+    const std::string w = argv[i];
+    if (w == "cudaupload" || w == "cudaconvertscale" || w == "cudadownload")
+      words.push_back ("cudastreams" + w.substr (4));
+    else if (i == argc - 1)
+      words.insert (words.end (), { "appsink", "name=out" });
+    else
+      words.push_back (w);
+    if (w == "videotestsrc")
+      words.push_back ("num-buffers=1");
+  }
+  g_strfreev (argv);
+  std::vector<const gchar *> args;
+  for (const std::string & w : words)
+    args.push_back (w.c_str ());
+  args.push_back (NULL);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launchv (args.data (), &err);
+  fail_unless (pipeline != NULL && err == NULL, "%s: %s", command.c_str (),
+      err ? err->message : "");
+  return pipeline;
+}
+
+/* Whether rows [first, last) of every plane of a planar RGB frame are all
+ * 0 (the default opaque black border). */
+static bool
+rows_black (GstBuffer * buf, const GstVideoInfo * info, gint first, gint last)
+{
+  GstVideoFrame f;
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_READ));
+  bool black = true;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++)
+    for (gint y = first; y < last; y++) {
+      const guint8 * row = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
+                           (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      for (gint x = 0; x < GST_VIDEO_FRAME_WIDTH (&f); x++)
+        black = black && row[x] == 0;
+    }
+  gst_video_frame_unmap (&f);
+  return black;
+}
+
+/* Every example of the element's documentation runs, and the one that says
+ * it letterboxes does: a 16:9 frame in 640x640 has 140 black rows above
+ * and below the picture. */
+GST_START_TEST (test_documented_examples)
+{
+  const std::vector<Example> examples = documented_examples ();
+  fail_unless (examples.size () >= 2, "%zu examples found", examples.size ());
+  bool letterbox_seen = false;
+  for (const Example & e : examples) {
+    GstElement * pipeline = parse_example (e.command);
+    Captured out;
+    testutil::capture_appsink (pipeline, "out", &out);
+    testutil::run_to_eos (pipeline, e.command.c_str ());
+    fail_unless_equals_int (out.buffers.size (), 1);
+    if (e.text.find ("letterbox") != std::string::npos) {
+      letterbox_seen = true;
+      const GstVideoInfo * info = &out.infos[0];
+      fail_unless (info->width == 640 && info->height == 640, "%s: %dx%d",
+          e.text.c_str (), info->width, info->height);
+      fail_unless (rows_black (out.buffers[0], info, 0, 140) &&
+                       rows_black (out.buffers[0], info, 500, 640) &&
+                       !rows_black (out.buffers[0], info, 140, 500),
+          "%s: the picture is not letterboxed (140 black rows above and below); the "
+          "example: %s",
+          e.text.c_str (), e.command.c_str ());
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+  fail_unless (letterbox_seen, "no example says it letterboxes");
+}
+GST_END_TEST;
+
 /* --- allocation failures --------------------------------------------- */
 
 /* While set, cudaMalloc calls of at least this many bytes fail, as on a
@@ -1138,6 +1273,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_direction_changes_keep_caps);
   tcase_add_test (tc, test_direction_from_tag);
   tcase_add_test (tc, test_direction_change_during_negotiation);
+  tcase_add_test (tc, test_documented_examples);
   tcase_add_test (tc, test_allocation_failure_said);
   return s;
 }
