@@ -98,6 +98,7 @@ struct _GstCsConvertScale {
   gboolean caps_equal;                   /* the caps in use: input = output */
   gboolean same_caps;                    /* frames without crop meta go through */
   gboolean out_nvcodec;
+  gchar * refusal; /* the last reason posted for refused caps, object lock */
   GstBufferPool * pool;
   gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
 };
@@ -244,6 +245,57 @@ commit_orientation (GstCsConvertScale * self)
       self->same_caps ? ", frames go through" : "");
 }
 
+/* Says on the bus why the caps downstream accepts cannot be made (from
+ * @incaps, where given): a negotiation warning naming the field, the value
+ * asked for and what the element makes, once per reason. GStreamer's own
+ * message ("Internal data stream error", not-negotiated) says neither. */
+static void
+explain_refusal (GstCsConvertScale * self, GstCaps * incaps)
+{
+  GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
+  GstCaps * wanted = gst_pad_peer_query_caps (trans->srcpad, NULL);
+  GstCaps * made = gst_pad_get_pad_template_caps (trans->srcpad);
+  gchar * why = gst_cs_convert_caps_explain (wanted, made);
+  if (!why && incaps) {
+    /* Within the template: something the input fixes (its frame rate...) */
+    GstCaps * from =
+        gst_cs_convert_scale_transform_caps (trans, GST_PAD_SINK, incaps, made);
+    why = gst_cs_convert_caps_explain (wanted, from);
+    gst_caps_unref (from);
+  }
+  GST_OBJECT_LOCK (self);
+  const gboolean repeated = !why || g_strcmp0 (why, self->refusal) == 0;
+  if (!repeated) {
+    g_free (self->refusal);
+    self->refusal = g_strdup (why);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (!repeated)
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+        ("Cannot make the caps downstream accepts: %s", why),
+        ("downstream accepts %" GST_PTR_FORMAT, wanted));
+  g_free (why);
+  gst_caps_unref (made);
+  gst_caps_unref (wanted);
+}
+
+/* An empty answer to upstream's caps query: nothing it sends could be
+ * negotiated; say why where downstream is the cause. */
+static gboolean
+gst_cs_convert_scale_query (
+    GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
+{
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                           ->query (trans, direction, query);
+  GstCaps * result = NULL;
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps_result (query, &result);
+    if (result && gst_caps_is_empty (result))
+      explain_refusal (GST_CS_CONVERT_SCALE (trans), NULL);
+  }
+  return ret;
+}
+
 /* --- allocation ------------------------------------------------------- */
 
 static gboolean
@@ -267,6 +319,9 @@ gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * que
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
   commit_orientation (self);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->refusal, g_free); /* negotiated: a later one is news */
+  GST_OBJECT_UNLOCK (self);
   if (!gst_cs::decide_output_pool (GST_CS_BASE_TRANSFORM (self), query, POOL_MIN_BUFFERS,
           self->out_nvcodec, &self->pool))
     return FALSE;
@@ -422,12 +477,38 @@ static gboolean
 gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
+  GstCaps * incaps = NULL;
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     self->input->release_held ();
   else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG)
     take_tag (self, event);
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-      ->sink_event (trans, event);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
+    gst_event_parse_caps (event, &incaps);
+  /* caps that cannot be negotiated: say why (the event is gone by then) */
+  if (incaps)
+    gst_caps_ref (incaps);
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                           ->sink_event (trans, event);
+  if (incaps && !ret)
+    explain_refusal (self, incaps);
+  gst_clear_caps (&incaps);
+  return ret;
+}
+
+/* A renegotiation before this frame failed (a new orientation or new caps
+ * downstream): say why. */
+static GstFlowReturn
+gst_cs_convert_scale_submit_input_buffer (
+    GstBaseTransform * trans, gboolean discont, GstBuffer * inbuf)
+{
+  const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                                ->submit_input_buffer (trans, discont, inbuf);
+  if (ret == GST_FLOW_NOT_NEGOTIATED) {
+    GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad);
+    explain_refusal (GST_CS_CONVERT_SCALE (trans), incaps);
+    gst_clear_caps (&incaps);
+  }
+  return ret;
 }
 
 static gboolean
@@ -438,6 +519,7 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
   self->input->reset ();
   GST_OBJECT_LOCK (self);
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  g_clear_pointer (&self->refusal, g_free);
   GST_OBJECT_UNLOCK (self);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)->stop (trans);
 }
@@ -516,6 +598,7 @@ gst_cs_convert_scale_finalize (GObject * object)
 {
   auto * self = GST_CS_CONVERT_SCALE (object);
   gst_clear_object (&self->pool);
+  g_free (self->refusal);
   delete self->input;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
@@ -608,6 +691,9 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_submit_input_buffer);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_cs_convert_scale_set_info);

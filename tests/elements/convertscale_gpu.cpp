@@ -1064,6 +1064,97 @@ GST_START_TEST (test_direction_change_during_negotiation)
 }
 GST_END_TEST;
 
+/* --- caps it cannot make ------------------------------------------------ */
+
+/* Downstream accepts only caps the element cannot make, and says so only
+ * once linked (an appsink or capsfilter given its caps then, an encoder
+ * that learns its limits when it opens): the stream stops, and a warning
+ * of the element says what was asked for and what it makes, before the
+ * source's own error. (Where the pads cannot link, parsing says why.) */
+GST_START_TEST (test_impossible_caps_said)
+{
+  const struct {
+    const char * in;
+    const char * out;
+    const char * said[2];
+  } cases[] = {
+    { "NV12,width=64,height=48", "format=NV12,width=20000,height=48",
+        { "width 20000", "16384" } },
+    { "NV12,width=64,height=48", "format=NV12,width=64,height=0",
+        { "height 0", "16384" } },
+    { "GRAY8,width=64,height=48", "format=UYVP,width=64,height=48",
+        { "format UYVP", "GRAY8" } },
+  };
+  for (const auto & c : cases) {
+    gchar * desc = g_strdup_printf (
+        "videotestsrc num-buffers=2 ! video/x-raw,format=%s ! cudastreamsupload ! "
+        "cudastreamsconvertscale name=cs ! capsfilter name=f ! fakesink",
+        c.in);
+    GError * err = NULL;
+    GstElement * pipeline = gst_parse_launch (desc, &err);
+    fail_unless (
+        pipeline != NULL && err == NULL, "%s: %s", desc, err ? err->message : "");
+    gchar * wanted =
+        g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),%s", c.out);
+    GstCaps * caps = gst_caps_from_string (wanted);
+    GstElement * filter = testutil::by_name (pipeline, "f");
+    g_object_set (filter, "caps", caps, NULL);
+    gst_object_unref (filter);
+    gst_caps_unref (caps);
+    testutil::Outcome o = testutil::run_to_end (pipeline);
+    fail_unless (!o.eos, "%s: reached EOS", wanted);
+    for (const char * s : c.said)
+      fail_unless (o.warnings.find ("cs: ") != std::string::npos &&
+                       o.warnings.find (s) != std::string::npos,
+          "%s: no warning of cs saying \"%s\"; warnings: %s; error: %s", wanted, s,
+          o.warnings.c_str (), o.error.c_str ());
+    gst_object_unref (pipeline);
+    g_free (wanted);
+    g_free (desc);
+  }
+}
+GST_END_TEST;
+
+/* Downstream changes its caps while PLAYING to a size the element cannot
+ * make: the renegotiation before the next frame fails, and the element
+ * says why. */
+static GstPadProbeReturn
+ask_too_wide_after_first (GstPad *, GstPadProbeInfo *, gpointer user)
+{
+  auto * filter = static_cast<GstElement *> (user);
+  if (g_object_get_data (G_OBJECT (filter), "asked") == NULL) {
+    g_object_set_data (G_OBJECT (filter), "asked", GINT_TO_POINTER (1));
+    return GST_PAD_PROBE_OK; /* the first frame goes through as negotiated */
+  }
+  GstCaps * wide = gst_caps_from_string (
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA,width=20000");
+  g_object_set (filter, "caps", wide, NULL);
+  gst_caps_unref (wide);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+GST_START_TEST (test_impossible_caps_while_playing_said)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudastreamsupload ! cudastreamsconvertscale name=cs ! capsfilter name=f "
+      "caps=video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA ! fakesink",
+      NULL);
+  fail_unless (pipeline != NULL);
+  GstElement * filter = testutil::by_name (pipeline, "f");
+  testutil::add_probe (pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER,
+      ask_too_wide_after_first, filter);
+  testutil::Outcome o = testutil::run_to_end (pipeline);
+  fail_unless (!o.eos, "reached EOS");
+  fail_unless (o.warnings.find ("cs: Cannot make") != std::string::npos &&
+                   o.warnings.find ("width 20000") != std::string::npos,
+      "no warning of cs naming the width; warnings: %s; error: %s", o.warnings.c_str (),
+      o.error.c_str ());
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* --- the documented examples ------------------------------------------- */
 
 /* The gst-launch examples of the element's documentation (the SECTION
@@ -1274,6 +1365,8 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_direction_from_tag);
   tcase_add_test (tc, test_direction_change_during_negotiation);
   tcase_add_test (tc, test_documented_examples);
+  tcase_add_test (tc, test_impossible_caps_said);
+  tcase_add_test (tc, test_impossible_caps_while_playing_said);
   tcase_add_test (tc, test_allocation_failure_said);
   return s;
 }
