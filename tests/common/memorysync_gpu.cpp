@@ -284,17 +284,20 @@ GST_START_TEST (test_pool_reuses_the_frame_released_last)
 }
 GST_END_TEST;
 
-/* A reader on another stream that has completed by the time the frame is
- * released (a download waited for its copy, an application synchronised
- * its stream) holds nothing back: the frame goes out again first, and
- * finding that out costs no host wait. */
+/* A reader on another stream that has completed by the time the next frame
+ * is wanted holds nothing back: the frame released last goes out again
+ * first, and finding that out costs no host wait. The reader completes
+ * before the frame is released (an application that synchronised its
+ * stream) or after (a download lets the frame go once its copy is
+ * enqueued, and waits for the copy before the next frame comes). */
 GST_START_TEST (test_pool_reuses_a_frame_whose_readers_completed)
 {
   Bench b;
   GstBufferPool * pool = new_frame_pool (3, 0);
   gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  for (int round = 0; round < 3; round++) {
+  for (int round = 0; round < 4; round++) {
+    const bool done_before_release = round % 2 == 0;
     GstBuffer * frame = acquire (pool);
     guint8 * memory = b.device (frame);
     fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
@@ -305,14 +308,23 @@ GST_START_TEST (test_pool_reuses_a_frame_whose_readers_completed)
         cudaMemcpyAsync (b.host_a, memory, kBytes, cudaMemcpyDeviceToHost, b.reader),
         cudaSuccess);
     fail_unless (gst_cs_buffer_add_reader (frame, 0, b.reader, NULL));
-    fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
-    expect_bytes (b.host_a, 0x30 + round, "the consumer's read");
-    const guint64 waits = gst_cs_host_waits_total ();
-    const guint64 blocks = testutil::runtime_host_blocks ();
+    if (done_before_release)
+      fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
+    guint64 waits = gst_cs_host_waits_total ();
+    guint64 blocks = testutil::runtime_host_blocks ();
     gst_buffer_unref (frame);
+    fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+    fail_unless_equals_uint64 (testutil::runtime_host_blocks (), blocks);
+    if (!done_before_release)
+      fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
+    expect_bytes (b.host_a, 0x30 + round, "the consumer's read");
+    waits = gst_cs_host_waits_total ();
+    blocks = testutil::runtime_host_blocks ();
     frame = acquire (pool);
     fail_unless (b.device (frame) == memory,
-        "round %d: a frame whose reader completed did not go out again first", round);
+        "round %d: a frame whose reader completed %s it was released did not go out "
+        "again first",
+        round, done_before_release ? "before" : "after");
     fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
     fail_unless_equals_uint64 (testutil::runtime_host_blocks (), blocks);
     gst_buffer_unref (frame);

@@ -1290,6 +1290,51 @@ GST_START_TEST (test_documented_examples)
 }
 GST_END_TEST;
 
+/* --- the output pool ---------------------------------------------------- */
+
+static GstPadProbeReturn
+note_device_pointer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  auto * seen = static_cast<std::vector<guint8 *> *> (user);
+  seen->push_back (gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0)));
+  return GST_PAD_PROBE_OK;
+}
+
+/* A download reads each frame on its own stream and waits for its copy
+ * before it lets the frame go (none kept in flight): the element's pool
+ * then hands that frame out again first (its bytes still in the GPU's L2),
+ * every frame the same memory, with no host wait of the element's. */
+GST_START_TEST (test_pool_reuse_beside_download)
+{
+  Case c{ "NV12", 64, 48, "RGBA", 40, 30 };
+  c.frames = 6;
+  std::string chain = chain_of (c);
+  chain.replace (chain.rfind ("cudastreamsdownload"), std::string::npos,
+      "cudastreamsdownload max-in-flight=0");
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain, NULL, &in, &out, &unused);
+  std::vector<guint8 *> written;
+  testutil::add_probe (
+      pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER, note_device_pointer, &written);
+  testutil::run_to_eos (pipeline, "beside a download");
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  fail_unless_equals_int (written.size (), c.frames);
+  for (size_t i = 1; i < written.size (); i++)
+    fail_unless (written[i] == written[0],
+        "frame %zu was written into other memory than frame 0 (%p, %p)", i, written[i],
+        written[0]);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], "beside a download");
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* --- allocation failures --------------------------------------------- */
 
 /* While set, cudaMalloc calls of at least this many bytes fail, as on a
@@ -1368,6 +1413,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_impossible_caps_said);
   tcase_add_test (tc, test_impossible_caps_while_playing_said);
   tcase_add_test (tc, test_allocation_failure_said);
+  tcase_add_test (tc, test_pool_reuse_beside_download);
   return s;
 }
 
