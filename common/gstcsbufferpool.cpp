@@ -106,21 +106,36 @@ gst_cs_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
   GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->reset_buffer (pool, buffer);
 }
 
-/* Whether `buffer`, just released, can be handed out again before the
- * older frames in the queue: GstBufferPool's own release checks (its memory
- * untouched, whole and ours alone), and every GPU access of its memory still
- * pending is on the writer's stream, so that writing it again at once waits
- * for nothing on the GPU that another frame would not have waited for. */
+/* Whether `buffer`, just released, may be kept aside to go out again before
+ * the older frames in the queue: GstBufferPool's own release checks (its
+ * memory untouched, whole and ours alone), and memory whose GPU accesses
+ * we track. */
 static bool
-reusable_at_once (GstCsBufferPool * self, GstBuffer * buffer)
+may_keep (GstCsBufferPool * self, GstBuffer * buffer)
 {
   if (GST_BUFFER_FLAG_IS_SET (buffer, GST_BUFFER_FLAG_TAG_MEMORY) ||
       gst_buffer_get_size (buffer) != self->layout.size ||
       !gst_buffer_is_all_memory_writable (buffer))
     return false;
   for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
+    if (!gst_cs::memory_sync (gst_buffer_peek_memory (buffer, i)))
+      return false;
+  }
+  return true;
+}
+
+/* Whether every GPU access of `buffer`'s memory still running is on the
+ * writer's stream, so that writing it again at once waits for nothing on
+ * the GPU that another frame would not have waited for. Asked when a frame
+ * is wanted, not when one is released: a reader on another stream (a
+ * download) lets a frame go as soon as its read is enqueued, and is mostly
+ * done by the time the next frame is written. A query, never a wait. */
+static bool
+only_writer_pending (GstCsBufferPool * self, GstBuffer * buffer)
+{
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
     gst_cs::MemorySync * sync = gst_cs::memory_sync (gst_buffer_peek_memory (buffer, i));
-    if (!sync || !sync->pending_only_on (self->reuse_stream))
+    if (!sync->pending_only_on (self->reuse_stream))
       return false;
   }
   return true;
@@ -131,20 +146,24 @@ gst_cs_buffer_pool_acquire_buffer (
     GstBufferPool * pool, GstBuffer ** buffer, GstBufferPoolAcquireParams * params)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
+  /* Counted as an acquirer at once: while one may wait in the queue,
+   * releases go to the queue too, or it would never wake. */
   g_mutex_lock (&self->reuse_lock);
   GstBuffer * hot =
       GST_BUFFER_POOL_IS_FLUSHING (pool) ? nullptr : std::exchange (self->hot, nullptr);
-  if (!hot)
-    self->acquiring++;
+  self->acquiring++;
   g_mutex_unlock (&self->reuse_lock);
-  if (hot) {
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (hot && only_writer_pending (self, hot)) {
     *buffer = hot;
-    return GST_FLOW_OK;
+  } else {
+    /* Another stream still reads it: its turn in the queue, behind the
+     * older frames, so that the writer does not wait for that reader. */
+    if (hot)
+      GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->release_buffer (pool, hot);
+    ret = GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+              ->acquire_buffer (pool, buffer, params);
   }
-  /* The queue, where an acquirer may wait for a release: while one is
-   * there, releases go to the queue too, or it would never wake. */
-  const GstFlowReturn ret = GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
-                                ->acquire_buffer (pool, buffer, params);
   g_mutex_lock (&self->reuse_lock);
   self->acquiring--;
   g_mutex_unlock (&self->reuse_lock);
@@ -156,7 +175,7 @@ gst_cs_buffer_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   GstBuffer * to_queue = buffer;
-  if (self->reuse_stream && reusable_at_once (self, buffer)) {
+  if (self->reuse_stream && may_keep (self, buffer)) {
     g_mutex_lock (&self->reuse_lock);
     if (self->acquiring == 0)
       to_queue = std::exchange (self->hot, buffer);
@@ -180,13 +199,26 @@ gst_cs_buffer_pool_stop (GstBufferPool * pool)
   return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->stop (pool);
 }
 
+/* A pool dropped while active is stopped here, before any of it goes: the
+ * frame kept aside goes back to GStreamer's queue through stop() and is
+ * freed with the others, counted as GStreamer counts them, while the lock
+ * stop() takes is still there; not left to whichever of its dispose or
+ * finalize the base class stops the pool in. */
+static void
+gst_cs_buffer_pool_dispose (GObject * object)
+{
+  gst_buffer_pool_set_active (GST_BUFFER_POOL (object), FALSE);
+  G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->dispose (object);
+}
+
 static void
 gst_cs_buffer_pool_finalize (GObject * object)
 {
   auto * self = GST_CS_BUFFER_POOL (object);
+  /* Stopped in dispose: no frame is kept aside any more. */
+  g_warn_if_fail (self->hot == nullptr);
   gst_clear_object (&self->allocator);
   g_clear_error (&self->error);
-  gst_clear_buffer (&self->hot);
   g_mutex_clear (&self->reuse_lock);
   G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->finalize (object);
 }
@@ -195,6 +227,7 @@ static void
 gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
 {
   GstBufferPoolClass * pool_class = GST_BUFFER_POOL_CLASS (klass);
+  G_OBJECT_CLASS (klass)->dispose = gst_cs_buffer_pool_dispose;
   G_OBJECT_CLASS (klass)->finalize = gst_cs_buffer_pool_finalize;
   pool_class->get_options = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_get_options);
   pool_class->set_config = GST_DEBUG_FUNCPTR (gst_cs_buffer_pool_set_config);
@@ -229,12 +262,13 @@ gst_cs_buffer_pool_get_device_id (GstCsBufferPool * pool)
   return pool->device_id;
 }
 
-/* Lets a frame released with GPU accesses pending on `stream` alone (the
- * stream of the element that writes the pool's frames) be handed out again
- * next, ahead of older ones: writing it again then waits for nothing but
- * stream order, and its bytes are likely still in L2 (a 4K -> 1080p RGBA
- * conversion into the same frame: 11.6 us a frame on an H100, into three in
- * turn 13.9 us). Set before the pool is activated. */
+/* Lets the frame released last be handed out again next, ahead of older
+ * ones, where by then every GPU access of it still running is on `stream`
+ * (the stream of the element that writes the pool's frames; readers of
+ * other streams that have completed do not count): writing it again then
+ * waits for nothing but stream order, and its bytes are likely still in L2
+ * (a 4K -> 1080p RGBA conversion into the same frame: 11.6 us a frame on an
+ * H100, into three in turn 13.9 us). Set before the pool is activated. */
 void
 gst_cs_buffer_pool_set_reuse_stream (GstCsBufferPool * pool, cudaStream_t stream)
 {

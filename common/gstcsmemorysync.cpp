@@ -79,11 +79,22 @@ bool
 MemorySync::pending_only_on (cudaStream_t stream)
 {
   std::lock_guard<std::mutex> guard (lock_);
-  if (writer_ && !stream_order_covers (writer_->stream (), stream))
-    return false;
-  for (auto & r : readers_) {
-    if (!stream_order_covers (r.event->stream (), stream))
+  /* Access on `stream` needs no look: stream order covers it. One on
+   * another stream counts only while it runs (a query, never a wait); a
+   * complete one is forgotten, as host_wait_all() does. */
+  if (writer_ && !stream_order_covers (writer_->stream (), stream)) {
+    if (!writer_->done ())
       return false;
+    writer_ = EventRef ();
+  }
+  for (auto it = readers_.begin (); it != readers_.end ();) {
+    if (stream_order_covers (it->event->stream (), stream)) {
+      ++it;
+    } else if (it->event->done ()) {
+      it = readers_.erase (it);
+    } else {
+      return false;
+    }
   }
   return true;
 }

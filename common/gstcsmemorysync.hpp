@@ -59,8 +59,10 @@ public:
   // Nothing is forgotten here: should the write fail to be enqueued, the
   // next writer still waits for them.
   bool gpu_wait_all (cudaStream_t stream, GError ** error);
-  // Whether every access still noted (writer and readers) was recorded on
-  // `stream`, so that stream order alone covers them (none: true).
+  // Whether every access not yet complete (writer and readers) was recorded
+  // on `stream`, so that stream order alone covers them (none: true). Those
+  // of other streams are queried (cudaEventQuery, no host wait); the
+  // complete ones are forgotten.
   bool pending_only_on (cudaStream_t stream);
   // Before a stream reads: wait on the GPU for the last writer.
   bool gpu_wait_writer (cudaStream_t stream, GError ** error);

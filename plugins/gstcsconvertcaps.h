@@ -51,6 +51,21 @@ G_BEGIN_DECLS
  * Returns: (transfer full): the fixed caps, one structure with the caps
  * features it had in @othercaps (empty caps where @othercaps is empty)
  */
+/**
+ * gst_cs_convert_caps_explain:
+ * @wanted: the caps one side accepts (downstream's)
+ * @possible: the caps the element can give that side (not ANY)
+ *
+ * Why nothing of @possible is in @wanted, for a message a user reads: the
+ * fields of the structure of @wanted that comes nearest (fewest fields
+ * apart), each with the value asked for and what @possible has there
+ * ("width 20000 (this element makes [ 1, 16384 ])", a list as its values:
+ * "format UYVP (this element makes NV12, RGBA)"), or its caps features
+ * where no structure of @possible has them.
+ *
+ * Returns: (transfer full) (nullable): the reason; %NULL where the caps
+ * meet, or where either is empty or @wanted ANY
+ */
 /* clang-format off */
 GstCaps * gst_cs_convert_caps_transform (GstCaps         * caps,
                                          GstCaps         * filter);
@@ -59,6 +74,9 @@ GstCaps * gst_cs_convert_caps_fixate    (GstPadDirection   direction,
                                          GstCaps         * caps,
                                          GstCaps         * othercaps,
                                          gboolean          rotated);
+
+gchar *   gst_cs_convert_caps_explain   (GstCaps         * wanted,
+                                         GstCaps         * possible);
 /* clang-format on */
 
 G_END_DECLS

@@ -40,15 +40,18 @@
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *   cudaupload ! cudaconvertscale ! \
- *   video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360 ! \
+ *   'video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360' ! \
  *   cudadownload ! autovideosink
  * ]| Scales and converts decoder-like NV12 for display.
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! \
  *   cudaupload ! cudaconvertscale ! \
- *   video/x-raw(memory:CUDAStreamsMemory),format=RGBP,width=640,height=640 ! \
+ *   'video/x-raw(memory:CUDAStreamsMemory),format=RGBP,width=640,height=640,pixel-aspect-ratio=1/1' ! \
  *   cudadownload ! fakesink
- * ]| A letterboxed 640x640 planar RGB model input.
+ * ]| A letterboxed 640x640 planar RGB model input: square pixels asked for,
+ * the picture keeps its shape between borders. Without a pixel-aspect-ratio
+ * the element keeps the picture whole by changing the pixel aspect ratio
+ * instead, as videoconvertscale does: the frame is stretched.
  *
  * Since: 0.2
  */
@@ -89,10 +92,13 @@ struct _GstCsConvertScale {
   GstVideoOrientationMethod direction;
   GstVideoOrientationMethod tag_direction;
 
-  /* of the negotiated caps, streaming thread */
-  GstVideoOrientationMethod orientation; /* the one the caps were made for */
+  /* of the negotiation, streaming thread */
+  GstVideoOrientationMethod fixated;     /* the one the latest fixation was for */
+  GstVideoOrientationMethod orientation; /* the one the caps in use were made for */
+  gboolean caps_equal;                   /* the caps in use: input = output */
   gboolean same_caps;                    /* frames without crop meta go through */
   gboolean out_nvcodec;
+  gchar * refusal; /* the last reason posted for refused caps, object lock */
   GstBufferPool * pool;
   gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
 };
@@ -135,7 +141,7 @@ static GstStaticPadTemplate src_template =
 
 /* --- orientation ------------------------------------------------------ */
 
-/* The orientation frames get now: the property, or the tag's for auto. */
+/* The orientation asked for now: the property, or the tag's for auto. */
 static GstVideoOrientationMethod
 current_orientation (GstCsConvertScale * self)
 {
@@ -144,6 +150,9 @@ current_orientation (GstCsConvertScale * self)
                                     ? self->tag_direction
                                     : self->direction;
   GST_OBJECT_UNLOCK (self);
+  /* custom is refused by the property, auto resolved above */
+  if (m == GST_VIDEO_ORIENTATION_CUSTOM || m == GST_VIDEO_ORIENTATION_AUTO)
+    m = GST_VIDEO_ORIENTATION_IDENTITY;
   return m;
 }
 
@@ -199,9 +208,14 @@ gst_cs_convert_scale_fixate_caps (GstBaseTransform * trans, GstPadDirection dire
     GstCaps * caps, GstCaps * othercaps)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstCaps * fixed = gst_cs_convert_caps_fixate (
-      direction, caps, othercaps, swaps_axes (current_orientation (self)));
-  GST_DEBUG_OBJECT (self, "fixated to %" GST_PTR_FORMAT, fixed);
+  /* Read once: the caps are fixed for this orientation, and frames get it
+   * once they are in use (commit_orientation), whatever the property says
+   * by then. GstBaseTransform fixates on the streaming thread only. */
+  self->fixated = current_orientation (self);
+  GstCaps * fixed =
+      gst_cs_convert_caps_fixate (direction, caps, othercaps, swaps_axes (self->fixated));
+  GST_DEBUG_OBJECT (
+      self, "fixated for orientation %d to %" GST_PTR_FORMAT, self->fixated, fixed);
   return fixed;
 }
 
@@ -210,17 +224,76 @@ gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
     GstVideoInfo * in, GstCaps * outcaps, GstVideoInfo * out)
 {
   auto * self = GST_CS_CONVERT_SCALE (base);
-  GstVideoOrientationMethod m = current_orientation (self);
-  if (m == GST_VIDEO_ORIENTATION_CUSTOM || m == GST_VIDEO_ORIENTATION_AUTO)
-    m = GST_VIDEO_ORIENTATION_IDENTITY;
-  self->orientation = m;
-  self->same_caps =
-      m == GST_VIDEO_ORIENTATION_IDENTITY && gst_caps_is_equal (incaps, outcaps);
+  self->caps_equal = gst_caps_is_equal (incaps, outcaps);
   self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
-  GST_DEBUG_OBJECT (self, "orientation %d: %" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, m,
-      incaps, outcaps);
   (void)in, (void)out;
   return TRUE;
+}
+
+/* The caps of the latest fixation are in use: frames get the orientation
+ * they were fixed for from now on. GstBaseTransform calls set_info only
+ * when the caps change, but decide_allocation after every negotiation that
+ * succeeds, so this runs from there: a new orientation that leaves the caps
+ * as they were (180, a flip, 90r <-> 90l into a square) applies too. */
+static void
+commit_orientation (GstCsConvertScale * self)
+{
+  self->orientation = self->fixated;
+  self->same_caps =
+      self->orientation == GST_VIDEO_ORIENTATION_IDENTITY && self->caps_equal;
+  GST_DEBUG_OBJECT (self, "orientation %d%s", self->orientation,
+      self->same_caps ? ", frames go through" : "");
+}
+
+/* Says on the bus why the caps downstream accepts cannot be made (from
+ * @incaps, where given): a negotiation warning naming the field, the value
+ * asked for and what the element makes, once per reason. GStreamer's own
+ * message ("Internal data stream error", not-negotiated) says neither. */
+static void
+explain_refusal (GstCsConvertScale * self, GstCaps * incaps)
+{
+  GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
+  GstCaps * wanted = gst_pad_peer_query_caps (trans->srcpad, NULL);
+  GstCaps * made = gst_pad_get_pad_template_caps (trans->srcpad);
+  gchar * why = gst_cs_convert_caps_explain (wanted, made);
+  if (!why && incaps) {
+    /* Within the template: something the input fixes (its frame rate...) */
+    GstCaps * from =
+        gst_cs_convert_scale_transform_caps (trans, GST_PAD_SINK, incaps, made);
+    why = gst_cs_convert_caps_explain (wanted, from);
+    gst_caps_unref (from);
+  }
+  GST_OBJECT_LOCK (self);
+  const gboolean repeated = !why || g_strcmp0 (why, self->refusal) == 0;
+  if (!repeated) {
+    g_free (self->refusal);
+    self->refusal = g_strdup (why);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (!repeated)
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+        ("Cannot make the caps downstream accepts: %s", why),
+        ("downstream accepts %" GST_PTR_FORMAT, wanted));
+  g_free (why);
+  gst_caps_unref (made);
+  gst_caps_unref (wanted);
+}
+
+/* An empty answer to upstream's caps query: nothing it sends could be
+ * negotiated; say why where downstream is the cause. */
+static gboolean
+gst_cs_convert_scale_query (
+    GstBaseTransform * trans, GstPadDirection direction, GstQuery * query)
+{
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                           ->query (trans, direction, query);
+  GstCaps * result = NULL;
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    gst_query_parse_caps_result (query, &result);
+    if (result && gst_caps_is_empty (result))
+      explain_refusal (GST_CS_CONVERT_SCALE (trans), NULL);
+  }
+  return ret;
 }
 
 /* --- allocation ------------------------------------------------------- */
@@ -245,6 +318,10 @@ static gboolean
 gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
+  commit_orientation (self);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->refusal, g_free); /* negotiated: a later one is news */
+  GST_OBJECT_UNLOCK (self);
   if (!gst_cs::decide_output_pool (GST_CS_BASE_TRANSFORM (self), query, POOL_MIN_BUFFERS,
           self->out_nvcodec, &self->pool))
     return FALSE;
@@ -400,12 +477,38 @@ static gboolean
 gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
+  GstCaps * incaps = NULL;
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     self->input->release_held ();
   else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG)
     take_tag (self, event);
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-      ->sink_event (trans, event);
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
+    gst_event_parse_caps (event, &incaps);
+  /* caps that cannot be negotiated: say why (the event is gone by then) */
+  if (incaps)
+    gst_caps_ref (incaps);
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                           ->sink_event (trans, event);
+  if (incaps && !ret)
+    explain_refusal (self, incaps);
+  gst_clear_caps (&incaps);
+  return ret;
+}
+
+/* A renegotiation before this frame failed (a new orientation or new caps
+ * downstream): say why. */
+static GstFlowReturn
+gst_cs_convert_scale_submit_input_buffer (
+    GstBaseTransform * trans, gboolean discont, GstBuffer * inbuf)
+{
+  const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+                                ->submit_input_buffer (trans, discont, inbuf);
+  if (ret == GST_FLOW_NOT_NEGOTIATED) {
+    GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad);
+    explain_refusal (GST_CS_CONVERT_SCALE (trans), incaps);
+    gst_clear_caps (&incaps);
+  }
+  return ret;
 }
 
 static gboolean
@@ -416,6 +519,7 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
   self->input->reset ();
   GST_OBJECT_LOCK (self);
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  g_clear_pointer (&self->refusal, g_free);
   GST_OBJECT_UNLOCK (self);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)->stop (trans);
 }
@@ -494,6 +598,7 @@ gst_cs_convert_scale_finalize (GObject * object)
 {
   auto * self = GST_CS_CONVERT_SCALE (object);
   gst_clear_object (&self->pool);
+  g_free (self->refusal);
   delete self->input;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
@@ -586,6 +691,9 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_submit_input_buffer);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
       GST_DEBUG_FUNCPTR (gst_cs_convert_scale_set_info);
@@ -603,6 +711,7 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->border_color = DEFAULT_BORDER_COLOR;
   self->direction = DEFAULT_DIRECTION;
   self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->fixated = GST_VIDEO_ORIENTATION_IDENTITY;
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);

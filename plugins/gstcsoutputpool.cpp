@@ -34,18 +34,29 @@ output_pool_new (GstElement * element, gint device, GstCaps * caps, guint size, 
   return pool;
 }
 
+namespace {
+
+/* Posts why `pool` could not allocate (ours keeps the allocator's error),
+ * else `fallback`, as an element error of `element`. */
+void
+post_allocation_error (GstElement * element, GstBufferPool * pool, const char * fallback)
+{
+  GError * err = GST_IS_CS_BUFFER_POOL (pool)
+                     ? gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (pool))
+                     : NULL;
+  if (!err)
+    err = g_error_new_literal (GST_CS_ERROR, GST_CS_ERROR_CUDA, fallback);
+  GST_CS_POST_ERROR (element, err, "Cannot allocate device frames");
+}
+
+} // namespace
+
 bool
 activate_output_pool (GstElement * element, GstBufferPool * pool)
 {
   if (gst_buffer_pool_is_active (pool) || gst_buffer_pool_set_active (pool, TRUE))
     return true;
-  GError * err = GST_IS_CS_BUFFER_POOL (pool)
-                     ? gst_cs_buffer_pool_take_error (GST_CS_BUFFER_POOL (pool))
-                     : NULL;
-  if (!err)
-    err =
-        g_error_new (GST_CS_ERROR, GST_CS_ERROR_CUDA, "Cannot activate the device pool");
-  GST_CS_POST_ERROR (element, err, "Cannot allocate device frames");
+  post_allocation_error (element, pool, "Cannot activate the device pool");
   return false;
 }
 
@@ -83,6 +94,10 @@ acquire_output_frame (GstBaseTransform * trans, GstBufferPool * pool, GstBuffer 
   if (!pool || !activate_output_pool (GST_ELEMENT (trans), pool))
     return GST_FLOW_ERROR;
   GstFlowReturn ret = gst_buffer_pool_acquire_buffer (pool, outbuf, NULL);
+  /* An active pool grows past its first frames where downstream holds
+   * more: that allocation may fail too (FLUSHING and EOS are no failure). */
+  if (ret == GST_FLOW_ERROR)
+    post_allocation_error (GST_ELEMENT (trans), pool, "Cannot allocate a device frame");
   if (ret != GST_FLOW_OK)
     return ret;
   GST_BASE_TRANSFORM_GET_CLASS (trans)->copy_metadata (trans, source, *outbuf);

@@ -35,7 +35,8 @@ bool decide_output_pool (GstCsBaseTransform * base, GstQuery * query, guint min_
 
 // A frame of `pool` for `trans` to write, the pool activated on first need,
 // with the timestamps, flags and metas of `source` that still describe it.
-// GST_FLOW_ERROR without a pool, or after posting why it cannot be active.
+// GST_FLOW_ERROR without a pool, or after posting why it cannot be active or
+// could not allocate the frame.
 GstFlowReturn acquire_output_frame (GstBaseTransform * trans, GstBufferPool * pool,
     GstBuffer * source, GstBuffer ** outbuf);
 

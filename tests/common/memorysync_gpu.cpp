@@ -5,6 +5,9 @@
 // whoever the reader is (an element or an application's own stream).
 #include <gst/check/gstcheck.h>
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cstring>
 
 #include "gstcudastreams.h"
@@ -244,6 +247,31 @@ acquire (GstBufferPool * pool)
   return frame;
 }
 
+/* Holds back the work enqueued on a stream after close() until open():
+ * on a GPU a host function that waits, found at run time (the stand-in has
+ * none and needs none: its streams run only when something waits on
+ * them). So "still in flight" does not depend on how fast the GPU is. */
+struct Gate {
+  std::atomic<bool> opened{ false };
+  void close (cudaStream_t stream)
+  {
+    using LaunchHostFunc = cudaError_t (*) (cudaStream_t, cudaHostFn_t, void *);
+    auto launch =
+        reinterpret_cast<LaunchHostFunc> (dlsym (RTLD_DEFAULT, "cudaLaunchHostFunc"));
+    if (launch)
+      fail_unless_equals_int (launch (stream, wait_until_open, this), cudaSuccess);
+  }
+  void open () { opened = true; }
+  ~Gate () { open (); }
+
+private:
+  static void wait_until_open (void * data)
+  {
+    while (!static_cast<Gate *> (data)->opened)
+      g_usleep (100);
+  }
+};
+
 /* The frame released last goes out again first while only the writer's
  * stream has it in flight (its bytes still in L2); one that another stream
  * still reads waits its turn in the queue, so that the writer does not wait
@@ -266,7 +294,9 @@ GST_START_TEST (test_pool_reuses_the_frame_released_last)
         "with_stream=%d: the frame released last %s out again first", with_stream,
         with_stream ? "did not go" : "went");
     if (with_stream) {
-      /* now read on another stream as well: not first any more */
+      /* now read on another stream as well, still in flight: not first */
+      Gate gate;
+      gate.close (b.reader);
       fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
       b.write (frame, 0x22, b.writer);
       fail_unless (gst_cs_sync_meta_wait (frame, b.reader, NULL));
@@ -274,11 +304,97 @@ GST_START_TEST (test_pool_reuses_the_frame_released_last)
       gst_buffer_unref (frame);
       frame = acquire (pool);
       fail_if (b.device (frame) == memory, "a frame another stream reads went out first");
+      gate.open ();
     }
     gst_buffer_unref (frame);
     fail_unless (gst_buffer_pool_set_active (pool, FALSE));
     gst_object_unref (pool);
   }
+}
+GST_END_TEST;
+
+/* A reader on another stream that has completed by the time the next frame
+ * is wanted holds nothing back: the frame released last goes out again
+ * first, and finding that out costs no host wait. The reader completes
+ * before the frame is released (an application that synchronised its
+ * stream) or after (a download lets the frame go once its copy is
+ * enqueued, and waits for the copy before the next frame comes). */
+GST_START_TEST (test_pool_reuses_a_frame_whose_readers_completed)
+{
+  Bench b;
+  GstBufferPool * pool = new_frame_pool (3, 0);
+  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  for (int round = 0; round < 4; round++) {
+    const bool done_before_release = round % 2 == 0;
+    GstBuffer * frame = acquire (pool);
+    guint8 * memory = b.device (frame);
+    fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
+    b.write (frame, 0x30 + round, b.writer);
+    /* the consumer: reads on its stream, says so, waits for its own read */
+    fail_unless (gst_cs_sync_meta_wait (frame, b.reader, NULL));
+    fail_unless_equals_int (
+        cudaMemcpyAsync (b.host_a, memory, kBytes, cudaMemcpyDeviceToHost, b.reader),
+        cudaSuccess);
+    fail_unless (gst_cs_buffer_add_reader (frame, 0, b.reader, NULL));
+    if (done_before_release)
+      fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
+    guint64 waits = gst_cs_host_waits_total ();
+    guint64 blocks = testutil::runtime_host_blocks ();
+    gst_buffer_unref (frame);
+    fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+    fail_unless_equals_uint64 (testutil::runtime_host_blocks (), blocks);
+    if (!done_before_release)
+      fail_unless_equals_int (cudaStreamSynchronize (b.reader), cudaSuccess);
+    expect_bytes (b.host_a, 0x30 + round, "the consumer's read");
+    waits = gst_cs_host_waits_total ();
+    blocks = testutil::runtime_host_blocks ();
+    frame = acquire (pool);
+    fail_unless (b.device (frame) == memory,
+        "round %d: a frame whose reader completed %s it was released did not go out "
+        "again first",
+        round, done_before_release ? "before" : "after");
+    fail_unless_equals_uint64 (gst_cs_host_waits_total (), waits);
+    fail_unless_equals_uint64 (testutil::runtime_host_blocks (), blocks);
+    gst_buffer_unref (frame);
+  }
+  fail_unless (gst_buffer_pool_set_active (pool, FALSE));
+  gst_object_unref (pool);
+}
+GST_END_TEST;
+
+/* Warnings and errors GStreamer's buffer pool logs (a failing stop: a
+ * frame freed behind its back), counted while a test watches. */
+static gint pool_complaints = 0;
+
+static void
+count_pool_complaints (GstDebugCategory * category, GstDebugLevel level, const gchar *,
+    const gchar *, gint, GObject *, GstDebugMessage *, gpointer)
+{
+  if (level <= GST_LEVEL_WARNING &&
+      g_str_equal (gst_debug_category_get_name (category), "bufferpool"))
+    g_atomic_int_inc (&pool_complaints);
+}
+
+/* A pool dropped while active, with a frame kept aside for reuse and one
+ * in its queue: every frame goes back through its stop, the base class
+ * finds them all and complains of nothing. */
+GST_START_TEST (test_pool_dropped_while_active)
+{
+  Bench b;
+  gst_debug_set_threshold_for_name ("bufferpool", GST_LEVEL_WARNING);
+  gst_debug_add_log_function (count_pool_complaints, NULL, NULL);
+  GstBufferPool * pool = new_frame_pool (2, 0);
+  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  GstBuffer * frame = acquire (pool);
+  fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
+  b.write (frame, 0x11, b.writer);
+  gst_buffer_unref (frame); /* kept aside: only the writer's stream has it */
+  gst_object_unref (pool);  /* still active */
+  gst_debug_remove_log_function (count_pool_complaints);
+  gst_debug_unset_threshold_for_name ("bufferpool");
+  fail_unless_equals_int (g_atomic_int_get (&pool_complaints), 0);
 }
 GST_END_TEST;
 
@@ -398,6 +514,8 @@ memorysync_gpu_suite (void)
   tcase_add_test (tc, test_wrapped_release_on_stream);
   tcase_add_test (tc, test_pool_reuses_the_frame_released_last);
   tcase_add_test (tc, test_pool_wakes_a_waiting_acquirer);
+  tcase_add_test (tc, test_pool_reuses_a_frame_whose_readers_completed);
+  tcase_add_test (tc, test_pool_dropped_while_active);
   return s;
 }
 

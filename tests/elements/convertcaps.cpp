@@ -453,6 +453,49 @@ GST_START_TEST (test_fixate_features)
 }
 GST_END_TEST;
 
+/* Why caps downstream accepts cannot be made: the field, the value asked
+ * for and what the element makes, from the structure nearest to ours; the
+ * memory where no structure of ours has it; nothing where they meet. */
+GST_START_TEST (test_explain)
+{
+  const char * const made =
+      "video/x-raw(memory:CUDAStreamsMemory), format=(string)"
+      "{ NV12, RGBA }, width=[ 1, 16384 ], height=[ 1, 16384 ]; "
+      "video/x-raw(memory:CUDAMemory), format=(string){ NV12, RGBA }, "
+      "width=[ 1, 16384 ], height=[ 1, 16384 ]";
+  const struct {
+    const char * wanted;
+    const char * why; /* NULL: none */
+  } cases[] = {
+    { "video/x-raw(memory:CUDAStreamsMemory), format=NV12, width=20000, height=48",
+        "width 20000 (this element makes [ 1, 16384 ])" },
+    { "video/x-raw(memory:CUDAStreamsMemory), format=UYVP, width=64, height=0",
+        "format UYVP (this element makes NV12, RGBA), "
+        "height 0 (this element makes [ 1, 16384 ])" },
+    /* the nearest structure: one field apart, not two */
+    { "video/x-raw(memory:CUDAStreamsMemory), format=UYVP, width=0; "
+      "video/x-raw(memory:CUDAStreamsMemory), format=NV12, width=0",
+        "width 0 (this element makes [ 1, 16384 ])" },
+    { "video/x-raw, format=NV12, width=64, height=48",
+        "video/x-raw memory:SystemMemory (this element makes video/x-raw "
+        "memory:CUDAStreamsMemory, memory:CUDAMemory)" },
+    { "video/x-raw(memory:CUDAMemory), format=RGBA, width=64", NULL },
+    { "EMPTY", NULL },
+    { "ANY", NULL },
+  };
+  GstCaps * possible = caps (made);
+  for (const auto & c : cases) {
+    GstCaps * wanted = caps (c.wanted);
+    gchar * why = gst_cs_convert_caps_explain (wanted, possible);
+    fail_unless (g_strcmp0 (why, c.why) == 0, "%s: got \"%s\", want \"%s\"", c.wanted,
+        why ? why : "(none)", c.why ? c.why : "(none)");
+    g_free (why);
+    gst_caps_unref (wanted);
+  }
+  gst_caps_unref (possible);
+}
+GST_END_TEST;
+
 static Suite *
 convertcaps_suite (void)
 {
@@ -467,6 +510,7 @@ convertcaps_suite (void)
   tcase_add_test (tc, test_fixate_format);
   tcase_add_test (tc, test_fixate_colorimetry);
   tcase_add_test (tc, test_fixate_features);
+  tcase_add_test (tc, test_explain);
   return s;
 }
 

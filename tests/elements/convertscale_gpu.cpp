@@ -13,6 +13,9 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 
+#include <dlfcn.h>
+
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -851,6 +854,541 @@ GST_START_TEST (test_direction_while_playing)
 }
 GST_END_TEST;
 
+/* --- changes that keep the caps ------------------------------------- */
+
+/* The direction each frame must be drawn with: set by a probe on the
+ * element's sink pad just before the frame enters it. */
+struct Schedule {
+  std::vector<GstVideoOrientationMethod> directions;
+  size_t next = 0;
+};
+
+static GstPadProbeReturn
+set_direction_before_frame (GstPad * pad, GstPadProbeInfo *, gpointer user)
+{
+  auto * s = static_cast<Schedule *> (user);
+  if (s->next < s->directions.size ()) {
+    GstElement * cs = GST_ELEMENT (gst_pad_get_parent (pad));
+    g_object_set (cs, "video-direction", s->directions[s->next++], NULL);
+    gst_object_unref (cs);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Runs `c` with the direction changed before every frame as `directions`
+ * says, behind output caps that every one of them keeps: each frame must
+ * be the twin's with its own direction, as a fresh pipeline makes it. */
+static void
+check_directions_keep_caps (
+    Case c, const std::vector<GstVideoOrientationMethod> & directions)
+{
+  c.frames = (gint)directions.size ();
+  const std::string what = describe (c) + ", direction changed before each frame";
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+  Schedule schedule{ directions };
+  testutil::add_probe (pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER,
+      set_direction_before_frame, &schedule);
+  testutil::run_to_eos (pipeline, what.c_str ());
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  fail_unless_equals_int (out.buffers.size (), c.frames);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    Case now = c;
+    now.direction = directions[i];
+    fail_unless (out.infos[i].width == c.out_w && out.infos[i].height == c.out_h,
+        "%s: frame %zu is %dx%d", what.c_str (), i, out.infos[i].width,
+        out.infos[i].height);
+    GstBuffer * want = twin_of (now, in.buffers[i], &in.infos[i], &out.infos[i]);
+    const std::string frame =
+        what + ", frame " + std::to_string (i) + " " + direction_nick (now.direction);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], frame.c_str ());
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+
+/* video-direction changed while PLAYING where the caps stay as they were:
+ * 180 and the flips at the input's own size (identity there passes frames
+ * through), and every direction into a fixed square of square pixels, as
+ * a model's input is: each frame is drawn with the direction set before it
+ * entered. */
+GST_START_TEST (test_direction_changes_keep_caps)
+{
+  using M = GstVideoOrientationMethod;
+  Case same{ "RGBA", 40, 24, "RGBA", 40, 24 };
+  check_directions_keep_caps (
+      same, { GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_180,
+                GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT,
+                GST_VIDEO_ORIENTATION_IDENTITY, GST_VIDEO_ORIENTATION_180 });
+  Case square{ "NV12", 40, 24, "RGBA", 32, 32 };
+  square.out_extra = ",pixel-aspect-ratio=1/1";
+  std::vector<M> all;
+  for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; m++)
+    all.push_back ((M)m);
+  all.push_back (GST_VIDEO_ORIENTATION_90R);
+  all.push_back (GST_VIDEO_ORIENTATION_90L);
+  check_directions_keep_caps (square, all);
+}
+GST_END_TEST;
+
+/* video-direction=auto follows the stream's image-orientation tag, which
+ * comes after the caps: frames turned as the kernel's twin and videoflip
+ * video-direction=auto turn them, whether the caps change (rotate-90) or
+ * not (rotate-180, flip-rotate-0). */
+GST_START_TEST (test_direction_from_tag)
+{
+  const struct {
+    const char * tag;
+    GstVideoOrientationMethod direction;
+  } tags[] = {
+    { "rotate-180", GST_VIDEO_ORIENTATION_180 },
+    { "flip-rotate-0", GST_VIDEO_ORIENTATION_HORIZ },
+    { "rotate-90", GST_VIDEO_ORIENTATION_90R },
+  };
+  if (!have_reference ("taginject"))
+    return;
+  const bool with_videoflip = have_reference ("videoflip");
+  for (const auto & t : tags) {
+    Case c{ "RGBA", 37, 23, "RGBA", 37, 23 };
+    c.frames = 3;
+    gchar * inject = g_strdup_printf ("taginject tags=\"image-orientation=%s\"", t.tag);
+    gchar * chain = g_strdup_printf (
+        "%s ! cudastreamsupload ! cudastreamsconvertscale "
+        "name=cs video-direction=auto ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+        "),format=RGBA ! cudastreamsdownload",
+        inject);
+    gchar * reference = g_strdup_printf ("%s ! videoflip video-direction=auto", inject);
+    Captured in, out, ref;
+    GstElement * pipeline =
+        pipeline_of (c, chain, with_videoflip ? reference : NULL, &in, &out, &ref);
+    testutil::run_to_eos (pipeline, t.tag);
+    fail_unless_equals_int (out.buffers.size (), c.frames);
+    c.direction = t.direction;
+    if (gst_cs::swaps_axes (static_cast<gpu::Orientation> (t.direction)))
+      std::swap (c.out_w, c.out_h);
+    for (size_t i = 0; i < out.buffers.size (); i++) {
+      const std::string what = std::string (t.tag) + ", frame " + std::to_string (i);
+      GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+      testutil::assert_frames_equal (
+          want, &out.infos[i], out.buffers[i], &out.infos[i], what.c_str ());
+      gst_buffer_unref (want);
+    }
+    if (with_videoflip)
+      testutil::assert_all_frames_equal (ref, out, t.tag);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    g_free (reference);
+    g_free (chain);
+    g_free (inject);
+  }
+}
+GST_END_TEST;
+
+/* The property changes after the caps were fixed for its old value and
+ * before they are in use (here while downstream is asked whether it
+ * accepts them): the frame is still drawn whole with the orientation its
+ * caps were fixed for, and the next one renegotiates for the new value.
+ * Frame 0 goes through untouched; before frame 1 the direction becomes 90r,
+ * and while the caps for it are being agreed, identity again. */
+struct Flip {
+  GstElement * cs;
+  gint frames = 0;
+  gint armed = 0; /* 1 once 90r is set, 2 once identity is back */
+};
+
+static GstPadProbeReturn
+turn_before_second (GstPad *, GstPadProbeInfo *, gpointer user)
+{
+  auto * flip = static_cast<Flip *> (user);
+  if (flip->frames++ == 1) {
+    g_object_set (flip->cs, "video-direction", GST_VIDEO_ORIENTATION_90R, NULL);
+    g_atomic_int_set (&flip->armed, 1);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+undo_turn_on_accept_caps (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * flip = static_cast<Flip *> (user);
+  GstQuery * query = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ACCEPT_CAPS &&
+      g_atomic_int_compare_and_exchange (&flip->armed, 1, 2))
+    g_object_set (flip->cs, "video-direction", GST_VIDEO_ORIENTATION_IDENTITY, NULL);
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_direction_change_during_negotiation)
+{
+  Case c{ "RGBA", 40, 24, "RGBA", 40, 24 };
+  c.frames = 3;
+  gchar * chain = g_strdup_printf (
+      "cudastreamsupload ! cudastreamsconvertscale name=cs ! "
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA ! cudastreamsdownload");
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain, NULL, &in, &out, &unused);
+  g_free (chain);
+  GstElement * cs = testutil::by_name (pipeline, "cs");
+  Flip flip{ cs };
+  testutil::add_probe (
+      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, turn_before_second, &flip);
+  /* GstBaseTransform asks the peer directly, past our own pad's probes */
+  GstPad * src = gst_element_get_static_pad (cs, "src");
+  GstPad * peer = gst_pad_get_peer (src);
+  gst_pad_add_probe (
+      peer, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM, undo_turn_on_accept_caps, &flip, NULL);
+  gst_object_unref (peer);
+  gst_object_unref (src);
+  testutil::run_to_eos (pipeline, "direction changed during negotiation");
+  gst_object_unref (cs);
+  fail_unless_equals_int (flip.armed, 2);
+  fail_unless_equals_int (out.buffers.size (), c.frames);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    /* frame 1 in the caps fixed for 90r, the others at the input's size */
+    Case now = c;
+    if (i == 1) {
+      now.direction = GST_VIDEO_ORIENTATION_90R;
+      std::swap (now.out_w, now.out_h);
+    }
+    fail_unless (out.infos[i].width == now.out_w, "frame %zu is %dx%d, not %dx%d", i,
+        out.infos[i].width, out.infos[i].height, now.out_w, now.out_h);
+    GstBuffer * want = twin_of (now, in.buffers[i], &in.infos[i], &out.infos[i]);
+    const std::string what = "changed during negotiation, frame " + std::to_string (i) +
+                             " " + direction_nick (now.direction);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], what.c_str ());
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* --- caps it cannot make ------------------------------------------------ */
+
+/* Downstream accepts only caps the element cannot make, and says so only
+ * once linked (an appsink or capsfilter given its caps then, an encoder
+ * that learns its limits when it opens): the stream stops, and a warning
+ * of the element says what was asked for and what it makes, before the
+ * source's own error. (Where the pads cannot link, parsing says why.) */
+GST_START_TEST (test_impossible_caps_said)
+{
+  const struct {
+    const char * in;
+    const char * out;
+    const char * said[2];
+  } cases[] = {
+    { "NV12,width=64,height=48", "format=NV12,width=20000,height=48",
+        { "width 20000", "16384" } },
+    { "NV12,width=64,height=48", "format=NV12,width=64,height=0",
+        { "height 0", "16384" } },
+    { "GRAY8,width=64,height=48", "format=UYVP,width=64,height=48",
+        { "format UYVP", "GRAY8" } },
+  };
+  for (const auto & c : cases) {
+    gchar * desc = g_strdup_printf (
+        "videotestsrc num-buffers=2 ! video/x-raw,format=%s ! cudastreamsupload ! "
+        "cudastreamsconvertscale name=cs ! capsfilter name=f ! fakesink",
+        c.in);
+    GError * err = NULL;
+    GstElement * pipeline = gst_parse_launch (desc, &err);
+    fail_unless (
+        pipeline != NULL && err == NULL, "%s: %s", desc, err ? err->message : "");
+    gchar * wanted =
+        g_strdup_printf ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),%s", c.out);
+    GstCaps * caps = gst_caps_from_string (wanted);
+    GstElement * filter = testutil::by_name (pipeline, "f");
+    g_object_set (filter, "caps", caps, NULL);
+    gst_object_unref (filter);
+    gst_caps_unref (caps);
+    testutil::Outcome o = testutil::run_to_end (pipeline);
+    fail_unless (!o.eos, "%s: reached EOS", wanted);
+    for (const char * s : c.said)
+      fail_unless (o.warnings.find ("cs: ") != std::string::npos &&
+                       o.warnings.find (s) != std::string::npos,
+          "%s: no warning of cs saying \"%s\"; warnings: %s; error: %s", wanted, s,
+          o.warnings.c_str (), o.error.c_str ());
+    gst_object_unref (pipeline);
+    g_free (wanted);
+    g_free (desc);
+  }
+}
+GST_END_TEST;
+
+/* Downstream changes its caps while PLAYING to a size the element cannot
+ * make: the renegotiation before the next frame fails, and the element
+ * says why. */
+static GstPadProbeReturn
+ask_too_wide_after_first (GstPad *, GstPadProbeInfo *, gpointer user)
+{
+  auto * filter = static_cast<GstElement *> (user);
+  if (g_object_get_data (G_OBJECT (filter), "asked") == NULL) {
+    g_object_set_data (G_OBJECT (filter), "asked", GINT_TO_POINTER (1));
+    return GST_PAD_PROBE_OK; /* the first frame goes through as negotiated */
+  }
+  GstCaps * wide = gst_caps_from_string (
+      "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA,width=20000");
+  g_object_set (filter, "caps", wide, NULL);
+  gst_caps_unref (wide);
+  return GST_PAD_PROBE_REMOVE;
+}
+
+GST_START_TEST (test_impossible_caps_while_playing_said)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudastreamsupload ! cudastreamsconvertscale name=cs ! capsfilter name=f "
+      "caps=video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA ! fakesink",
+      NULL);
+  fail_unless (pipeline != NULL);
+  GstElement * filter = testutil::by_name (pipeline, "f");
+  testutil::add_probe (pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER,
+      ask_too_wide_after_first, filter);
+  testutil::Outcome o = testutil::run_to_end (pipeline);
+  fail_unless (!o.eos, "reached EOS");
+  fail_unless (o.warnings.find ("cs: Cannot make") != std::string::npos &&
+                   o.warnings.find ("width 20000") != std::string::npos,
+      "no warning of cs naming the width; warnings: %s; error: %s", o.warnings.c_str (),
+      o.error.c_str ());
+  gst_object_unref (filter);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* --- the documented examples ------------------------------------------- */
+
+/* The gst-launch examples of the element's documentation (the SECTION
+ * comment gst-inspect and the reference pages show), each with the text
+ * that follows it, from the source file. */
+struct Example {
+  std::string command, text;
+};
+
+static std::vector<Example>
+documented_examples ()
+{
+  const char * root = g_getenv ("CS_SOURCE_ROOT");
+  fail_unless (root != NULL, "CS_SOURCE_ROOT is not set");
+  gchar * path = g_build_filename (root, "plugins", "gstcsconvertscale.cpp", NULL);
+  gchar * source = NULL;
+  fail_unless (g_file_get_contents (path, &source, NULL, NULL), "cannot read %s", path);
+  std::vector<Example> examples;
+  Example * in = nullptr; /* within |[ ... ]| */
+  bool describing = false;
+  gchar ** lines = g_strsplit (source, "\n", -1);
+  for (gchar ** l = lines; *l && !g_str_has_prefix (*l, " * Since:"); l++) {
+    const std::string line = g_str_has_prefix (*l, " * ") ? *l + 3 : "";
+    if (g_str_has_prefix (*l, " * |[")) {
+      examples.emplace_back ();
+      in = &examples.back ();
+    } else if (in && g_str_has_prefix (*l, " * ]|")) {
+      in->text = *l + 5;
+      describing = true;
+      in = nullptr;
+    } else if (in) {
+      /* shell continuation lines */
+      const bool more = !line.empty () && line.back () == '\\';
+      in->command += line.substr (0, more ? line.size () - 1 : line.size ());
+    } else if (describing && !line.empty ()) {
+      examples.back ().text += " " + line;
+    } else {
+      describing = false;
+    }
+  }
+  g_strfreev (lines);
+  g_free (source);
+  g_free (path);
+  return examples;
+}
+
+/* `command` as gst-launch-1.0 would read it, each element named as only
+ * this plugin names it (nvcodec may hold the short names), one frame from
+ * the source, the sink an appsink "out". */
+static GstElement *
+parse_example (const std::string & command)
+{
+  gint argc = 0;
+  gchar ** argv = NULL;
+  fail_unless (
+      g_shell_parse_argv (command.c_str (), &argc, &argv, NULL), "%s", command.c_str ());
+  fail_unless (
+      argc > 2 && g_str_equal (argv[0], "gst-launch-1.0"), "%s", command.c_str ());
+  std::vector<std::string> words;
+  for (gint i = 1; i < argc; i++) {
+    const std::string w = argv[i];
+    if (w == "cudaupload" || w == "cudaconvertscale" || w == "cudadownload")
+      words.push_back ("cudastreams" + w.substr (4));
+    else if (i == argc - 1)
+      words.insert (words.end (), { "appsink", "name=out" });
+    else
+      words.push_back (w);
+    if (w == "videotestsrc")
+      words.push_back ("num-buffers=1");
+  }
+  g_strfreev (argv);
+  std::vector<const gchar *> args;
+  for (const std::string & w : words)
+    args.push_back (w.c_str ());
+  args.push_back (NULL);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launchv (args.data (), &err);
+  fail_unless (pipeline != NULL && err == NULL, "%s: %s", command.c_str (),
+      err ? err->message : "");
+  return pipeline;
+}
+
+/* Whether rows [first, last) of every plane of a planar RGB frame are all
+ * 0 (the default opaque black border). */
+static bool
+rows_black (GstBuffer * buf, const GstVideoInfo * info, gint first, gint last)
+{
+  GstVideoFrame f;
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_READ));
+  bool black = true;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++)
+    for (gint y = first; y < last; y++) {
+      const guint8 * row = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&f, p) +
+                           (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+      for (gint x = 0; x < GST_VIDEO_FRAME_WIDTH (&f); x++)
+        black = black && row[x] == 0;
+    }
+  gst_video_frame_unmap (&f);
+  return black;
+}
+
+/* Every example of the element's documentation runs, and the one that says
+ * it letterboxes does: a 16:9 frame in 640x640 has 140 black rows above
+ * and below the picture. */
+GST_START_TEST (test_documented_examples)
+{
+  const std::vector<Example> examples = documented_examples ();
+  fail_unless (examples.size () >= 2, "%zu examples found", examples.size ());
+  bool letterbox_seen = false;
+  for (const Example & e : examples) {
+    GstElement * pipeline = parse_example (e.command);
+    Captured out;
+    testutil::capture_appsink (pipeline, "out", &out);
+    testutil::run_to_eos (pipeline, e.command.c_str ());
+    fail_unless_equals_int (out.buffers.size (), 1);
+    if (e.text.find ("letterbox") != std::string::npos) {
+      letterbox_seen = true;
+      const GstVideoInfo * info = &out.infos[0];
+      fail_unless (info->width == 640 && info->height == 640, "%s: %dx%d",
+          e.text.c_str (), info->width, info->height);
+      fail_unless (rows_black (out.buffers[0], info, 0, 140) &&
+                       rows_black (out.buffers[0], info, 500, 640) &&
+                       !rows_black (out.buffers[0], info, 140, 500),
+          "%s: the picture is not letterboxed (140 black rows above and below); the "
+          "example: %s",
+          e.text.c_str (), e.command.c_str ());
+    }
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+  fail_unless (letterbox_seen, "no example says it letterboxes");
+}
+GST_END_TEST;
+
+/* --- the output pool ---------------------------------------------------- */
+
+static GstPadProbeReturn
+note_device_pointer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  auto * seen = static_cast<std::vector<guint8 *> *> (user);
+  seen->push_back (gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0)));
+  return GST_PAD_PROBE_OK;
+}
+
+/* A download reads each frame on its own stream and waits for its copy
+ * before it lets the frame go (none kept in flight): the element's pool
+ * then hands that frame out again first (its bytes still in the GPU's L2),
+ * every frame the same memory, with no host wait of the element's. */
+GST_START_TEST (test_pool_reuse_beside_download)
+{
+  Case c{ "NV12", 64, 48, "RGBA", 40, 30 };
+  c.frames = 6;
+  std::string chain = chain_of (c);
+  chain.replace (chain.rfind ("cudastreamsdownload"), std::string::npos,
+      "cudastreamsdownload max-in-flight=0");
+  Captured in, out, unused;
+  GstElement * pipeline = pipeline_of (c, chain, NULL, &in, &out, &unused);
+  std::vector<guint8 *> written;
+  testutil::add_probe (
+      pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER, note_device_pointer, &written);
+  testutil::run_to_eos (pipeline, "beside a download");
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  fail_unless_equals_int (written.size (), c.frames);
+  for (size_t i = 1; i < written.size (); i++)
+    fail_unless (written[i] == written[0],
+        "frame %zu was written into other memory than frame 0 (%p, %p)", i, written[i],
+        written[0]);
+  for (size_t i = 0; i < out.buffers.size (); i++) {
+    GstBuffer * want = twin_of (c, in.buffers[i], &in.infos[i], &out.infos[i]);
+    testutil::assert_frames_equal (
+        want, &out.infos[i], out.buffers[i], &out.infos[i], "beside a download");
+    gst_buffer_unref (want);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* --- allocation failures --------------------------------------------- */
+
+/* While set, cudaMalloc calls of at least this many bytes fail, as on a
+ * device that is out of memory: the element's output frames, larger than
+ * anything else the test allocates meanwhile. */
+static std::atomic<size_t> fail_mallocs_from{ 0 };
+
+/* This process's cudaMalloc (the test binary's definition comes first for
+ * the library and the plugin too), passing on to the runtime's. */
+extern "C" cudaError_t
+cudaMalloc (void ** ptr, size_t size)
+{
+  using Malloc = cudaError_t (*) (void **, size_t);
+  static const Malloc next = reinterpret_cast<Malloc> (dlsym (RTLD_NEXT, "cudaMalloc"));
+  const size_t from = fail_mallocs_from.load ();
+  if (from && size >= from) {
+    *ptr = nullptr;
+    return cudaErrorMemoryAllocation;
+  }
+  return next (ptr, size);
+}
+
+/* Downstream holds every frame (a harness does until they are pulled), so
+ * the output pool, active with its first frames, allocates more; when the
+ * device has no memory left the element says so in an error, instead of a
+ * flow error with nothing on the bus. */
+GST_START_TEST (test_allocation_failure_said)
+{
+  GstHarness * h =
+      testutil::harness_parse_ours ("cudastreamsupload ! cudastreamsconvertscale");
+  GstBus * bus = testutil::watch_bus (h->element);
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw,format=GRAY8,width=16,height=16,framerate=30/1");
+  gst_harness_set_sink_caps_str (
+      h, "video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS "),format=RGBA,width=64,height=64");
+  fail_unless_equals_int (
+      gst_harness_push (h, testutil::random_buffer (16 * 16, 1)), GST_FLOW_OK);
+  fail_mallocs_from = 64 * 64 * 4;
+  GstFlowReturn flow = GST_FLOW_OK;
+  for (guint32 i = 2; i < 12 && flow == GST_FLOW_OK; i++)
+    flow = gst_harness_push (h, testutil::random_buffer (16 * 16, i));
+  fail_mallocs_from = 0;
+  fail_unless_equals_int (flow, GST_FLOW_ERROR);
+  const std::string errors = testutil::pop_messages (bus, GST_MESSAGE_ERROR);
+  fail_unless (errors.find ("Cannot allocate") != std::string::npos &&
+                   errors.find ("cudaMalloc") != std::string::npos,
+      "no error saying the allocation failed; errors: %s", errors.c_str ());
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+GST_END_TEST;
+
 static Suite *
 convertscale_gpu_suite (void)
 {
@@ -870,6 +1408,14 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_bad_properties);
   tcase_add_test (tc, test_bad_caps);
   tcase_add_test (tc, test_direction_while_playing);
+  tcase_add_test (tc, test_direction_changes_keep_caps);
+  tcase_add_test (tc, test_direction_from_tag);
+  tcase_add_test (tc, test_direction_change_during_negotiation);
+  tcase_add_test (tc, test_documented_examples);
+  tcase_add_test (tc, test_impossible_caps_said);
+  tcase_add_test (tc, test_impossible_caps_while_playing_said);
+  tcase_add_test (tc, test_allocation_failure_said);
+  tcase_add_test (tc, test_pool_reuse_beside_download);
   return s;
 }
 
