@@ -16,8 +16,9 @@ G_BEGIN_DECLS
  * is allocated when the pool is activated, never per frame. A buffer handed
  * out again may still be read by GPU work of its previous use: a writer
  * calls gst_cs_buffer_wait_writable() on its stream first. A pool given its
- * writer's stream hands out the frame released last first where that frame
- * has GPU accesses pending on that stream only (cache locality). */
+ * writer's stream hands frames out last-released first where the frame
+ * released last has GPU accesses in flight on that stream only (cache
+ * locality). */
 #define GST_TYPE_CS_BUFFER_POOL (gst_cs_buffer_pool_get_type ())
 /* clang-format off */
 GST_CS_API
@@ -29,7 +30,7 @@ GST_CS_API
 GstBufferPool * gst_cs_buffer_pool_new           (gint              device_id);
 
 GST_CS_API
-void            gst_cs_buffer_pool_set_reuse_stream (GstCsBufferPool * pool,
+void            gst_cs_buffer_pool_set_writer_stream (GstCsBufferPool * pool,
                                                      cudaStream_t      stream);
 
 GST_CS_API

@@ -16,13 +16,14 @@ struct _GstCsBufferPool {
   GstAllocator * allocator;
   GstVideoInfo layout; /* the device layout of one frame */
   GError * error;      /* last allocation failure, guarded by the object lock */
-  /* The frame released last, kept out of GstBufferPool's FIFO queue so that
-   * it is handed out next while its bytes are still in the GPU's L2 cache
-   * (reuse_stream set; see gst_cs_buffer_pool_set_reuse_stream()). */
-  GMutex reuse_lock;
-  cudaStream_t reuse_stream; /* the writer's stream; nullptr: plain FIFO */
-  GstBuffer * hot;           /* guarded by reuse_lock */
-  guint acquiring;           /* acquirers that went to the queue (reuse_lock) */
+  /* Last-released first: the frame released last, kept out of
+   * GstBufferPool's FIFO queue so that it is handed out next while its bytes
+   * are still in the GPU's L2 cache (writer_stream set; see
+   * gst_cs_buffer_pool_set_writer_stream()). */
+  GMutex last_released_lock;
+  cudaStream_t writer_stream; /* the writer's stream; nullptr: plain FIFO */
+  GstBuffer * last_released;  /* guarded by last_released_lock */
+  guint acquiring;            /* acquirers that went to the queue (last_released_lock) */
 };
 
 G_DEFINE_TYPE (GstCsBufferPool, gst_cs_buffer_pool, GST_TYPE_BUFFER_POOL);
@@ -131,11 +132,11 @@ may_keep (GstCsBufferPool * self, GstBuffer * buffer)
  * download) lets a frame go as soon as its read is enqueued, and is mostly
  * done by the time the next frame is written. A query, never a wait. */
 static bool
-only_writer_pending (GstCsBufferPool * self, GstBuffer * buffer)
+in_flight_only_on_writer (GstCsBufferPool * self, GstBuffer * buffer)
 {
   for (guint i = 0; i < gst_buffer_n_memory (buffer); i++) {
     gst_cs::MemorySync * sync = gst_cs::memory_sync (gst_buffer_peek_memory (buffer, i));
-    if (!sync->pending_only_on (self->reuse_stream))
+    if (!sync->in_flight_only_on (self->writer_stream))
       return false;
   }
   return true;
@@ -148,25 +149,27 @@ gst_cs_buffer_pool_acquire_buffer (
   auto * self = GST_CS_BUFFER_POOL (pool);
   /* Counted as an acquirer at once: while one may wait in the queue,
    * releases go to the queue too, or it would never wake. */
-  g_mutex_lock (&self->reuse_lock);
-  GstBuffer * hot =
-      GST_BUFFER_POOL_IS_FLUSHING (pool) ? nullptr : std::exchange (self->hot, nullptr);
+  g_mutex_lock (&self->last_released_lock);
+  GstBuffer * last_released = GST_BUFFER_POOL_IS_FLUSHING (pool)
+                                  ? nullptr
+                                  : std::exchange (self->last_released, nullptr);
   self->acquiring++;
-  g_mutex_unlock (&self->reuse_lock);
+  g_mutex_unlock (&self->last_released_lock);
   GstFlowReturn ret = GST_FLOW_OK;
-  if (hot && only_writer_pending (self, hot)) {
-    *buffer = hot;
+  if (last_released && in_flight_only_on_writer (self, last_released)) {
+    *buffer = last_released;
   } else {
     /* Another stream still reads it: its turn in the queue, behind the
      * older frames, so that the writer does not wait for that reader. */
-    if (hot)
-      GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->release_buffer (pool, hot);
+    if (last_released)
+      GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+          ->release_buffer (pool, last_released);
     ret = GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
               ->acquire_buffer (pool, buffer, params);
   }
-  g_mutex_lock (&self->reuse_lock);
+  g_mutex_lock (&self->last_released_lock);
   self->acquiring--;
-  g_mutex_unlock (&self->reuse_lock);
+  g_mutex_unlock (&self->last_released_lock);
   return ret;
 }
 
@@ -175,11 +178,11 @@ gst_cs_buffer_pool_release_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   GstBuffer * to_queue = buffer;
-  if (self->reuse_stream && may_keep (self, buffer)) {
-    g_mutex_lock (&self->reuse_lock);
+  if (self->writer_stream && may_keep (self, buffer)) {
+    g_mutex_lock (&self->last_released_lock);
     if (self->acquiring == 0)
-      to_queue = std::exchange (self->hot, buffer);
-    g_mutex_unlock (&self->reuse_lock);
+      to_queue = std::exchange (self->last_released, buffer);
+    g_mutex_unlock (&self->last_released_lock);
   }
   if (to_queue)
     GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
@@ -191,11 +194,12 @@ gst_cs_buffer_pool_stop (GstBufferPool * pool)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   /* Into the queue, where GstBufferPool frees what it holds. */
-  g_mutex_lock (&self->reuse_lock);
-  GstBuffer * hot = std::exchange (self->hot, nullptr);
-  g_mutex_unlock (&self->reuse_lock);
-  if (hot)
-    GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->release_buffer (pool, hot);
+  g_mutex_lock (&self->last_released_lock);
+  GstBuffer * last_released = std::exchange (self->last_released, nullptr);
+  g_mutex_unlock (&self->last_released_lock);
+  if (last_released)
+    GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)
+        ->release_buffer (pool, last_released);
   return GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->stop (pool);
 }
 
@@ -216,10 +220,10 @@ gst_cs_buffer_pool_finalize (GObject * object)
 {
   auto * self = GST_CS_BUFFER_POOL (object);
   /* Stopped in dispose: no frame is kept aside any more. */
-  g_warn_if_fail (self->hot == nullptr);
+  g_warn_if_fail (self->last_released == nullptr);
   gst_clear_object (&self->allocator);
   g_clear_error (&self->error);
-  g_mutex_clear (&self->reuse_lock);
+  g_mutex_clear (&self->last_released_lock);
   G_OBJECT_CLASS (gst_cs_buffer_pool_parent_class)->finalize (object);
 }
 
@@ -243,7 +247,7 @@ gst_cs_buffer_pool_class_init (GstCsBufferPoolClass * klass)
 static void
 gst_cs_buffer_pool_init (GstCsBufferPool * self)
 {
-  g_mutex_init (&self->reuse_lock);
+  g_mutex_init (&self->last_released_lock);
 }
 
 GstBufferPool *
@@ -262,17 +266,16 @@ gst_cs_buffer_pool_get_device_id (GstCsBufferPool * pool)
   return pool->device_id;
 }
 
-/* Lets the frame released last be handed out again next, ahead of older
- * ones, where by then every GPU access of it still running is on `stream`
- * (the stream of the element that writes the pool's frames; readers of
- * other streams that have completed do not count): writing it again then
- * waits for nothing but stream order, and its bytes are likely still in L2
- * (a 4K -> 1080p RGBA conversion into the same frame: 11.6 us a frame on an
- * H100, into three in turn 13.9 us). Set before the pool is activated. */
+/* Last-released first: the frame released last is handed out again next,
+ * ahead of older ones, where by then every GPU access of it still running
+ * is on `stream` (the stream of the element that writes the pool's frames;
+ * readers of other streams that have completed do not count): writing it
+ * again then waits for nothing but stream order, and its bytes are likely
+ * still in L2. Set before the pool is activated. */
 void
-gst_cs_buffer_pool_set_reuse_stream (GstCsBufferPool * pool, cudaStream_t stream)
+gst_cs_buffer_pool_set_writer_stream (GstCsBufferPool * pool, cudaStream_t stream)
 {
-  pool->reuse_stream = stream;
+  pool->writer_stream = stream;
 }
 
 GError *

@@ -76,7 +76,7 @@ MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 }
 
 bool
-MemorySync::pending_only_on (cudaStream_t stream)
+MemorySync::in_flight_only_on (cudaStream_t stream)
 {
   std::lock_guard<std::mutex> guard (lock_);
   /* Access on `stream` needs no look: stream order covers it. One on

@@ -63,7 +63,7 @@ public:
   // on `stream`, so that stream order alone covers them (none: true). Those
   // of other streams are queried (cudaEventQuery, no host wait); the
   // complete ones are forgotten.
-  bool pending_only_on (cudaStream_t stream);
+  bool in_flight_only_on (cudaStream_t stream);
   // Before a stream reads: wait on the GPU for the last writer.
   bool gpu_wait_writer (cudaStream_t stream, GError ** error);
   // Before the CPU touches the memory: host-wait (counted) for any access

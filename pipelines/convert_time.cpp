@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "convert_scale.h"
-#include "gstcsconvertdesc.hpp"
+#include "convert/gstcsconvertdesc.hpp"
 
 namespace {
 

@@ -57,16 +57,16 @@
  */
 #include "gstcsconvertscale.h"
 
-#include "gstcscaps.h"
-#include "gstcsconvertcaps.h"
-#include "gstcsconvertdesc.hpp"
-#include "gstcsdeviceinput.hpp"
-#include "gstcsdevicework.hpp"
+#include "base/gstcscaps.h"
+#include "convert/gstcsconvertcaps.h"
+#include "convert/gstcsconvertdesc.hpp"
+#include "base/gstcsdeviceinput.hpp"
+#include "base/gstcsdevicework.hpp"
 #include "gstcserror-private.h"
-#include "gstcsframe.hpp"
-#include "gstcsmetas.h"
-#include "gstcsnvcodec.hpp"
-#include "gstcsoutputpool.hpp"
+#include "base/gstcsframe.hpp"
+#include "base/gstcsmetas.h"
+#include "nvcodec/gstcsnvcodec.hpp"
+#include "base/gstcsoutputpool.hpp"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_convert_scale_debug);
 #define GST_CAT_DEFAULT gst_cs_convert_scale_debug

@@ -33,16 +33,16 @@
 
 #include <deque>
 
-#include "gstcscaps.h"
-#include "gstcscropcopy.hpp"
+#include "base/gstcscaps.h"
+#include "crop/gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
-#include "gstcsframe.hpp"
-#include "gstcsheldbuffers.hpp"
+#include "base/gstcsframe.hpp"
+#include "base/gstcsheldbuffers.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
-#include "gstcsnvcodec.hpp"
-#include "gstcspeerimport.hpp"
+#include "nvcodec/gstcsnvcodec.hpp"
+#include "base/gstcspeerimport.hpp"
 #include "gstcspinnedmemory-private.h"
 #include "gstcssyncmeta-private.h"
 

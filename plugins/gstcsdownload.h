@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "gstcsbasetransform.h"
+#include "base/gstcsbasetransform.h"
 
 G_BEGIN_DECLS
 

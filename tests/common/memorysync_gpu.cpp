@@ -282,7 +282,7 @@ GST_START_TEST (test_pool_reuses_the_frame_released_last)
   for (int with_stream = 0; with_stream < 2; with_stream++) {
     GstBufferPool * pool = new_frame_pool (3, 0);
     if (with_stream)
-      gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+      gst_cs_buffer_pool_set_writer_stream (GST_CS_BUFFER_POOL (pool), b.writer);
     fail_unless (gst_buffer_pool_set_active (pool, TRUE));
     GstBuffer * frame = acquire (pool);
     guint8 * memory = b.device (frame);
@@ -323,7 +323,7 @@ GST_START_TEST (test_pool_reuses_a_frame_whose_readers_completed)
 {
   Bench b;
   GstBufferPool * pool = new_frame_pool (3, 0);
-  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  gst_cs_buffer_pool_set_writer_stream (GST_CS_BUFFER_POOL (pool), b.writer);
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   for (int round = 0; round < 4; round++) {
     const bool done_before_release = round % 2 == 0;
@@ -385,7 +385,7 @@ GST_START_TEST (test_pool_dropped_while_active)
   gst_debug_set_threshold_for_name ("bufferpool", GST_LEVEL_WARNING);
   gst_debug_add_log_function (count_pool_complaints, NULL, NULL);
   GstBufferPool * pool = new_frame_pool (2, 0);
-  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  gst_cs_buffer_pool_set_writer_stream (GST_CS_BUFFER_POOL (pool), b.writer);
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   GstBuffer * frame = acquire (pool);
   fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
@@ -419,7 +419,7 @@ GST_START_TEST (test_pool_wakes_a_waiting_acquirer)
 {
   Bench b;
   GstBufferPool * pool = new_frame_pool (1, 1);
-  gst_cs_buffer_pool_set_reuse_stream (GST_CS_BUFFER_POOL (pool), b.writer);
+  gst_cs_buffer_pool_set_writer_stream (GST_CS_BUFFER_POOL (pool), b.writer);
   fail_unless (gst_buffer_pool_set_active (pool, TRUE));
   GstBuffer * frame = acquire (pool);
   Acquirer waiting{ pool };

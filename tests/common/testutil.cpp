@@ -13,7 +13,7 @@
 #include "fakecuda.h"
 #include "gstcshostwait-private.h"
 #include "gstcspinnedmemory-private.h"
-#include "gstcscaps.h"
+#include "base/gstcscaps.h"
 #include "gstcsvideo-private.h"
 
 namespace testutil {

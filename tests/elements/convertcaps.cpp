@@ -9,7 +9,7 @@
 
 #include <utility>
 
-#include "gstcsconvertcaps.h"
+#include "convert/gstcsconvertcaps.h"
 
 /* Owns the caps parsed from a string. */
 static GstCaps *

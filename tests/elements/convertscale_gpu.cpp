@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "convert_scale.h"
-#include "gstcsconvertdesc.hpp"
+#include "convert/gstcsconvertdesc.hpp"
 #include "gstcudastreams.h"
 #include "testutil.h"
 

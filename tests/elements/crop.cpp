@@ -11,8 +11,8 @@
 #include <cstring>
 #include <vector>
 
-#include "gstcscroprect.h"
-#include "gstcscaps.h"
+#include "crop/gstcscroprect.h"
+#include "base/gstcscaps.h"
 #include "gstcsvideo-private.h"
 #include "testutil.h"
 

@@ -4,7 +4,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 
-#include "gstcscaps.h"
+#include "base/gstcscaps.h"
 #include "gstcsvideo-private.h"
 #include "testutil.h"
 

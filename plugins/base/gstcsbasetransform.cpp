@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "base/gstcsbasetransform.h"
+
+#include "gstcscontext-private.h"
+#include "gstcsdevice-private.h"
+#include "gstcserror-private.h"
+#include "base/gstcsmetas.h"
+#include "nvcodec/gstcsnvcodec.hpp"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
+#define GST_CAT_DEFAULT gst_cs_base_transform_debug
+
+enum { PROP_0, PROP_DEVICE_ID, PROP_HOST_WAITS };
+
+#define DEFAULT_DEVICE_ID -1
+
+struct _GstCsBaseTransformPrivate {
+  gint requested_device;               /* the property: -1 = default; object lock */
+  gint device;                         /* resolved in start(), -1 before */
+  GstCsStreamPool * stream_pool;       /* the latest one set (context queries get it) */
+  GstCsStreamPool * lease_stream_pool; /* the one the stream is leased from */
+  cudaStream_t stream;
+  GstCsWaitCounter waits;
+};
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
+    GstCsBaseTransform, gst_cs_base_transform, GST_TYPE_BASE_TRANSFORM);
+
+static void
+gst_cs_base_transform_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
+  switch (id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      priv->requested_device = g_value_get_int (value);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
+}
+
+static void
+gst_cs_base_transform_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
+  switch (id) {
+    case PROP_DEVICE_ID:
+      GST_OBJECT_LOCK (object);
+      g_value_set_int (value, priv->requested_device);
+      GST_OBJECT_UNLOCK (object);
+      break;
+    case PROP_HOST_WAITS:
+      g_value_set_uint64 (value, gst_cs_wait_counter_get (&priv->waits));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+  }
+}
+
+static void
+gst_cs_base_transform_set_context (GstElement * element, GstContext * context)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (element)->priv;
+  GST_OBJECT_LOCK (element);
+  gint device = priv->device >= 0 ? priv->device : priv->requested_device;
+  GstCsStreamPool * stream_pool =
+      priv->stream_pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->stream_pool)) : NULL;
+  GST_OBJECT_UNLOCK (element);
+  gst_cs_handle_set_context (element, context, device, &stream_pool);
+  gst_cs::take_cuda_context (element, context, device);
+  GST_OBJECT_LOCK (element);
+  gst_clear_object (&priv->stream_pool);
+  priv->stream_pool = stream_pool;
+  GST_OBJECT_UNLOCK (element);
+  /* GstElement keeps the context: gst_cs_ensure_stream_pool() reads it back */
+  GST_ELEMENT_CLASS (gst_cs_base_transform_parent_class)->set_context (element, context);
+}
+
+/* The device a context query is answered for: the one in use, else the one
+ * the element will use. */
+static gint
+query_device (GstCsBaseTransformPrivate * priv)
+{
+  return priv->device >= 0 ? priv->device : priv->requested_device;
+}
+
+/* nvcodec elements look for a shared CUDA context when they open (NULL to
+ * READY): ours, on the bus before they do, reaches those that are not our
+ * neighbours too (the bin hands it to them). */
+static GstStateChangeReturn
+gst_cs_base_transform_change_state (GstElement * element, GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY) {
+    GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (element)->priv;
+    GST_OBJECT_LOCK (element);
+    const gint device = query_device (priv);
+    GST_OBJECT_UNLOCK (element);
+    gst_cs::post_cuda_context (element, device);
+  }
+  return GST_ELEMENT_CLASS (gst_cs_base_transform_parent_class)
+      ->change_state (element, transition);
+}
+
+static gboolean
+gst_cs_base_transform_query (
+    GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
+  if (GST_QUERY_TYPE (q) == GST_QUERY_CONTEXT) {
+    GST_OBJECT_LOCK (trans);
+    GstCsStreamPool * stream_pool =
+        priv->stream_pool ? GST_CS_STREAM_POOL (gst_object_ref (priv->stream_pool))
+                          : NULL;
+    GST_OBJECT_UNLOCK (trans);
+    gboolean ok = gst_cs_handle_context_query (GST_ELEMENT_CAST (trans), q, stream_pool);
+    gst_clear_object (&stream_pool);
+    if (ok || gst_cs::answer_cuda_context_query (
+                  GST_ELEMENT_CAST (trans), q, query_device (priv)))
+      return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
+      ->query (trans, direction, q);
+}
+
+static gboolean
+gst_cs_base_transform_start (GstBaseTransform * trans)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
+  GError * err = NULL;
+  GST_OBJECT_LOCK (trans);
+  gint requested = priv->requested_device;
+  GST_OBJECT_UNLOCK (trans);
+
+  gint device = -1;
+  if (!gst_cs_device_resolve (requested, &device, &err)) {
+    GST_CS_POST_ERROR (trans, err, "Cannot start");
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (trans);
+  priv->device = device;
+  GST_OBJECT_UNLOCK (trans);
+
+  GstCsStreamPool * stream_pool = NULL;
+  if (!gst_cs_ensure_stream_pool (GST_ELEMENT_CAST (trans), device, &stream_pool, &err)) {
+    GST_CS_POST_ERROR (trans, err, "Cannot create CUDA streams");
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (trans);
+  gst_object_replace ((GstObject **)&priv->stream_pool, GST_OBJECT_CAST (stream_pool));
+  /* Given back to this stream pool at stop, whatever pool a context sets
+   * meanwhile. */
+  priv->lease_stream_pool = stream_pool;
+  priv->stream = gst_cs_stream_pool_lease (stream_pool);
+  GST_OBJECT_UNLOCK (trans);
+  GST_INFO_OBJECT (trans, "device %d, stream %p", device, priv->stream);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_base_transform_stop (GstBaseTransform * trans)
+{
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstCsBaseTransformPrivate * priv = self->priv;
+  GST_OBJECT_LOCK (trans);
+  if (priv->lease_stream_pool && priv->stream)
+    gst_cs_stream_pool_release (priv->lease_stream_pool, priv->stream);
+  gst_clear_object (&priv->lease_stream_pool);
+  priv->stream = NULL;
+  priv->device = -1;
+  GST_OBJECT_UNLOCK (trans);
+  gst_video_info_init (&self->in_info);
+  gst_video_info_init (&self->out_info);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_base_transform_set_caps (
+    GstBaseTransform * trans, GstCaps * incaps, GstCaps * outcaps)
+{
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstVideoInfo in_info, out_info;
+  if (!gst_video_info_from_caps (&in_info, incaps) ||
+      !gst_video_info_from_caps (&out_info, outcaps)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("Cannot parse caps %" GST_PTR_FORMAT " / %" GST_PTR_FORMAT, incaps, outcaps));
+    return FALSE;
+  }
+  auto * klass = GST_CS_BASE_TRANSFORM_GET_CLASS (self);
+  if (klass->set_info && !klass->set_info (self, incaps, &in_info, outcaps, &out_info))
+    return FALSE;
+  self->in_info = in_info;
+  self->out_info = out_info;
+  return TRUE;
+}
+
+/* The elements copy frames into other memory (cropping them when the input
+ * carries a crop meta): the metas that still describe the frame go on. */
+static gboolean
+gst_cs_base_transform_transform_meta (
+    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+{
+  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+}
+
+/* GStreamer's default fixation takes a range's minimum: caps without a
+ * pixel-aspect-ratio (an appsrc's) before an element whose other side
+ * allows any (a scaler) would become 1/2147483647. A pixel-aspect-ratio
+ * left open is the input's where allowed, else the nearest to square. */
+static GstCaps *
+gst_cs_base_transform_fixate_caps (
+    GstBaseTransform *, GstPadDirection, GstCaps * caps, GstCaps * othercaps)
+{
+  if (gst_caps_is_empty (othercaps) || gst_caps_is_any (othercaps))
+    return gst_caps_fixate (othercaps);
+  othercaps = gst_caps_make_writable (gst_caps_truncate (othercaps));
+  GstStructure * out = gst_caps_get_structure (othercaps, 0);
+  gint n = 1, d = 1;
+  if (!gst_caps_is_empty (caps) && !gst_caps_is_any (caps))
+    gst_structure_get_fraction (
+        gst_caps_get_structure (caps, 0), "pixel-aspect-ratio", &n, &d);
+  if (gst_structure_has_field (out, "pixel-aspect-ratio"))
+    gst_structure_fixate_field_nearest_fraction (out, "pixel-aspect-ratio", n, d);
+  return gst_caps_fixate (othercaps);
+}
+
+static void
+gst_cs_base_transform_finalize (GObject * object)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
+  gst_clear_object (&priv->stream_pool);
+  gst_clear_object (&priv->lease_stream_pool);
+  G_OBJECT_CLASS (gst_cs_base_transform_parent_class)->finalize (object);
+}
+
+static void
+gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
+{
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_cs_base_transform_set_property;
+  gobject_class->get_property = gst_cs_base_transform_get_property;
+  gobject_class->finalize = gst_cs_base_transform_finalize;
+  GST_ELEMENT_CLASS (klass)->set_context =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_context);
+  GST_ELEMENT_CLASS (klass)->change_state =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_change_state);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_base_transform_query);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_fixate_caps);
+  trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_base_transform_transform_meta);
+
+  /**
+   * GstCsBaseTransform:device-id:
+   *
+   * The CUDA device the element works on: -1 is the default device, 0. Read
+   * when the element starts. A frame that arrives in another device's
+   * memory is copied to this device first.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID", "CUDA device ordinal (-1 = default, 0)",
+          -1, G_MAXINT16, DEFAULT_DEVICE_ID,
+          (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+                        GST_PARAM_MUTABLE_READY)));
+  /**
+   * GstCsBaseTransform:host-waits:
+   *
+   * How many times the element blocked the CPU on the GPU so far. A wait is
+   * on one frame's event, never on a whole stream; a copy from or to
+   * pageable memory counts too, as CUDA waits for the stream first.
+   *
+   * Since: 0.1
+   */
+  g_object_class_install_property (gobject_class, PROP_HOST_WAITS,
+      g_param_spec_uint64 ("host-waits", "Host waits",
+          "How often this element blocked the CPU on the GPU", 0, G_MAXUINT64, 0,
+          (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_base_transform_debug, "csbasetransform", 0, "gst-cudastreams element base");
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BASE_TRANSFORM, (GstPluginAPIFlags)0);
+}
+
+static void
+gst_cs_base_transform_init (GstCsBaseTransform * self)
+{
+  self->priv = static_cast<GstCsBaseTransformPrivate *> (
+      gst_cs_base_transform_get_instance_private (self));
+  self->priv->requested_device = DEFAULT_DEVICE_ID;
+  self->priv->device = -1;
+  gst_video_info_init (&self->in_info);
+  gst_video_info_init (&self->out_info);
+}
+
+gint
+gst_cs_base_transform_get_device (GstCsBaseTransform * self)
+{
+  return self->priv->device;
+}
+
+cudaStream_t
+gst_cs_base_transform_get_stream (GstCsBaseTransform * self)
+{
+  return self->priv->stream;
+}
+
+GstCsWaitCounter *
+gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
+{
+  return &self->priv->waits;
+}
+
+/* The before_transform of a subclass with controllable properties: they
+ * take the values for @buffer's stream time. */
+void
+gst_cs_base_transform_sync_controlled (GstBaseTransform * trans, GstBuffer * buffer)
+{
+  GstClockTime t = gst_segment_to_stream_time (
+      &trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS (buffer));
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    gst_object_sync_values (GST_OBJECT (trans), t);
+}

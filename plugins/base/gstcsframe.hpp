@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Where a frame's planes are, and copying them between memories (internal).
+#pragma once
+
+#include <gst/video/video.h>
+#include <cuda_runtime_api.h>
+
+#include "crop/gstcscroprect.h"
+#include "gstcshostwait-private.h"
+
+namespace gst_cs {
+
+// Plane addresses and strides of one frame in one memory.
+struct Planes {
+  guint n = 0;
+  guint8 * data[GST_VIDEO_MAX_PLANES] = {};
+  gsize stride[GST_VIDEO_MAX_PLANES] = {};
+};
+
+// The layout of `buffer` for frames described by `info`: offsets and strides
+// from its GstVideoMeta when it has one, else the caps' defaults. Fails with
+// a message naming the problem when a plane would read past the buffer's
+// `size` bytes, a stride is shorter than a row, or the meta's format differs.
+bool buffer_layout (GstBuffer * buffer, const GstVideoInfo * info, GstVideoInfo * layout,
+    gsize size, GError ** error);
+
+// Plane pointers of `layout` in memory starting at `base`.
+Planes planes_at (guint8 * base, const GstVideoInfo * layout);
+
+// A region of the frame a buffer holds.
+struct Region {
+  guint x = 0, y = 0, width = 0, height = 0; // in the frame, crop meta included
+  GstVideoInfo frame; // the whole frame in memory: size, plane offsets, strides
+  GstCsCropPlane planes[GST_VIDEO_MAX_PLANES]; // the region in each plane
+  bool offsets_only = true; // false: packed 4:2:2 at an odd column (a shift)
+};
+
+// Where a `width` x `height` region at (`x`, `y`) lies in `buffer` (of `size`
+// bytes) for frames of `info`'s format: the frame is the one its
+// GstVideoMeta describes (else `info`'s), and (`x`, `y`) count from the
+// corner of its GstVideoCropMeta, if any, as a consumer of the crop meta
+// must. Rounded for subsampled planes as videocrop does. Fails with a
+// message when the region does not fit in the frame.
+bool locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint x,
+    guint y, guint width, guint height, Region * region, GError ** error);
+
+// The visible region of a buffer whose caps are `info`: all of it, or what
+// its crop meta marks.
+bool locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
+    Region * region, GError ** error);
+
+// The same region of the same frame laid out as `layout` (another copy of it).
+Region region_in (const Region & region, const GstVideoInfo * layout);
+
+// Plane pointers of an offsets-only `region` in memory starting at `base`.
+Planes region_planes (guint8 * base, const Region & region);
+
+// Enqueues one cudaMemcpy2DAsync per plane of `geometry` (its rows and row
+// bytes) from `src` to `dst`. Never blocks for pinned or device memory; with
+// pageable host memory CUDA waits for the stream first, so each plane's copy
+// is a host wait, counted in `pageable` (nullptr when no side is pageable).
+bool copy_planes (const Planes & src, const Planes & dst, const GstVideoInfo * geometry,
+    cudaMemcpyKind kind, cudaStream_t stream, GError ** error,
+    GstCsWaitCounter * pageable = nullptr);
+
+} // namespace gst_cs

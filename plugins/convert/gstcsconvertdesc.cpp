@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "convert/gstcsconvertdesc.hpp"
+
+#include <cmath>
+
+namespace gst_cs {
+namespace {
+
+/* Each side as 3 rows of 4 (3 coefficients and a constant). */
+typedef double Affine[3][4];
+
+gboolean
+is_rgb (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_IS_RGB (info);
+}
+
+/* The luma/chroma weights of `info`'s matrix; BT.709's where it names none
+ * a YUV conversion can use. */
+void
+kr_kb (const GstVideoInfo * info, double * kr, double * kb)
+{
+  gdouble r, b;
+  if (!gst_video_color_matrix_get_Kr_Kb (info->colorimetry.matrix, &r, &b))
+    gst_video_color_matrix_get_Kr_Kb (GST_VIDEO_COLOR_MATRIX_BT709, &r, &b);
+  *kr = r, *kb = b;
+}
+
+/* Codes of `info` to normalised R'G'B' (0..1). */
+void
+codes_to_rgb (const GstVideoInfo * info, Affine a)
+{
+  gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, off, scale);
+  double n[3][4] = {}; /* codes to normalised components */
+  for (int i = 0; i < 3; i++) {
+    n[i][i] = 1.0 / scale[i];
+    n[i][3] = -(double)off[i] / scale[i];
+  }
+  if (GST_VIDEO_INFO_IS_GRAY (info)) { /* R = G = B = Y; no chroma */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 4; j++)
+        a[i][j] = (j == 1 || j == 2) ? 0.0 : n[0][j];
+    return;
+  }
+  if (is_rgb (info)) {
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 4; j++)
+        a[i][j] = n[i][j];
+    return;
+  }
+  double kr, kb;
+  kr_kb (info, &kr, &kb);
+  const double kg = 1.0 - kr - kb;
+  /* R = Y + 2(1-Kr) V, B = Y + 2(1-Kb) U, G = (Y - Kr R - Kb B) / Kg */
+  const double yuv_to_rgb[3][3] = {
+    { 1.0, 0.0, 2.0 * (1.0 - kr) },
+    { 1.0, -2.0 * kb * (1.0 - kb) / kg, -2.0 * kr * (1.0 - kr) / kg },
+    { 1.0, 2.0 * (1.0 - kb), 0.0 },
+  };
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++) {
+      double s = 0.0;
+      for (int k = 0; k < 3; k++)
+        s += yuv_to_rgb[i][k] * n[k][j];
+      a[i][j] = s;
+    }
+}
+
+/* Normalised R'G'B' to codes of `info`. */
+void
+rgb_to_codes (const GstVideoInfo * info, Affine a)
+{
+  gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, off, scale);
+  double c[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+  if (!is_rgb (info)) {
+    double kr, kb;
+    kr_kb (info, &kr, &kb);
+    const double kg = 1.0 - kr - kb;
+    const double rgb_to_yuv[3][3] = {
+      { kr, kg, kb },
+      { -kr / (2.0 * (1.0 - kb)), -kg / (2.0 * (1.0 - kb)), 0.5 },
+      { 0.5, -kg / (2.0 * (1.0 - kr)), -kb / (2.0 * (1.0 - kr)) },
+    };
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        c[i][j] = rgb_to_yuv[i][j];
+  }
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++)
+      a[i][j] = scale[i] * c[i][j];
+    a[i][3] = off[i];
+  }
+}
+
+} // namespace
+
+gpu::Image
+convert_image (
+    const GstVideoInfo * info, const GstVideoInfo * layout, guint8 * base, bool output)
+{
+  const GstVideoFormatInfo * f = info->finfo;
+  gpu::Image im;
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (layout) && p < gpu::kConvertPlanes;
+       p++) {
+    im.data[p] = base + GST_VIDEO_INFO_PLANE_OFFSET (layout, p);
+    im.pitch[p] = GST_VIDEO_INFO_PLANE_STRIDE (layout, p);
+  }
+  im.width = GST_VIDEO_INFO_WIDTH (layout);
+  im.height = GST_VIDEO_INFO_HEIGHT (layout);
+  const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, 0);
+  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f, 0);
+  im.bytes = depth + shift > 8 ? 2 : 1;
+  im.shift = (int)shift;
+  im.max_code = (int)((1u << depth) - 1);
+  im.yuv = !is_rgb (info);
+  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) && c < 4; c++) {
+    gpu::Component & k = im.comp[c];
+    k.plane = (int)GST_VIDEO_FORMAT_INFO_PLANE (f, c);
+    k.offset = (int)GST_VIDEO_FORMAT_INFO_POFFSET (f, c);
+    /* GStreamer 1.22 gives P010/P016's V offset in samples (1), not bytes. */
+    if (im.bytes == 2 && (k.offset & 1))
+      k.offset *= 2;
+    k.step = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
+    k.log2_x = (int)GST_VIDEO_FORMAT_INFO_W_SUB (f, c);
+    k.log2_y = (int)GST_VIDEO_FORMAT_INFO_H_SUB (f, c);
+  }
+  /* The padding byte of RGBx and its kin is written as alpha (opaque from
+   * inputs without alpha), as videoconvert does, never left as it was. */
+  if (output && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) == 3 &&
+      !GST_VIDEO_INFO_HAS_ALPHA (info) && im.bytes == 1 &&
+      GST_VIDEO_FORMAT_INFO_N_PLANES (f) == 1 &&
+      GST_VIDEO_FORMAT_INFO_PSTRIDE (f, 0) == 4) {
+    int used = 0;
+    for (int c = 0; c < 3; c++)
+      used |= 1 << im.comp[c].offset;
+    gpu::Component & pad = im.comp[3];
+    pad.plane = 0, pad.step = 4;
+    pad.offset = (used & 1) ? 3 : 0;
+  }
+  im.h_cosited = (info->chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  im.v_cosited = (info->chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+  return im;
+}
+
+void
+convert_matrix (
+    const GstVideoInfo * in, const GstVideoInfo * out, float m[3][4], float * alpha_scale)
+{
+  Affine to_rgb, from_rgb;
+  codes_to_rgb (in, to_rgb);
+  rgb_to_codes (out, from_rgb);
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 4; j++) {
+      double s = j == 3 ? from_rgb[i][3] : 0.0;
+      for (int k = 0; k < 3; k++)
+        s += from_rgb[i][k] * to_rgb[k][j];
+      /* A YUV -> RGB -> YUV product leaves rounding residue (1e-17) where
+       * the exact coefficient is 0: a true 0 lets the kernel skip what it
+       * does not need (luma that reads no chroma, chroma straight from the
+       * input's chroma). Below 1e-9, even a 16-bit code moves by < 1e-4. */
+      m[i][j] = std::fabs (s) < 1e-9 ? 0.0f : (float)s;
+    }
+  const guint in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (in->finfo, 0);
+  const guint out_depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
+  *alpha_scale = (float)((double)((1u << out_depth) - 1) / ((1u << in_depth) - 1));
+}
+
+void
+convert_border (const GstVideoInfo * out, guint32 argb, float border[4])
+{
+  Affine from_rgb;
+  rgb_to_codes (out, from_rgb);
+  const double rgb[3] = { ((argb >> 16) & 0xff) / 255.0, ((argb >> 8) & 0xff) / 255.0,
+    (argb & 0xff) / 255.0 };
+  for (int i = 0; i < 3; i++)
+    border[i] = (float)(from_rgb[i][0] * rgb[0] + from_rgb[i][1] * rgb[1] +
+                        from_rgb[i][2] * rgb[2] + from_rgb[i][3]);
+  const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
+  border[3] = (float)((argb >> 24) * (double)((1u << depth) - 1) / 255.0);
+}
+
+void
+fit_picture (gint in_w, gint in_h, gint in_par_n, gint in_par_d, const GstVideoInfo * out,
+    gint * x, gint * y, gint * w, gint * h)
+{
+  const gint ow = GST_VIDEO_INFO_WIDTH (out), oh = GST_VIDEO_INFO_HEIGHT (out);
+  *x = 0, *y = 0, *w = ow, *h = oh;
+  /* The picture's display ratio in output pixels: n / d. */
+  const guint64 n = (guint64)in_w * in_par_n * GST_VIDEO_INFO_PAR_D (out);
+  const guint64 d = (guint64)in_h * in_par_d * GST_VIDEO_INFO_PAR_N (out);
+  if (n == 0 || d == 0 || n * oh == d * ow)
+    return;
+  if (n * oh < d * ow) { /* narrower: pillarbox */
+    *w = (gint)MAX ((guint64)1, n * oh / d);
+    *x = (ow - *w) / 2;
+  } else { /* wider: letterbox */
+    *h = (gint)MAX ((guint64)1, d * ow / n);
+    *y = (oh - *h) / 2;
+  }
+}
+
+bool
+swaps_axes (gpu::Orientation o)
+{
+  return o == gpu::Orientation::ROTATE_90R || o == gpu::Orientation::ROTATE_90L ||
+         o == gpu::Orientation::TRANSPOSE || o == gpu::Orientation::ANTI_TRANSPOSE;
+}
+
+void
+describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
+    gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op)
+{
+  op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
+  op->orientation = settings.orientation;
+  op->filter = settings.filter;
+  /* The picture as it is shown: turned where the orientation swaps axes. */
+  const bool swap = swaps_axes (settings.orientation);
+  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
+  if (settings.add_borders)
+    fit_picture (swap ? h : w, swap ? w : h,
+        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
+        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
+        &dh);
+  op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
+  convert_matrix (in, out, op->matrix, &op->alpha_scale);
+  convert_border (out, settings.border_argb, op->border);
+}
+
+} // namespace gst_cs

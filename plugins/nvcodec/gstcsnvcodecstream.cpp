@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "nvcodec/gstcsnvcodecstream.hpp"
+
+#if HAVE_NVCODEC_INTEROP
+#include <dlfcn.h>
+
+#include <type_traits>
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#endif
+
+namespace gst_cs {
+namespace nvcodec_stream {
+
+#if HAVE_NVCODEC_INTEROP
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_nvcodec_stream_debug);
+#define GST_CAT_DEFAULT gst_cs_nvcodec_stream_debug
+
+namespace {
+
+/* GstCudaStream, opaque here: 1.22's headers do not have it. */
+using Stream = void;
+
+/* GST_CUDA_MEMORY_TRANSFER_NEED_SYNC (1.24), by value: a flag of the
+ * memory, the third after GStreamer's own. */
+constexpr guint kNeedSync = GST_MEMORY_FLAG_LAST << 2;
+
+/* The 1.24 functions, from the library the process loaded. */
+struct Api {
+  Stream * (*memory_get_stream) (GstCudaMemory *) = nullptr;
+  CUstream (*stream_get_handle) (Stream *) = nullptr;
+  void (*memory_sync) (GstCudaMemory *) = nullptr;
+  Stream * (*stream_new) (GstCudaContext *) = nullptr;
+  void (*stream_unref) (Stream *) = nullptr;
+  Stream * (*config_get_stream) (GstStructure *) = nullptr;
+  void (*config_set_stream) (GstStructure *, Stream *) = nullptr;
+  bool ok = false;
+};
+
+#if GST_CHECK_VERSION(1, 24, 0)
+/* Built with headers that declare them: the types above must be theirs. */
+static_assert (
+    std::is_same<decltype (&gst_cuda_memory_sync), decltype (Api::memory_sync)>::value);
+static_assert (GST_CUDA_MEMORY_TRANSFER_NEED_SYNC == kNeedSync);
+#endif
+
+template <typename F>
+void
+find (void * lib, const char * name, F & fn)
+{
+  fn = reinterpret_cast<F> (dlsym (lib, name));
+}
+
+const Api &
+api ()
+{
+  static const Api * table = [] {
+    GST_DEBUG_CATEGORY_INIT (gst_cs_nvcodec_stream_debug, "csnvcodecstream", 0,
+        "gst-cudastreams and nvcodec's streams");
+    auto * a = new Api;
+    /* The library that holds gst_is_cuda_memory, which the plugin links. */
+    Dl_info info{};
+    void * lib = nullptr;
+    if (dladdr (reinterpret_cast<void *> (&gst_is_cuda_memory), &info) && info.dli_fname)
+      lib = dlopen (info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (lib) {
+      find (lib, "gst_cuda_memory_get_stream", a->memory_get_stream);
+      find (lib, "gst_cuda_stream_get_handle", a->stream_get_handle);
+      find (lib, "gst_cuda_memory_sync", a->memory_sync);
+      find (lib, "gst_cuda_stream_new", a->stream_new);
+      find (lib, "gst_cuda_stream_unref", a->stream_unref);
+      find (lib, "gst_buffer_pool_config_get_cuda_stream", a->config_get_stream);
+      find (lib, "gst_buffer_pool_config_set_cuda_stream", a->config_set_stream);
+      /* The library stays loaded with the plugin that links it. */
+      dlclose (lib);
+    }
+    a->ok = a->memory_get_stream && a->stream_get_handle && a->memory_sync &&
+            a->stream_new && a->stream_unref && a->config_get_stream &&
+            a->config_set_stream;
+    GST_INFO ("%s: nvcodec memory %s", info.dli_fname ? info.dli_fname : "gstreamer-cuda",
+        a->ok ? "carries its stream (1.24 or newer)" : "has no stream (before 1.24)");
+    return a;
+  }();
+  return *table;
+}
+
+} // namespace
+
+bool
+available ()
+{
+  return api ().ok;
+}
+
+cudaStream_t
+of_memory (GstMemory * mem)
+{
+  const Api & a = api ();
+  if (!a.ok || !mem || !gst_is_cuda_memory (mem))
+    return nullptr;
+  Stream * s = a.memory_get_stream (GST_CUDA_MEMORY_CAST (mem));
+  /* The driver's CUstream is the runtime's cudaStream_t. */
+  return s ? reinterpret_cast<cudaStream_t> (a.stream_get_handle (s)) : nullptr;
+}
+
+bool
+pending (GstMemory * mem)
+{
+  return api ().ok && GST_MEMORY_FLAG_IS_SET (mem, kNeedSync);
+}
+
+void
+set_pending (GstMemory * mem)
+{
+  if (api ().ok)
+    GST_MINI_OBJECT_FLAG_SET (mem, kNeedSync);
+}
+
+void
+sync_on_host (GstMemory * mem)
+{
+  if (api ().ok)
+    api ().memory_sync (GST_CUDA_MEMORY_CAST (mem));
+}
+
+/* The stream of downstream's proposed pool, when it is an nvcodec pool of
+ * `context`'s CUcontext (a new reference), else nullptr. */
+static Stream *
+proposed_stream (GstQuery * query, GstCudaContext * context)
+{
+  const Api & a = api ();
+  GstBufferPool * pool = NULL;
+  if (!query || gst_query_get_n_allocation_pools (query) == 0)
+    return nullptr;
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  Stream * stream = nullptr;
+  if (pool && GST_IS_CUDA_BUFFER_POOL (pool) &&
+      gst_cuda_context_get_handle (GST_CUDA_BUFFER_POOL (pool)->context) ==
+          gst_cuda_context_get_handle (context)) {
+    GstStructure * config = gst_buffer_pool_get_config (pool);
+    stream = a.config_get_stream (config);
+    gst_structure_free (config);
+  }
+  if (pool)
+    gst_object_unref (pool);
+  return stream;
+}
+
+void
+configure_pool (GstStructure * config, gpointer context, GstQuery * query)
+{
+  const Api & a = api ();
+  if (!a.ok)
+    return;
+  auto * ctx = GST_CUDA_CONTEXT (context);
+  Stream * stream = proposed_stream (query, ctx);
+  GST_DEBUG ("nvcodec frames on %s stream", stream ? "downstream's" : "a new");
+  if (!stream)
+    stream = a.stream_new (ctx);
+  if (stream) {
+    a.config_set_stream (config, stream);
+    a.stream_unref (stream);
+  }
+}
+
+#else /* !HAVE_NVCODEC_INTEROP */
+
+bool
+available ()
+{
+  return false;
+}
+
+cudaStream_t
+of_memory (GstMemory *)
+{
+  return nullptr;
+}
+
+bool
+pending (GstMemory *)
+{
+  return false;
+}
+
+void
+set_pending (GstMemory *)
+{}
+
+void
+sync_on_host (GstMemory *)
+{}
+
+void
+configure_pool (GstStructure *, gpointer, GstQuery *)
+{}
+
+#endif
+
+} // namespace nvcodec_stream
+} // namespace gst_cs
