@@ -21,24 +21,9 @@ PyTorch, NumPy or a CUDA device.
 import sys
 import traceback
 
-SKIP = 77
+from torchcheck import Fail, check, require
 
-
-def skip(why):
-    print(f"SKIP: {why}", flush=True)
-    sys.exit(SKIP)
-
-
-try:
-    import torch
-except ImportError as e:
-    skip(f"PyTorch is not installed ({e})")
-if not torch.cuda.is_available():
-    skip("PyTorch sees no usable CUDA device (torch.cuda.is_available() is False)")
-try:
-    import numpy as np
-except ImportError as e:
-    skip(f"NumPy is not installed ({e})")
+torch, np = require(devices=1)
 try:
     import cudastreams
 except ImportError as e:
@@ -48,15 +33,6 @@ except ImportError as e:
     print(f"FAIL: cannot import cudastreams: {e}\n  PYTHONPATH={os.environ.get('PYTHONPATH')}"
           f"\n  sys.path={sys.path}", flush=True)
     sys.exit(1)
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
 
 
 def pull(p, sink, what, i):

@@ -27,26 +27,9 @@ import sys
 import tempfile
 import traceback
 
-SKIP = 77
+from torchcheck import Fail, check, require
 
-
-def skip(why):
-    print(f"SKIP: {why}", flush=True)
-    sys.exit(SKIP)
-
-
-try:
-    import torch
-except ImportError as e:
-    skip(f"PyTorch is not installed ({e})")
-if not torch.cuda.is_available():
-    skip("PyTorch sees no usable CUDA device")
-if torch.cuda.device_count() < 2:
-    skip(f"{torch.cuda.device_count()} CUDA device(s): this test needs two")
-try:
-    import numpy as np
-except ImportError as e:
-    skip(f"NumPy is not installed ({e})")
+torch, np = require(devices=2)
 # The module's errors at least, whatever the environment asked for.
 os.environ["GST_DEBUG"] = os.environ.get("GST_DEBUG", "") + ",cspython:1"
 os.environ["GST_DEBUG_NO_COLOR"] = "1"
@@ -55,15 +38,6 @@ import cudastreams  # noqa: E402  (after GST_DEBUG: GStreamer reads it at init)
 W, H, N = 64, 48, 24
 CROP = (3, 2, 5, 4)  # left, top, right, bottom
 SLEEP_CYCLES = 20_000_000  # ~10 ms: the read runs well after the release
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
 
 
 class StderrCapture:
