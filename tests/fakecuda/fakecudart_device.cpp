@@ -3,6 +3,8 @@
  * calling thread's current device, peer access, properties and versions. */
 #include "fakecudart.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -221,7 +223,28 @@ cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
 
 /* The stand-in's driver (fakecudart_driver.cpp), whose primary contexts
  * nvcodec's context sharing asks for. */
+extern "C" int cuInit (unsigned int flags);
 extern "C" int cuDevicePrimaryCtxRetain (Context ** ctx, int device);
+
+namespace {
+
+/* Whether the process' libcuda.so.1 is the stand-in (the tests of nvcodec's
+ * memory put it first on the library path). On a machine with a GPU and
+ * without that, GStreamer's CUDA library loads the real driver, which knows
+ * nothing of the stand-in's contexts: its primary contexts are not handed
+ * out then, and nvcodec's context sharing finds none, as without a driver. */
+bool
+driver_is_stand_in ()
+{
+  void * lib = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (!lib)
+    return false;
+  const bool ours = dlsym (lib, "cuInit") == reinterpret_cast<void *> (&cuInit);
+  dlclose (lib);
+  return ours;
+}
+
+} // namespace
 
 /* The driver's entry points the project asks the runtime for: the stream
  * wait on host memory that the staged upload uses, and the primary context
@@ -233,7 +256,8 @@ cudaGetDriverEntryPointByVersion (const char * symbol, void ** funcPtr, unsigned
   void * fn = nullptr;
   if (symbol && std::strcmp (symbol, "cuStreamWaitValue32") == 0)
     fn = stream_wait_value32_entry ();
-  else if (symbol && std::strcmp (symbol, "cuDevicePrimaryCtxRetain") == 0)
+  else if (symbol && std::strcmp (symbol, "cuDevicePrimaryCtxRetain") == 0 &&
+           driver_is_stand_in ())
     fn = reinterpret_cast<void *> (&cuDevicePrimaryCtxRetain);
   if (funcPtr)
     *funcPtr = fn;

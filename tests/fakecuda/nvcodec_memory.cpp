@@ -25,6 +25,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include <string>
 #include <vector>
@@ -347,6 +348,35 @@ nvcodec_memory_suite (void)
   return s;
 }
 
+/* The file that holds `symbol` of the library `name` (loaded already). */
+static std::string
+file_of (void * lib, const char * symbol)
+{
+  Dl_info info{};
+  void * at = lib ? dlsym (lib, symbol) : nullptr;
+  return at && dladdr (at, &info) && info.dli_fname ? info.dli_fname : "nothing";
+}
+
+static std::string
+loaded_driver ()
+{
+  void * lib = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  std::string f = file_of (lib, "cuInit");
+  if (lib)
+    dlclose (lib);
+  return f;
+}
+
+/* The stand-in's file: the runtime this test is linked with. */
+static std::string
+stand_in_path ()
+{
+  Dl_info info{};
+  return dladdr (reinterpret_cast<void *> (&cudaGetDeviceCount), &info) && info.dli_fname
+             ? info.dli_fname
+             : "nothing";
+}
+
 int
 main (int argc, char ** argv)
 {
@@ -359,6 +389,14 @@ main (int argc, char ** argv)
   if (!gst_cuda_load_library ()) {
     g_print ("SKIP nvcodec_memory_fake: GStreamer's CUDA library did not load the "
              "stand-in's libcuda.so.1 (LD_LIBRARY_PATH)\n");
+    return 77;
+  }
+  /* A machine with a GPU may have given GStreamer the real driver. */
+  const std::string driver = loaded_driver ();
+  if (driver != stand_in_path ()) {
+    g_print ("SKIP nvcodec_memory_fake: GStreamer's CUDA library loaded %s as "
+             "libcuda.so.1, not the stand-in (%s)\n",
+        driver.c_str (), stand_in_path ().c_str ());
     return 77;
   }
   /* The allocator nvcodec's pools find by name (the plugin registers it
