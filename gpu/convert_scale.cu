@@ -1,277 +1,39 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "convert_scale.h"
 
-#include "convert_scale_direct.h"
-#include "convert_scale_fixed_point.h"
-#include "convert_scale_one_sample.h"
-#include "convert_scale_pixels.h"
-#include "convert_scale_two_tap.h"
+#include "convert_scale_kernels.cuh"
+#include "convert_scale_path.h"
 
 namespace gst_cs::gpu {
 namespace {
 
-using two_tap::kTileX;
-using two_tap::kTileY;
-
-/* A thread per output block, 32 of a row per warp: neighbouring threads
- * write neighbouring bytes. Block::write (op, bx, by) writes one. */
-template <class Block>
-__global__ void
-__launch_bounds__ (kTileX * kTileY)
-    convert_scale_block_kernel (ConvertScale op, int nbx, int nby)
-{
-  const int bx = blockIdx.x * blockDim.x + threadIdx.x;
-  const int by = blockIdx.y * blockDim.y + threadIdx.y;
-  if (bx < nbx && by < nby)
-    Block::write (op, bx, by);
-}
-
-/* Filters of more than two taps per axis (bicubic, area shrinking): every
- * pixel computes its taps (pixel_at). */
-template <Filter F, int IB, int OB> struct TapsPerPixel {
-  static __device__ void write (const ConvertScale & op, int bx, int by)
-  {
-    pixels::write_block<F, IB, OB> (op, bx, by);
-  }
-};
-
-/* Frames that are not resampled (one_sample::applies): each pixel one
- * read per input word or component, no taps. */
-template <int IB, int OB> struct OneSample {
-  static __device__ void write (const ConvertScale & op, int bx, int by)
-  {
-    one_sample::write_block<IB, OB> (op, bx, by);
-  }
-};
-
-/* YUV -> YUV on one chroma grid (direct::applies): a thread per
- * direct::kGroup blocks of a row (bx counts groups). */
-template <int IB, int OB> struct Direct {
-  static __device__ void write (const ConvertScale & op, int bx, int by)
-  {
-    direct::write_group<IB, OB> (op, bx * direct::kGroup, by);
-  }
-};
-
-/* Packed 4-byte inputs (RGBA and its kin) into packed outputs, not
- * resampled, turned or not (one_sample::dispatch_staged): the CUDA block
- * first copies the source words its kStage x kStage output pixels read
- * into shared memory, reading along source rows, and its threads then read
- * them from there along output rows. Turned by 90 degrees, a warp reading
- * straight from global memory would read one source column: 32 rows'
- * sectors for 128 bytes. The stand-in runs one_sample::write_block with
- * the same Members: the same words, from global memory. */
-constexpr int kStage = kTileX;
-
-template <class Members>
-__global__ void
-__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op)
-{
-  __shared__ unsigned words[kStage][kStage + 1]; /* + 1: a column spans the banks */
-  const one_sample::Mapping m = one_sample::mapping (op);
-  const int x0 = blockIdx.x * kStage, y0 = blockIdx.y * kStage;
-  const one_sample::SourceRect r =
-      one_sample::source_rect (op, m, x0, y0, x0 + kStage, y0 + kStage);
-  /* All of a thread's loads first, then its stores: one wait for memory,
-   * not one per word. */
-  constexpr int kRows = kStage / kTileY;
-  const ConvertScale::Words & w = op.in_words[0];
-  const bool column = (int)threadIdx.x < r.w;
-  unsigned staged[kRows];
-  GCS_UNROLL
-  for (int k = 0; k < kRows; k++) {
-    const int j = threadIdx.y + k * kTileY;
-    staged[k] = column && j < r.h
-                    ? *(const unsigned *)(w.base + pixels::sample_offset (w.pitch, 4,
-                                                       r.x + threadIdx.x, r.y + j))
-                    : 0u;
-  }
-  GCS_UNROLL
-  for (int k = 0; k < kRows; k++) {
-    const int j = threadIdx.y + k * kTileY;
-    if (column && j < r.h)
-      words[j][threadIdx.x] = staged[k];
-  }
-  __syncthreads ();
-  auto word = [&] (int sx, int sy) { return words[sy - r.y][sx - r.x]; };
-  const int x = x0 + threadIdx.x;
-  if (x >= op.out.width)
-    return;
-  if (op.word_copy) {
-    /* The output word is the input's with its bytes moved
-     * (resolve_word_copy): one byte permutation instead of the matrix and
-     * the rounding, the same bits. */
-    const unsigned select = op.word_bytes[0] | (op.word_bytes[1] << 4) |
-                            (op.word_bytes[2] << 8) | (op.word_bytes[3] << 12);
-    GCS_UNROLL
-    for (int k = 0; k < kRows; k++) {
-      const int y = y0 + threadIdx.y + k * kTileY;
-      if (y >= op.out.height)
-        continue;
-      const int dx = x - op.dst_x, dy = y - op.dst_y;
-      if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
-        pixels::store_packed (op, x, y, pixels::border_pixel (op));
-      else
-        pixels::store_word (op.out, x, y,
-            __byte_perm (word (m.sx (dx, dy), m.sy (dx, dy)), 0xffu, select));
-    }
-    return;
-  }
-  GCS_UNROLL
-  for (int k = 0; k < kRows; k++) {
-    const int y = y0 + threadIdx.y + k * kTileY;
-    if (y < op.out.height)
-      pixels::store_packed (
-          op, x, y, one_sample::pixel<1, Members> (op, m, x, y, op.inputs_all, word));
-  }
-}
-
-/* Nearest and bilinear: the CUDA block's tile gets its taps once, in
- * shared memory (two_tap::Tile); each thread then writes `rows / kTileY`
- * blocks of its column, reading them. */
-template <Filter F, class Tile>
-__device__ two_tap::TileLines
-fill_tile (const ConvertScale & op, int rows, Tile & tile)
-{
-  const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
-  const int n = two_tap::tile_entries (lines);
-  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
-    two_tap::fill_entry<F> (op, lines, tile, k);
-  __syncthreads ();
-  return lines;
-}
-
-/* Any set of input components, any output (two_tap::write_block; Members:
- * AnyMembers or LumaMembers). At least 5 CUDA blocks per SM: 48 registers
- * a thread, none spilled; unbounded, the row loop takes 56 to 63 and the
- * frames whose tiles have one row (no loop) lose a third of their
- * resident warps. */
-template <Filter F, int IB, int OB, class Members>
-__global__ void
-__launch_bounds__ (kTileX * kTileY, 5)
-    convert_scale_two_tap_kernel (ConvertScale op, int nbx, int nby, int rows)
-{
-  __shared__ two_tap::Tile tile;
-  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  const int bx = blockIdx.x * kTileX + threadIdx.x;
-  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
-  if (bx >= nbx)
-    return;
-  GCS_NO_UNROLL
-  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
-    two_tap::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
-}
-
-/* A fixed set of input components (two_tap::FixedMembers: a block is a
- * pixel), the axes swapped or not (Swap): two_tap::write_column. 8 CUDA
- * blocks per SM, the most that fit: 32 registers a thread, none spilled
- * (4K -> 1080p, H200: 16.2 us; bounded as above, 40 registers and
- * 16.6 us). */
-template <Filter F, int IB, int OB, class Members, bool Swap>
-__global__ void
-__launch_bounds__ (kTileX * kTileY, 8)
-    convert_scale_two_tap_column_kernel (ConvertScale op, int rows)
-{
-  __shared__ two_tap::Tile tile;
-  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  two_tap::write_column<IB, OB, Members, Swap> (op, lines, tile,
-      blockIdx.x * kTileX + threadIdx.x, blockIdx.y * rows + threadIdx.y,
-      (blockIdx.y + 1) * rows, kTileY);
-}
-
-/* Those frames in fixed point where op.fixed.on (fixed_point::
- * write_column; Word: op.fixed.word), with the same tiles. 6 CUDA blocks
- * per SM: 40 registers, for its loop's two rows at a time (4K -> 1080p
- * RGBA, H100: 11.3 us; 8 blocks, one row at a time 11.9; 8 blocks, two
- * rows 12.6; 6 blocks, one row 11.5; 5 blocks, two rows 11.5). */
-template <Filter F, int Word>
-__global__ void
-__launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_kernel (ConvertScale op, int rows)
-{
-  __shared__ fixed_point::Tile tile;
-  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  fixed_point::write_column<Word> (op, lines, tile, blockIdx.x * kTileX + threadIdx.x,
-      blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
-}
-
-/* Launches the kernel instance that computes resolved `op` fastest. */
+/* Launches the kernel instance that computes resolved `op` fastest, of
+ * the family that choose_path names. */
 void
 launch (const ConvertScale & op, cudaStream_t stream)
 {
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const dim3 threads (kTileX, kTileY);
-  const dim3 grid ((nbx + kTileX - 1) / kTileX, (nby + kTileY - 1) / kTileY);
-  /* One instance per filter and sample size, so that none of these is a
-   * branch per sample; each kernel only for the filters it runs. */
-  if (direct::applies (op)) {
-    const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
-    const dim3 groups ((ngx + kTileX - 1) / kTileX, grid.y);
-    pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-      convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>
-          <<<groups, threads, 0, stream>>> (op, ngx, nby);
-    });
-    return;
+  using namespace kernels;
+  const bool wide = op.in.bytes == 2;
+  switch (choose_path (op)) {
+    case Path::DIRECT:
+      return launch_direct (op, stream);
+    case Path::STAGED:
+      return launch_staged (op, stream);
+    case Path::ONE_SAMPLE:
+      return launch_one_sample (op, stream);
+    case Path::FIXED_POINT:
+      return launch_fixed_point (op, stream);
+    case Path::TWO_TAP:
+      if (op.filter == Filter::NEAREST)
+        return wide ? launch_two_tap<Filter::NEAREST, 2> (op, stream)
+                    : launch_two_tap<Filter::NEAREST, 1> (op, stream);
+      return wide ? launch_two_tap<Filter::BILINEAR, 2> (op, stream)
+                  : launch_two_tap<Filter::BILINEAR, 1> (op, stream);
+    case Path::TAPS_PER_PIXEL:
+      if (op.filter == Filter::BICUBIC)
+        return launch_taps_per_pixel<Filter::BICUBIC> (op, stream);
+      return launch_taps_per_pixel<Filter::AREA> (op, stream);
   }
-  const dim3 stages (
-      (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
-  if (one_sample::dispatch_staged (op, [&] (auto members) {
-        convert_scale_staged_kernel<decltype (members)>
-            <<<stages, threads, 0, stream>>> (op);
-      }))
-    return;
-  if (one_sample::applies (op)) {
-    pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-      convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>
-          <<<grid, threads, 0, stream>>> (op, nbx, nby);
-    });
-    return;
-  }
-  if (op.fixed.on) {
-    const int rows = two_tap::tile_rows (nbx, nby, !pixels::rotates (op.orientation));
-    const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
-    two_tap::dispatch_filter (op, [&] (auto f) {
-      fixed_point::dispatch_word (op, [&] (auto word) {
-        convert_scale_fixed_point_kernel<decltype (f)::value, decltype (word)::value>
-            <<<tiles, threads, 0, stream>>> (op, rows);
-      });
-    });
-    return;
-  }
-  if (two_tap::applies (op)) {
-    two_tap::dispatch_filter (op, [&] (auto f) {
-      pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-        constexpr int OB = decltype (ob)::value;
-        constexpr Filter F = decltype (f)::value;
-        constexpr int IB = decltype (ib)::value;
-        two_tap::dispatch_members<OB> (op, [&] (auto members) {
-          using Members = decltype (members);
-          const int rows =
-              two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
-          const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
-          if constexpr (!Members::kFixed)
-            convert_scale_two_tap_kernel<F, IB, OB, Members>
-                <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
-          else
-            two_tap::dispatch_swap (op, [&] (auto swap) {
-              convert_scale_two_tap_column_kernel<F, IB, OB, Members,
-                  decltype (swap)::value><<<tiles, threads, 0, stream>>> (op, rows);
-            });
-        });
-      });
-    });
-    return;
-  }
-  const bool bicubic = op.filter == Filter::BICUBIC;
-  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-    constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
-    if (bicubic)
-      convert_scale_block_kernel<TapsPerPixel<Filter::BICUBIC, IB, OB>>
-          <<<grid, threads, 0, stream>>> (op, nbx, nby);
-    else
-      convert_scale_block_kernel<TapsPerPixel<Filter::AREA, IB, OB>>
-          <<<grid, threads, 0, stream>>> (op, nbx, nby);
-  });
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
 #include "convert_scale_one_sample.h"
+#include "convert_scale_path.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_two_tap.h"
 
@@ -165,62 +166,16 @@ const char *
 convert_scale_path (const ConvertScale & op)
 {
   ConvertScale r;
-  if (!resolve_valid (op, &r))
-    return nullptr;
-  /* In the order launch (convert_scale.cu) tries them. */
-  if (direct::applies (r))
-    return "direct";
-  if (one_sample::dispatch_staged (r, [] (auto) {}))
-    return "staged";
-  if (one_sample::applies (r))
-    return "one sample";
-  if (r.fixed.on)
-    return "fixed point";
-  return two_tap::applies (r) ? "two taps" : "taps per pixel";
+  return resolve_valid (op, &r) ? path_name (choose_path (r)) : nullptr;
 }
 
-bool
-convert_scale_as_gpu_on_host (const ConvertScale & op)
+namespace {
+
+/* The two-tap kernels' tiles and columns (convert_scale_two_tap_kernel
+ * and convert_scale_two_tap_column_kernel). */
+void
+two_tap_as_gpu (const ConvertScale & resolved, int nbx, int nby)
 {
-  ConvertScale resolved;
-  if (!resolve_valid (op, &resolved))
-    return false;
-  if (direct::applies (resolved)) {
-    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      each_block (resolved, [&] (int bx, int by) {
-        if (bx % direct::kGroup == 0)
-          direct::write_group<decltype (ib)::value, decltype (ob)::value> (
-              resolved, bx, by);
-      });
-    });
-    return true;
-  }
-  /* The staged kernel reads the same words as one_sample's, from shared
-   * memory: its pixels are one_sample's with the same Members. */
-  if (one_sample::dispatch_staged (resolved, [&] (auto members) {
-        each_block (resolved, [&] (int bx, int by) {
-          one_sample::write_block<1, 1, decltype (members)> (resolved, bx, by);
-        });
-      }))
-    return true;
-  if (one_sample::applies (resolved)) {
-    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
-      each_block (resolved, [&] (int bx, int by) {
-        one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
-            resolved, bx, by);
-      });
-    });
-    return true;
-  }
-  if (!two_tap::applies (resolved)) {
-    plain_twin (resolved);
-    return true;
-  }
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  if (resolved.fixed.on) {
-    fixed_point_as_gpu (resolved, nbx, nby);
-    return true;
-  }
   two_tap::Tile tile;
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
@@ -251,6 +206,54 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
       });
     });
   });
+}
+
+} // namespace
+
+bool
+convert_scale_as_gpu_on_host (const ConvertScale & op)
+{
+  ConvertScale resolved;
+  if (!resolve_valid (op, &resolved))
+    return false;
+  const int nbx = pixels::blocks_x (resolved.out), nby = pixels::blocks_y (resolved.out);
+  switch (choose_path (resolved)) {
+    case Path::DIRECT:
+      pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+        each_block (resolved, [&] (int bx, int by) {
+          if (bx % direct::kGroup == 0)
+            direct::write_group<decltype (ib)::value, decltype (ob)::value> (
+                resolved, bx, by);
+        });
+      });
+      break;
+    case Path::STAGED:
+      /* The staged kernel reads the same words as one_sample's, from
+       * shared memory: its pixels are one_sample's with the same Members. */
+      one_sample::dispatch_staged (resolved, [&] (auto members) {
+        each_block (resolved, [&] (int bx, int by) {
+          one_sample::write_block<1, 1, decltype (members)> (resolved, bx, by);
+        });
+      });
+      break;
+    case Path::ONE_SAMPLE:
+      pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+        each_block (resolved, [&] (int bx, int by) {
+          one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
+              resolved, bx, by);
+        });
+      });
+      break;
+    case Path::FIXED_POINT:
+      fixed_point_as_gpu (resolved, nbx, nby);
+      break;
+    case Path::TWO_TAP:
+      two_tap_as_gpu (resolved, nbx, nby);
+      break;
+    case Path::TAPS_PER_PIXEL:
+      plain_twin (resolved);
+      break;
+  }
   return true;
 }
 

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gcs-convert-time: GPU time per frame of the convert-scale kernel for the
- * benchmark's cudaconvertscale rows (and a few other frames, on the
- * kernel's other paths), beside a device-to-device copy of the
- * same bytes (what the kernel reads plus what it writes), timed with CUDA
+ * benchmark's cudaconvertscale rows (pipelines/convert_rows.txt), beside a
+ * device-to-device copy of the same bytes (what the kernel must read plus
+ * what it writes), timed with CUDA
  * events in one process. The kernel is described by the element's own
  * function (plugins/gstcsconvertdesc), so it is the element's launch.
  *
- *   gcs-convert-time [TEXT]  -> one line per row (those whose name holds
- *                               TEXT: one kernel to profile), "CONVERT-TIME
- *                               {json}" each
+ *   gcs-convert-time [--rows FILE] [TEXT]
+ *       -> one line "CONVERT-TIME {json}" per row of FILE (default:
+ *          pipelines/convert_rows.txt), those whose name holds TEXT (one
+ *          kernel to profile)
  */
 #include <cuda_runtime_api.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "convert_scale.h"
@@ -22,15 +25,67 @@
 
 namespace {
 
+/* One row of pipelines/convert_rows.txt (the fields are described there). */
 struct Row {
-  const char * name;
-  GstVideoFormat in_format;
-  int in_w, in_h;
-  GstVideoFormat out_format;
-  int out_w, out_h;
-  gst_cs::gpu::Filter filter;
-  gst_cs::gpu::Orientation orientation;
+  std::string name;
+  GstVideoFormat in_format = GST_VIDEO_FORMAT_UNKNOWN;
+  int in_w = 0, in_h = 0;
+  GstVideoFormat out_format = GST_VIDEO_FORMAT_UNKNOWN;
+  int out_w = 0, out_h = 0;
+  gst_cs::gpu::Filter filter = gst_cs::gpu::Filter::BILINEAR;
+  gst_cs::gpu::Orientation orientation = gst_cs::gpu::Orientation::IDENTITY;
+  int crop[4] = {}; /* left, top, right, bottom */
+  bool letterbox = false;
 };
+
+/* The value of `nick` in the enum type `type` (the element's own
+ * properties' types), or -1. */
+int
+enum_value (GType type, const char * nick)
+{
+  GEnumClass * k = G_ENUM_CLASS (g_type_class_ref (type));
+  const GEnumValue * v = g_enum_get_value_by_nick (k, nick);
+  const int value = v ? v->value : -1;
+  g_type_class_unref (k);
+  return value;
+}
+
+int
+method_of (const char * nick)
+{
+  static const char * const nicks[] = { "nearest-neighbour", "bilinear", "bicubic",
+    "area" };
+  for (int i = 0; i < 4; i++)
+    if (std::strcmp (nick, nicks[i]) == 0)
+      return i; /* gpu::Filter's values */
+  return -1;
+}
+
+bool
+parse_row (const std::string & line, Row * r)
+{
+  gchar ** f = g_strsplit (line.c_str (), "|", -1);
+  bool ok = g_strv_length (f) == 9;
+  if (ok) {
+    r->name = f[0];
+    r->in_format = gst_video_format_from_string (f[1]);
+    r->out_format = gst_video_format_from_string (f[3]);
+    const int method = method_of (f[5]);
+    const int direction = enum_value (GST_TYPE_VIDEO_ORIENTATION_METHOD, f[6]);
+    ok = std::sscanf (f[2], "%dx%d", &r->in_w, &r->in_h) == 2 &&
+         std::sscanf (f[4], "%dx%d", &r->out_w, &r->out_h) == 2 &&
+         std::sscanf (f[7], "%d,%d,%d,%d", &r->crop[0], &r->crop[1], &r->crop[2],
+             &r->crop[3]) == 4 &&
+         r->in_format != GST_VIDEO_FORMAT_UNKNOWN &&
+         r->out_format != GST_VIDEO_FORMAT_UNKNOWN && method >= 0 && direction >= 0 &&
+         direction <= 7;
+    r->filter = static_cast<gst_cs::gpu::Filter> (method);
+    r->orientation = static_cast<gst_cs::gpu::Orientation> (direction);
+    r->letterbox = std::strcmp (f[8], "1") == 0;
+  }
+  g_strfreev (f);
+  return ok;
+}
 
 bool
 check (cudaError_t e, const char * what)
@@ -70,7 +125,14 @@ run_row (const Row & r, cudaStream_t stream)
   gst_video_info_set_format (&in, r.in_format, r.in_w, r.in_h);
   gst_video_info_set_format (&out, r.out_format, r.out_w, r.out_h);
   guint8 *din = nullptr, *dout = nullptr, *copy_a = nullptr, *copy_b = nullptr;
-  const size_t copy_bytes = (in.size + out.size) / 2; /* read + written = in + out */
+  const int src_w = r.in_w - r.crop[0] - r.crop[2],
+            src_h = r.in_h - r.crop[1] - r.crop[3];
+  /* What the kernel must move: the source rectangle's share of the input
+   * (a crop reads only that), and the output. A copy of half of that sum
+   * reads and writes as many bytes. */
+  const size_t read_bytes =
+      (size_t)((double)in.size * src_w * src_h / ((double)r.in_w * r.in_h));
+  const size_t copy_bytes = (read_bytes + out.size) / 2;
   if (!check (cudaMalloc ((void **)&din, in.size), "cudaMalloc") ||
       !check (cudaMalloc ((void **)&dout, out.size), "cudaMalloc") ||
       !check (cudaMalloc ((void **)&copy_a, copy_bytes), "cudaMalloc") ||
@@ -80,8 +142,9 @@ run_row (const Row & r, cudaStream_t stream)
   gst_cs::ConvertSettings settings;
   settings.filter = r.filter;
   settings.orientation = r.orientation;
+  settings.add_borders = r.letterbox;
   gst_cs::gpu::ConvertScale op;
-  gst_cs::describe_convert (&in, &out, 0, 0, r.in_w, r.in_h, settings, &op);
+  gst_cs::describe_convert (&in, &out, r.crop[0], r.crop[1], src_w, src_h, settings, &op);
   op.in = gst_cs::convert_image (&in, &in, din, false);
   op.out = gst_cs::convert_image (&out, &out, dout, true);
   bool ok = check (gst_cs::gpu::convert_scale (op, stream), "convert_scale");
@@ -92,7 +155,8 @@ run_row (const Row & r, cudaStream_t stream)
   const auto t0 = std::chrono::steady_clock::now ();
   for (int i = 0; i < 200; i++) {
     gst_cs::gpu::ConvertScale again;
-    gst_cs::describe_convert (&in, &out, 0, 0, r.in_w, r.in_h, settings, &again);
+    gst_cs::describe_convert (
+        &in, &out, r.crop[0], r.crop[1], src_w, src_h, settings, &again);
     again.in = gst_cs::convert_image (&in, &in, din, false);
     again.out = gst_cs::convert_image (&out, &out, dout, true);
     gst_cs::gpu::convert_scale (again, stream);
@@ -108,7 +172,7 @@ run_row (const Row & r, cudaStream_t stream)
   std::printf ("CONVERT-TIME {\"row\":\"%s\",\"kernel_us\":%.2f,\"copy_us\":%.2f,"
                "\"ratio\":%.3f,\"host_us\":%.2f,\"in_bytes\":%zu,\"out_bytes\":%zu,"
                "\"path\":\"%s\"}\n",
-      r.name, kernel, copy, kernel / copy, host, in.size, out.size,
+      r.name.c_str (), kernel, copy, kernel / copy, host, read_bytes, out.size,
       gst_cs::gpu::convert_scale_path (op));
   cudaFree (din);
   cudaFree (dout);
@@ -122,40 +186,39 @@ run_row (const Row & r, cudaStream_t stream)
 int
 main (int argc, char ** argv)
 {
-  using gst_cs::gpu::Filter;
-  using gst_cs::gpu::Orientation;
-  const std::vector<Row> rows = {
-    { "4K NV12 -> 1080p RGBA bilinear", GST_VIDEO_FORMAT_NV12, 3840, 2160,
-        GST_VIDEO_FORMAT_RGBA, 1920, 1080, Filter::BILINEAR, Orientation::IDENTITY },
-    { "1080p NV12 -> 640x640 RGBP letterbox", GST_VIDEO_FORMAT_NV12, 1920, 1080,
-        GST_VIDEO_FORMAT_RGBP, 640, 640, Filter::BILINEAR, Orientation::IDENTITY },
-    { "4K P010 -> 4K NV12", GST_VIDEO_FORMAT_P010_10LE, 3840, 2160, GST_VIDEO_FORMAT_NV12,
-        3840, 2160, Filter::BILINEAR, Orientation::IDENTITY },
-    { "1080p RGBA rotate-90", GST_VIDEO_FORMAT_RGBA, 1920, 1080, GST_VIDEO_FORMAT_RGBA,
-        1080, 1920, Filter::BILINEAR, Orientation::ROTATE_90R },
-    /* Frames beyond the benchmark's rows, on the kernel's other paths: a
-     * change made for one row shows here what it costs the others (the
-     * taller tiles of commit 27ea179 sped up the first row and slowed
-     * 4K -> 1080p NV12 by half). */
-    { "4K NV12 -> 1080p NV12 bilinear", GST_VIDEO_FORMAT_NV12, 3840, 2160,
-        GST_VIDEO_FORMAT_NV12, 1920, 1080, Filter::BILINEAR, Orientation::IDENTITY },
-    { "1080p RGBA -> 720p RGBA bilinear", GST_VIDEO_FORMAT_RGBA, 1920, 1080,
-        GST_VIDEO_FORMAT_RGBA, 1280, 720, Filter::BILINEAR, Orientation::IDENTITY },
-    { "1080p NV12 -> 720p I420 bilinear", GST_VIDEO_FORMAT_NV12, 1920, 1080,
-        GST_VIDEO_FORMAT_I420, 1280, 720, Filter::BILINEAR, Orientation::IDENTITY },
-    { "4K NV12 -> 640x360 RGBA bilinear", GST_VIDEO_FORMAT_NV12, 3840, 2160,
-        GST_VIDEO_FORMAT_RGBA, 640, 360, Filter::BILINEAR, Orientation::IDENTITY },
-    { "1080p NV12 -> 720x1280 RGBA rotate-90", GST_VIDEO_FORMAT_NV12, 1920, 1080,
-        GST_VIDEO_FORMAT_RGBA, 720, 1280, Filter::BILINEAR, Orientation::ROTATE_90R },
-    { "4K NV12 -> 4K RGBA nearest", GST_VIDEO_FORMAT_NV12, 3840, 2160,
-        GST_VIDEO_FORMAT_RGBA, 3840, 2160, Filter::NEAREST, Orientation::IDENTITY },
-  };
+  /* The rows: pipelines/convert_rows.txt (or --rows FILE); a further
+   * argument picks those whose name holds it. */
+  const char * rows_path = GCS_CONVERT_ROWS;
+  const char * pick = nullptr;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp (argv[i], "--rows") == 0 && i + 1 < argc)
+      rows_path = argv[++i];
+    else
+      pick = argv[i];
+  }
+  gst_init (nullptr, nullptr);
+  std::ifstream file (rows_path);
+  if (!file) {
+    std::fprintf (stderr, "Cannot read the rows of %s\n", rows_path);
+    return 1;
+  }
+  std::vector<Row> rows;
+  for (std::string line; std::getline (file, line);) {
+    if (line.empty () || line[0] == '#')
+      continue;
+    Row r;
+    if (!parse_row (line, &r)) {
+      std::fprintf (stderr, "%s: not a row: %s\n", rows_path, line.c_str ());
+      return 1;
+    }
+    rows.push_back (r);
+  }
   cudaStream_t stream;
   if (!check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), "stream"))
     return 1;
   bool ok = true;
   for (const Row & r : rows)
-    if (argc < 2 || std::strstr (r.name, argv[1]))
+    if (!pick || r.name.find (pick) != std::string::npos)
       ok = run_row (r, stream) && ok;
   cudaStreamDestroy (stream);
   return ok ? 0 : 1;

@@ -10,7 +10,8 @@
 #   (default /tmp/gcs-out), GPU_ARCHS (default 90), MEMCHECK=0 (skip memcheck),
 #   MEMCHECK_GPU=N (run memcheck on GPU N alone, beside the plain run and the
 #   extra command, on a machine with several GPUs), MEMCHECK_SECONDS (its time
-#   limit, default 420), GST_VERSION (another GStreamer than the bundle's
+#   limit, default 420), MEMCHECK_TESTS (test names for memcheck instead of
+#   every GPU suite), GST_VERSION (another GStreamer than the bundle's
 #   1.22: a version kept in .gst-dist/, a copy of this workplace's
 #   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front),
 #   BUILD_ONLY=1 (set up and build, nothing else), NINJA_JOBS.
@@ -60,7 +61,10 @@ memcheck() {
   # memory, a device that does not exist) and check the messages.
   # Not the PyTorch tests (suite torch): CPython and PyTorch alone take
   # minutes to start under memcheck, and test nothing of ours there.
-  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" --suite gpu --no-suite torch --no-rebuild \
+  local which=(--suite gpu --no-suite torch)
+  # shellcheck disable=SC2206
+  [ -n "${MEMCHECK_TESTS:-}" ] && which=($MEMCHECK_TESTS)
+  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" "${which[@]}" --no-rebuild \
     --print-errorlogs --timeout-multiplier 10 --logbase memcheck \
     --wrapper "$sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" \
     > "$OUT/memcheck.txt" 2>&1

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The families of frames that are not resampled, or whose chroma is not:
+// direct (YUV to YUV on one chroma grid), staged (packed 4-byte words,
+// turned or not) and one sample per pixel.
+#define GCS_DEFINE_LAUNCHES
+#include "convert_scale_kernels.cuh"
+
+namespace gst_cs::gpu::kernels {
+
+void
+launch_direct (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
+  const dim3 groups ((ngx + kTileX - 1) / kTileX, block_grid (op).y);
+  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+    convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>
+        <<<groups, dim3 (kTileX, kTileY), 0, stream>>> (op, ngx, nby);
+  });
+}
+
+void
+launch_staged (const ConvertScale & op, cudaStream_t stream)
+{
+  const dim3 stages (
+      (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
+  one_sample::dispatch_staged (op, [&] (auto members) {
+    convert_scale_staged_kernel<decltype (members)>
+        <<<stages, dim3 (kTileX, kTileY), 0, stream>>> (op);
+  });
+}
+
+void
+launch_one_sample (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+    convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>
+        <<<block_grid (op), dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby);
+  });
+}
+
+} // namespace gst_cs::gpu::kernels

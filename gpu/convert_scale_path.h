@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The one decision of convert_scale: which kernel family computes a
+// resolved ConvertScale. The launch (convert_scale.cu), the stand-in's twin
+// of the GPU (convert_scale_as_gpu_on_host) and convert_scale_path all ask
+// it, so that they cannot disagree.
+#pragma once
+
+#include "convert_scale_direct.h"
+#include "convert_scale_one_sample.h"
+#include "convert_scale_two_tap.h"
+
+namespace gst_cs::gpu {
+
+enum class Path {
+  DIRECT,         // YUV to YUV on one chroma grid (convert_scale_direct.h)
+  STAGED,         // packed 4-byte words, not resampled, through shared memory
+  ONE_SAMPLE,     // not resampled: one read per word or component
+  FIXED_POINT,    // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
+  TWO_TAP,        // at most two taps per axis, taps per tile
+  TAPS_PER_PIXEL, // bicubic, area shrinking
+};
+
+inline Path
+choose_path (const ConvertScale & resolved)
+{
+  if (direct::applies (resolved))
+    return Path::DIRECT;
+  if (one_sample::dispatch_staged (resolved, [] (auto) {}))
+    return Path::STAGED;
+  if (one_sample::applies (resolved))
+    return Path::ONE_SAMPLE;
+  if (resolved.fixed.on)
+    return Path::FIXED_POINT;
+  return two_tap::applies (resolved) ? Path::TWO_TAP : Path::TAPS_PER_PIXEL;
+}
+
+inline const char *
+path_name (Path p)
+{
+  static const char * const names[] = { "direct", "staged", "one sample", "fixed point",
+    "two taps", "taps per pixel" };
+  return names[static_cast<int> (p)];
+}
+
+} // namespace gst_cs::gpu

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# On a GPU machine with two GPUs, the check of a commit before it lands, in
+# one call: every suite against each GStreamer (the .gpu bundle's 1.22,
+# 1.24.2 and 1.28.6 from .gst-dist), built and tested at once, with
+# MEMCHECK_TESTS under compute-sanitizer memcheck on the second GPU; then,
+# on a quiet machine, EXTRA (a command, e.g. scripts/gpu-tracer.sh). A
+# summary per version last. Results under $OUT/<version>/.
+#   MEMCHECK_TESTS="convertscale_gpu" EXTRA="scripts/gpu-tracer.sh" scripts/gpu-final.sh
+# Env: VERSIONS (default "bundle 1.24.2 1.28.6"), SECONDS_LEFT (stop waiting
+#   for the versions after this, default 420), OUT (default /tmp/gcs-out).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gcs-out}
+VERSIONS=${VERSIONS:-bundle 1.24.2 1.28.6}
+mkdir -p "$OUT"
+ngpu=$(nvidia-smi -L 2> /dev/null | wc -l)
+pids=()
+for v in $VERSIONS; do
+  mkdir -p "$OUT/$v"
+  if [ "$v" = bundle ]; then
+    ( [ "$ngpu" -ge 2 ] && export MEMCHECK_GPU=$((ngpu - 1))
+      [ -n "${MEMCHECK_TESTS:-}" ] || export MEMCHECK=0
+      OUT=$OUT/$v NINJA_JOBS=12 MEMCHECK_SECONDS=${MEMCHECK_SECONDS:-300} scripts/gpu-check.sh \
+        > "$OUT/$v/summary.txt" 2>&1; echo $? > "$OUT/$v/rc" ) &
+  else
+    ( GST_VERSION=$v OUT=$OUT/$v NINJA_JOBS=10 MEMCHECK=0 scripts/gpu-check.sh \
+        > "$OUT/$v/summary.txt" 2>&1; echo $? > "$OUT/$v/rc" ) &
+  fi
+  pids+=($!)
+done
+deadline=$((SECONDS + ${SECONDS_LEFT:-420}))
+for p in "${pids[@]}"; do
+  while kill -0 "$p" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 2; done
+done
+echo "=== versions done after ${SECONDS}s"
+if [ -n "${EXTRA:-}" ]; then
+  source .gpu/env.sh
+  OUT=$OUT/extra bash -c "$EXTRA" > "$OUT/extra.txt" 2>&1
+  echo "=== EXTRA ($EXTRA): exit $? after ${SECONDS}s"
+  tail -25 "$OUT/extra.txt"
+fi
+rc=0
+for v in $VERSIONS; do
+  echo "##### $v: exit $(cat "$OUT/$v/rc" 2> /dev/null || echo 'not finished')"
+  [ "$(cat "$OUT/$v/rc" 2> /dev/null)" = 0 ] || rc=1
+  grep -E "^=== |^(Ok|Fail|Skipped|Timeout):|FAIL|TIMEOUT|^--- |ERROR SUMMARY|build failed" \
+    "$OUT/$v/summary.txt" | grep -v "^ *[0-9]*/[0-9]* .* OK" | head -30
+done
+exit $rc
