@@ -6,6 +6,7 @@
 #include "fakecuda.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -64,7 +65,13 @@ run_op (Op & op)
       run_until (*op.waited, op.until);
       break;
     case Op::Kind::kRecord:
-      break; /* completion is the stream's position passing it */
+      /* completion is the stream's position passing it; a timing event
+       * also notes when that happened */
+      if (op.ran_at)
+        *op.ran_at = std::chrono::duration<double, std::milli> (
+            std::chrono::steady_clock::now ().time_since_epoch ())
+                         .count ();
+      break;
   }
 }
 
