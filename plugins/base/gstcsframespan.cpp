@@ -8,11 +8,10 @@ namespace gst_cs {
 std::atomic<FrameObserver *> frame_observer{ nullptr };
 
 namespace {
-cudaEvent_t
-sync_event (GstBuffer * buffer)
+GstCsSyncMeta *
+sync_meta (GstBuffer * buffer)
 {
-  GstCsSyncMeta * meta = buffer ? gst_buffer_get_cs_sync_meta (buffer) : NULL;
-  return meta ? meta->event : nullptr;
+  return buffer ? gst_buffer_get_cs_sync_meta (buffer) : NULL;
 }
 } // namespace
 
@@ -27,7 +26,11 @@ FrameSpan::open (GstCsBaseTransform * element, GstBuffer * input)
   d->device = gst_cs_base_transform_get_device (element);
   d->stream = gst_cs_base_transform_get_stream (element);
   d->pts = input ? GST_BUFFER_PTS (input) : GST_CLOCK_TIME_NONE;
-  d->input_event = sync_event (input);
+  if (GstCsSyncMeta * meta = sync_meta (input)) {
+    d->input_event = meta->event;
+    d->input_stream = meta->stream;
+    d->input_device = meta->device_id;
+  }
   d->host_waits_begin =
       gst_cs_wait_counter_get (gst_cs_base_transform_get_waits (element));
   d->cpu_begin = gst_util_get_timestamp ();
@@ -42,7 +45,8 @@ FrameSpan::open (GstCsBaseTransform * element, GstBuffer * input)
 void
 FrameSpan::close ()
 {
-  data_->output_event = sync_event (output_);
+  GstCsSyncMeta * meta = sync_meta (output_);
+  data_->output_event = meta ? meta->event : nullptr;
   data_->cpu_end = gst_util_get_timestamp ();
   data_->host_waits_end = gst_cs_wait_counter_get (
       gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (data_->element)));

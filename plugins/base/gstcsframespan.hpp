@@ -20,9 +20,12 @@ struct FrameSpanData {
   int device = -1;
   cudaStream_t stream = nullptr;
   GstClockTime pts = GST_CLOCK_TIME_NONE;
-  cudaEvent_t input_event = nullptr;  // the event the input carried: its producer's
-  cudaEvent_t output_event = nullptr; // the event the output carries: consumers wait on it
-  GstClockTime cpu_begin = 0, cpu_end = 0; // gst_util_get_timestamp ()
+  cudaEvent_t input_event = nullptr;   // the event the input carried: its producer's
+  cudaStream_t input_stream = nullptr; // ... recorded on this stream
+  int input_device = -1;               // ... of this device
+  cudaEvent_t output_event =
+      nullptr; // the event the output carries: consumers wait on it
+  GstClockTime cpu_begin = 0, cpu_end = 0;          // gst_util_get_timestamp ()
   guint64 host_waits_begin = 0, host_waits_end = 0; // the element's counter
   gpointer observer_data = nullptr;                 // the observer's, from open to close
 };

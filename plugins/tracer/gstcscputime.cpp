@@ -8,10 +8,10 @@
 namespace gst_cs {
 namespace {
 struct Call {
-  GstPad * sinkpad;      // the peer the buffer went into (not reffed: in use)
-  GstElement * element;  // its element; nullptr for a bin's ghost pad
-  guint64 start;         // ns
-  guint64 nested = 0;    // time of the pushes it made, ns
+  GstPad * sinkpad;     // the peer the buffer went into (not reffed: in use)
+  GstElement * element; // its element; nullptr for a bin's ghost pad
+  guint64 start;        // ns
+  guint64 nested = 0;   // time of the pushes it made, ns
 };
 /* Pushes nest on one thread only: a stack per thread. */
 thread_local std::vector<Call> calls;

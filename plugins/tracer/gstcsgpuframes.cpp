@@ -20,12 +20,15 @@ struct GpuFrames::Frame {
   FrameSpanData span;
   std::string element;
   cudaEvent_t begin = nullptr, end = nullptr;
+  // After the wait for the input's producer (nullptr: none, begin then).
+  cudaEvent_t start = nullptr;
   std::shared_ptr<Frame> producer; // until read back
   nvtxRangeId_t range = 0;
   TimingEventPool * pool = nullptr;
   ~Frame ()
   {
     pool->give (span.device, begin);
+    pool->give (span.device, start);
     pool->give (span.device, end);
   }
 };
@@ -95,14 +98,24 @@ GpuFrames::open (FrameSpanData & span)
         anchors_[span.device] = std::move (a);
     }
   }
-  if (!f->end || !GST_CS_CHECK (cudaEventRecord (f->begin, span.stream), &err)) {
+  /* The input's wait is queued here first (the element queues the same
+   * one next, which then waits for nothing more), so that an event after it
+   * tells the wait from the work. */
+  const bool waits = span.input_event && span.input_device == span.device &&
+                     span.input_stream != span.stream;
+  if (waits && f->end)
+    f->start = events_.take (span.device, &err);
+  if (!f->end || (waits && !f->start) ||
+      !GST_CS_CHECK (cudaEventRecord (f->begin, span.stream), &err) ||
+          (waits && (!GST_CS_CHECK (cudaStreamWaitEvent (span.stream, span.input_event, 0), &err) ||
+                        !GST_CS_CHECK (cudaEventRecord (f->start, span.stream), &err)))) {
     GST_WARNING_OBJECT (span.element, "frame not traced: %s", err ? err->message : "?");
     g_clear_error (&err);
     return false;
   }
   if (nvtx_) {
-    gchar * name = g_strdup_printf ("%s pts %" GST_TIME_FORMAT, GST_OBJECT_NAME (span.element),
-        GST_TIME_ARGS (span.pts));
+    gchar * name = g_strdup_printf ("%s pts %" GST_TIME_FORMAT,
+        GST_OBJECT_NAME (span.element), GST_TIME_ARGS (span.pts));
     nvtxEventAttributes_t attr = {};
     attr.version = NVTX_VERSION;
     attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
@@ -149,7 +162,8 @@ GpuFrames::close (FrameSpanData & span)
   resolve_ready ();
   while (pending_.size () > kMaxPending) {
     if (!dropped_++)
-      GST_WARNING ("more than %zu frames not read back: leaving out the oldest", kMaxPending);
+      GST_WARNING (
+          "more than %zu frames not read back: leaving out the oldest", kMaxPending);
     pending_.pop_front ();
   }
 }
@@ -173,28 +187,32 @@ GpuFrames::resolve (Frame & f, bool wait)
   Frame * p = f.producer.get ();
   if (p && p->span.device != f.span.device)
     p = nullptr; /* another device's clock: no wait can be read */
-  for (cudaEvent_t e : { f.begin, f.end, p ? p->end : nullptr }) {
+  for (cudaEvent_t e : { f.begin, f.start, f.end, p ? p->end : nullptr }) {
     if (!e)
       continue;
     if (wait ? !gst_cs_host_wait_event (e, NULL, NULL) : !done (e))
       return false;
   }
-  double begin = 0, end = 0, producer_end = 0;
+  double begin = 0, start = 0, end = 0, producer_end = 0;
   const int device = f.span.device;
-  if (!position (device, f.begin, &begin) || !position (device, f.end, &end))
+  if (!position (device, f.begin, &begin) || !position (device, f.end, &end) ||
+      !position (device, f.start ? f.start : f.begin, &start))
     return true; /* unreadable: dropped */
   if (!p || !position (device, p->end, &producer_end))
     p = nullptr;
-  const double start = p && producer_end > begin ? producer_end : begin;
-  const double gpu = end > start ? end - start : 0, wait_us = start - begin;
+  /* The producer's end event follows its sync event on its stream: the
+   * wait ended with the sync event, which may be a little earlier. */
+  producer_end = MIN (producer_end, start);
+  const double gpu = end - start, wait_us = start - begin;
   const double cpu = (f.span.cpu_end - f.span.cpu_begin) / 1000.0;
   const guint64 waits = f.span.host_waits_end - f.span.host_waits_begin;
   const std::string stream = stream_name (device, f.span.stream);
   stats_.add_gpu_frame (f.span.element, f.element, stream, gpu, wait_us, cpu, waits);
-  log_frame_record (f.element.c_str (), gst_util_get_timestamp (), f.span.pts, stream.c_str (),
-      (guint64)(gpu * 1000), (guint64)(wait_us * 1000), (guint64)(cpu * 1000), waits);
-  json_.gpu_span (f.element.c_str (), device, f.span.stream, begin, start, end, f.span.pts,
-      p ? p->span.stream : nullptr, producer_end);
+  log_frame_record (f.element.c_str (), gst_util_get_timestamp (), f.span.pts,
+      stream.c_str (), (guint64)(gpu * 1000), (guint64)(wait_us * 1000),
+      (guint64)(cpu * 1000), waits);
+  json_.gpu_span (f.element.c_str (), device, f.span.stream, begin, start, end,
+      f.span.pts, p ? p->span.stream : nullptr, producer_end);
   /* Re-anchor after a second: this frame's start is the new anchor. */
   Anchor & a = *anchors_[device];
   if (begin - a.us > 1e6) {

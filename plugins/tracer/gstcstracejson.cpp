@@ -32,8 +32,7 @@ quoted (const gchar * text)
   return out + "\"";
 }
 
-std::string
-printf_string (const gchar * format, ...) G_GNUC_PRINTF (1, 2);
+std::string printf_string (const gchar * format, ...) G_GNUC_PRINTF (1, 2);
 
 std::string
 printf_string (const gchar * format, ...)
@@ -90,8 +89,8 @@ TraceJson::thread_track ()
   tid = next_thread.fetch_add (1);
   char name[32] = "";
   pthread_getname_np (pthread_self (), name, sizeof name);
-  names_.push_back (printf_string (
-      "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":%s}}",
+  names_.push_back (printf_string ("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,"
+                                   "\"tid\":%d,\"args\":{\"name\":%s}}",
       kCpuPid, tid, quoted (name).c_str ()));
   return tid;
 }
@@ -107,9 +106,9 @@ TraceJson::gpu_span (const gchar * element, int device, cudaStream_t stream,
   const int pid = kGpuPid + device, tid = stream_track (device, stream);
   const gint64 p = GST_CLOCK_TIME_IS_VALID (pts) ? (gint64)pts : -1;
   if (start_us > begin_us)
-    add (printf_string ("{\"ph\":\"X\",\"cat\":\"gpu-wait\",\"name\":%s,\"pid\":%d,"
-                        "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"pts\":%" G_GINT64_FORMAT
-                        "}}",
+    add (printf_string (
+        "{\"ph\":\"X\",\"cat\":\"gpu-wait\",\"name\":%s,\"pid\":%d,"
+        "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"pts\":%" G_GINT64_FORMAT "}}",
         quoted ((std::string ("wait: ") + element).c_str ()).c_str (), pid, tid, begin_us,
         start_us - begin_us, p));
   add (printf_string ("{\"ph\":\"X\",\"cat\":\"gpu\",\"name\":%s,\"pid\":%d,\"tid\":%d,"
@@ -120,8 +119,9 @@ TraceJson::gpu_span (const gchar * element, int device, cudaStream_t stream,
   /* The flow leaves the producer's span just before its end (a flow binds
    * to the span that encloses its time) and enters the consumer's. */
   const guint64 id = ++flows_;
-  add (printf_string ("{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"event\",\"id\":%" G_GUINT64_FORMAT
-                      ",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}",
+  add (printf_string (
+      "{\"ph\":\"s\",\"cat\":\"flow\",\"name\":\"event\",\"id\":%" G_GUINT64_FORMAT
+      ",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}",
       id, pid, stream_track (device, flow_from_stream), flow_from_us - 0.001));
   add (printf_string ("{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"flow\",\"name\":\"event\","
                       "\"id\":%" G_GUINT64_FORMAT ",\"pid\":%d,\"tid\":%d,\"ts\":%.3f}",
@@ -129,7 +129,8 @@ TraceJson::gpu_span (const gchar * element, int device, cudaStream_t stream,
 }
 
 void
-TraceJson::thread_span (const gchar * element, const gchar * pad, double ts_us, double dur_us)
+TraceJson::thread_span (
+    const gchar * element, const gchar * pad, double ts_us, double dur_us)
 {
   if (!on_)
     return;

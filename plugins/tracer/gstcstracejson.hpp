@@ -26,7 +26,8 @@ public:
       double start_us, double end_us, GstClockTime pts, cudaStream_t flow_from_stream,
       double flow_from_us);
   // A chain call on the calling thread (nested ones inside it).
-  void thread_span (const gchar * element, const gchar * pad, double ts_us, double dur_us);
+  void thread_span (
+      const gchar * element, const gchar * pad, double ts_us, double dur_us);
   // Writes everything so far to `path`.
   bool write (const std::string & path, GError ** error);
 

@@ -10,9 +10,9 @@
 namespace gst_cs {
 
 struct TraceOptions {
-  bool nvtx = false;  // an NVTX range per element per frame
-  std::string file;   // Chrome/Perfetto trace-event JSON; empty: none
-  bool print = true;  // the summary on stderr too, not only in the log
+  bool nvtx = false;                // an NVTX range per element per frame
+  std::string file;                 // Chrome/Perfetto trace-event JSON; empty: none
+  bool print = true;                // the summary on stderr too, not only in the log
   std::vector<std::string> unknown; // parameters nobody asked for
   std::string invalid;              // set when the string does not parse
 };

@@ -5,7 +5,7 @@
 
 namespace gst_cs {
 namespace {
-GstTracerRecord * frame_record, * cpu_record, * summary_record;
+GstTracerRecord *frame_record, *cpu_record, *summary_record;
 GstDebugCategory * tracer_category;
 
 /* Records are written at GST_TRACER:7 only: the names they need are not
@@ -46,32 +46,39 @@ trace_records_init ()
   const auto E = GST_TRACER_VALUE_SCOPE_ELEMENT;
   const auto P = GST_TRACER_VALUE_SCOPE_PAD;
   const auto T = GST_TRACER_VALUE_SCOPE_PROCESS;
-  frame_record = keep (gst_tracer_record_new ("cudastreams-frame.class",
-      "element", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the element", E),
-      "ts", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "when the frame's GPU work was read back (ns)", T),
-      "pts", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "the input buffer's PTS", E),
-      "stream", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the CUDA stream (device:handle)", E),
-      "gpu-ns", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "GPU time of the element's own work", E),
-      "gpu-wait-ns", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "GPU time waited for the input's producer", E),
-      "cpu-ns", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "CPU time enqueuing the frame's GPU work", E),
-      "host-waits", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "host waits since the previous frame", E),
+  frame_record = keep (gst_tracer_record_new ("cudastreams-frame.class", "element",
+      GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the element", E), "ts",
+      GST_TYPE_STRUCTURE,
+      field (G_TYPE_UINT64, "when the frame's GPU work was read back (ns)", T), "pts",
+      GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "the input buffer's PTS", E), "stream",
+      GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the CUDA stream (device:handle)", E),
+      "gpu-ns", GST_TYPE_STRUCTURE,
+      field (G_TYPE_UINT64, "GPU time of the element's own work", E), "gpu-wait-ns",
+      GST_TYPE_STRUCTURE,
+      field (G_TYPE_UINT64, "GPU time waited for the input's producer", E), "cpu-ns",
+      GST_TYPE_STRUCTURE,
+      field (G_TYPE_UINT64, "CPU time enqueuing the frame's GPU work", E), "host-waits",
+      GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "host waits since the previous frame", E),
       NULL));
-  cpu_record = keep (gst_tracer_record_new ("cudastreams-cpu.class",
-      "pad", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the sink pad (element.pad)", P),
-      "ts", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "when the buffer left the chain (ns)", T),
-      "cpu-ns", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "CPU time in the chain, downstream excluded", P),
-      NULL));
-  summary_record = keep (gst_tracer_record_new ("cudastreams-summary.class",
-      "element", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the element", E),
-      "frames", GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "frames", E),
-      "gpu-mean-us", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame, mean (-1: not measured)", E),
-      "gpu-p50-us", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame, median", E),
-      "gpu-p99-us", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame, 99th percentile", E),
-      "gpu-wait-us", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame waited for the input", E),
-      "cpu-us", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "CPU µs/frame in the chain", E),
+  cpu_record = keep (gst_tracer_record_new ("cudastreams-cpu.class", "pad",
+      GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the sink pad (element.pad)", P), "ts",
+      GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "when the buffer left the chain (ns)", T),
+      "cpu-ns", GST_TYPE_STRUCTURE,
+      field (G_TYPE_UINT64, "CPU time in the chain, downstream excluded", P), NULL));
+  summary_record = keep (gst_tracer_record_new ("cudastreams-summary.class", "element",
+      GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the element", E), "frames",
+      GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "frames", E), "gpu-mean-us",
+      GST_TYPE_STRUCTURE,
+      field (G_TYPE_DOUBLE, "GPU µs/frame, mean (-1: not measured)", E), "gpu-p50-us",
+      GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame, median", E), "gpu-p99-us",
+      GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "GPU µs/frame, 99th percentile", E),
+      "gpu-wait-us", GST_TYPE_STRUCTURE,
+      field (G_TYPE_DOUBLE, "GPU µs/frame waited for the input", E), "cpu-us",
+      GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "CPU µs/frame in the chain", E),
       "host-waits", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "host waits per frame", E),
-      "streams", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the CUDA streams it ran on", E),
-      "note", GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "why figures are missing", E), NULL));
+      "streams", GST_TYPE_STRUCTURE,
+      field (G_TYPE_STRING, "the CUDA streams it ran on", E), "note", GST_TYPE_STRUCTURE,
+      field (G_TYPE_STRING, "why figures are missing", E), NULL));
   g_once_init_leave (&done, 1);
 }
 
@@ -82,8 +89,8 @@ log_frame_record (const gchar * element, guint64 ts, GstClockTime pts,
 {
   if (!wanted ())
     return;
-  gst_tracer_record_log (frame_record, element, ts, (guint64)pts,
-      stream, gpu_ns, wait_ns, cpu_ns, host_waits);
+  gst_tracer_record_log (frame_record, element, ts, (guint64)pts, stream, gpu_ns, wait_ns,
+      cpu_ns, host_waits);
 }
 
 void

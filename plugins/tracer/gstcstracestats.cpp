@@ -132,17 +132,17 @@ format_summary (const std::vector<SummaryRow> & rows)
 {
   std::string out = "cudastreams tracer summary (per frame; GPU: own work, wait: on "
                     "the input's producer, on the GPU)\n";
-  gchar * head = g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n", "element",
-      "frames", "gpu-mean", "gpu-p50", "gpu-p99", "gpu-wait", "cpu", "waits",
-      "stream / note");
+  gchar * head =
+      g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n", "element", "frames",
+          "gpu-mean", "gpu-p50", "gpu-p99", "gpu-wait", "cpu", "waits", "stream / note");
   out += head;
   g_free (head);
   for (const SummaryRow & r : rows) {
-    gchar * line = g_strdup_printf ("%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n",
-        r.element.c_str (), r.frames, figure (r.gpu_mean).c_str (),
-        figure (r.gpu_p50).c_str (), figure (r.gpu_p99).c_str (),
-        figure (r.gpu_wait).c_str (), figure (r.cpu).c_str (),
-        figure (r.host_waits, "%.2f").c_str (),
+    gchar * line = g_strdup_printf (
+        "%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n", r.element.c_str (),
+        r.frames, figure (r.gpu_mean).c_str (), figure (r.gpu_p50).c_str (),
+        figure (r.gpu_p99).c_str (), figure (r.gpu_wait).c_str (),
+        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (),
         r.note.empty () ? r.streams.c_str () : r.note.c_str ());
     out += line;
     g_free (line);

@@ -14,14 +14,14 @@ namespace gst_cs {
 
 struct ElementStats {
   std::string name;
-  bool ours = false;           // a cudastreams element (GPU time measured)
-  guint64 gpu_frames = 0;      // frames whose GPU work was timed
-  std::vector<float> gpu_us;   // each frame's GPU time of its own work
-  double gpu_wait_us = 0;      // sum: waiting on the GPU for the input's producer
-  double enqueue_cpu_us = 0;   // sum: CPU time of the per-frame GPU path
-  guint64 host_waits = 0;      // sum over the timed frames
-  guint64 cpu_frames = 0;      // buffers pushed into it
-  double cpu_us = 0;           // sum: CPU time in its chain, pushes downstream excluded
+  bool ours = false;         // a cudastreams element (GPU time measured)
+  guint64 gpu_frames = 0;    // frames whose GPU work was timed
+  std::vector<float> gpu_us; // each frame's GPU time of its own work
+  double gpu_wait_us = 0;    // sum: waiting on the GPU for the input's producer
+  double enqueue_cpu_us = 0; // sum: CPU time of the per-frame GPU path
+  guint64 host_waits = 0;    // sum over the timed frames
+  guint64 cpu_frames = 0;    // buffers pushed into it
+  double cpu_us = 0;         // sum: CPU time in its chain, pushes downstream excluded
   std::set<std::string> streams;
 };
 

@@ -229,7 +229,11 @@ void
 run_until (Stream & s, std::uint64_t position)
 {
   State & st = state ();
-  while (s.ran < position && !s.queue.empty () && st.sticky == cudaSuccess) {
+  /* Records right after the position reached complete with it, as on a
+   * GPU, where a record takes no time: a timing event recorded after an
+   * element's event then tells when its work ended. */
+  while (!s.queue.empty () && st.sticky == cudaSuccess &&
+         (s.ran < position || s.queue.front ().kind == Op::Kind::kRecord)) {
     Op op = std::move (s.queue.front ());
     s.queue.pop_front ();
     run_op (op);

@@ -34,10 +34,10 @@ struct Op {
   enum class Kind { kWork, kRecord, kWait };
   Kind kind = Kind::kWork;
   std::function<void ()> work; /* kWork */
-  /* kRecord of a timing event: where the time it ran goes (the event's) */
-  std::shared_ptr<double> ran_at;
   Stream * waited = nullptr;   /* kWait: run this stream ... */
   std::uint64_t until = 0;     /* ... up to here first */
+  /* kRecord of a timing event: where the time it ran goes (the event's) */
+  std::shared_ptr<double> ran_at;
 };
 
 struct Stream {
