@@ -42,7 +42,7 @@ echo "TRACER tests: $(grep -E '^ *[0-9]+/[0-9]+ ' "$OUT/tests.txt" | awk '{print
 # ---- 2. the truth ----
 CAPS_IN="video/x-raw,format=NV12,width=3840,height=2160,framerate=1000/1"
 CAPS_OUT="video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=1920,height=1080"
-FULL="videotestsrc num-buffers=600 ! $CAPS_IN ! cudaupload ! cudacrop ! cudaconvertscale name=cs ! $CAPS_OUT ! cudadownload ! fakesink"
+FULL="videotestsrc num-buffers=300 ! $CAPS_IN ! cudaupload ! cudacrop ! cudaconvertscale name=cs ! $CAPS_OUT ! cudadownload ! fakesink"
 RESIDENT="videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze num-buffers=2000 ! cudaconvertscale name=cs ! $CAPS_OUT ! fakesink"
 "$B/pipelines/gcs-convert-time" "4K NV12 -> 1080p RGBA bilinear" > "$OUT/convert_time.txt" 2>&1
 kernel=$(sed -n 's/.*"kernel_us":\([0-9.]*\).*/\1/p' "$OUT/convert_time.txt" | head -1)
