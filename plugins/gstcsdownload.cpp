@@ -38,6 +38,7 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "base/gstcsframe.hpp"
+#include "base/gstcsframespan.hpp"
 #include "base/gstcsheldbuffers.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcsmemory.h"
@@ -250,6 +251,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
     return ret;
   }
 
+  gst_cs::FrameSpan span (base, inbuf, *outbuf);
   gst_cs::Region region;
   gst_cs::DeviceMapping in;
   GstMapInfo map;

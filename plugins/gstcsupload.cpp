@@ -52,6 +52,7 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "base/gstcsframe.hpp"
+#include "base/gstcsframespan.hpp"
 #include "base/gstcsheldbuffers.hpp"
 #include "upload/gstcshostregistry.hpp"
 #include "gstcshostwait-private.h"
@@ -381,6 +382,7 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
     GST_CS_POST_ERROR (self, err, "Cannot use the CUDA device");
     return GST_FLOW_ERROR;
   }
+  gst_cs::FrameSpan span (base, inbuf, outbuf);
   /* Kept mapped by the copy threads of a staged copy until they have read
    * it, which may be after this returns. */
   std::shared_ptr<gst_cs::MappedInput> input = gst_cs::MappedInput::map (inbuf);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The cudastreams plugin: registers the elements. */
+/* The cudastreams plugin: registers the elements and the tracer. */
 #include "config.h"
 
 #include <gst/gst.h>
@@ -8,6 +8,7 @@
 #include "gstcscrop.h"
 #include "gstcsdownload.h"
 #include "gstcsupload.h"
+#include "tracer/gstcstracer.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_plugin_debug);
 #define GST_CAT_DEFAULT gst_cs_plugin_debug
@@ -53,6 +54,8 @@ plugin_init (GstPlugin * plugin)
   ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
   ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);
   ok &= register_shared_name (plugin, "cudaconvertscale", GST_TYPE_CS_CONVERT_SCALE);
+  /* GST_TRACERS=cudastreams: GPU time per element (plugins/tracer/). */
+  ok &= gst_tracer_register (plugin, "cudastreams", GST_TYPE_CS_TRACER);
   return ok;
 }
 

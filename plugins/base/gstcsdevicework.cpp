@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "base/gstcsdevicework.hpp"
 
+#include "base/gstcsframespan.hpp"
+
 #include "gstcsdeviceguard.hpp"
 #include "gstcsmemory-private.h"
 #include "nvcodec/gstcsnvcodec.hpp"
@@ -16,6 +18,7 @@ run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbu
   const gint device = gst_cs_base_transform_get_device (base);
   GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
   DeviceGuard guard (device, error);
+  FrameSpan span (base, inbuf, outbuf);
   DeviceMapping in, out;
   const bool ok = guard.ok () &&
                   in.map (inbuf, GST_MAP_READ, device, stream, waits, error) &&

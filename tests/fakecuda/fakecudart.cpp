@@ -6,6 +6,7 @@
 #include "fakecuda.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
@@ -64,7 +65,13 @@ run_op (Op & op)
       run_until (*op.waited, op.until);
       break;
     case Op::Kind::kRecord:
-      break; /* completion is the stream's position passing it */
+      /* completion is the stream's position passing it; a timing event
+       * also notes when that happened */
+      if (op.ran_at)
+        *op.ran_at = std::chrono::duration<double, std::milli> (
+            std::chrono::steady_clock::now ().time_since_epoch ())
+                         .count ();
+      break;
   }
 }
 
@@ -222,7 +229,11 @@ void
 run_until (Stream & s, std::uint64_t position)
 {
   State & st = state ();
-  while (s.ran < position && !s.queue.empty () && st.sticky == cudaSuccess) {
+  /* Records right after the position reached complete with it, as on a
+   * GPU, where a record takes no time: a timing event recorded after an
+   * element's event then tells when its work ended. */
+  while (!s.queue.empty () && st.sticky == cudaSuccess &&
+         (s.ran < position || s.queue.front ().kind == Op::Kind::kRecord)) {
     Op op = std::move (s.queue.front ());
     s.queue.pop_front ();
     run_op (op);

@@ -36,6 +36,8 @@ struct Op {
   std::function<void ()> work; /* kWork */
   Stream * waited = nullptr;   /* kWait: run this stream ... */
   std::uint64_t until = 0;     /* ... up to here first */
+  /* kRecord of a timing event: where the time it ran goes (the event's) */
+  std::shared_ptr<double> ran_at;
 };
 
 struct Stream {
@@ -56,6 +58,9 @@ struct Event {
   Stream * stream = nullptr; /* nullptr: never recorded */
   std::uint64_t at = 0;      /* complete once stream->ran >= at */
   std::uint64_t polls = 0;   /* consecutive not-ready answers for that record */
+  /* Timing events: when the stream ran past the latest record, in ms of
+   * the host's steady clock (the stand-in's "GPU clock"); NaN until then. */
+  std::shared_ptr<double> ran_at;
 };
 
 enum class MemKind { kPageable, kDevice, kPinned };

@@ -9,6 +9,7 @@
 #include "fakecudart.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -302,6 +303,10 @@ cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
       return cudaErrorInvalidResourceHandle;
     Op op;
     op.kind = Op::Kind::kRecord;
+    if (!(e->flags & cudaEventDisableTiming)) {
+      e->ran_at = std::make_shared<double> (std::nan (""));
+      op.ran_at = e->ran_at;
+    }
     s->queue.push_back (std::move (op));
     e->stream = s;
     e->at = s->end ();
@@ -318,6 +323,27 @@ cudaEventQuery (cudaEvent_t event)
     if (!e)
       return cudaErrorInvalidResourceHandle;
     return query_event (*e);
+  });
+}
+
+/* As CUDA: both timing events recorded on one device, both complete (not
+ * ready otherwise, and nothing is run to make them so); negative when `end`
+ * ran first. */
+cudaError_t
+cudaEventElapsedTime (float * ms, cudaEvent_t start, cudaEvent_t end)
+{
+  return call ([&] {
+    Event * a = resolve (start);
+    Event * b = resolve (end);
+    if (!ms)
+      return cudaErrorInvalidValue;
+    if (!a || !b || !a->stream || !b->stream || a->device != b->device ||
+        (a->flags & cudaEventDisableTiming) || (b->flags & cudaEventDisableTiming))
+      return cudaErrorInvalidResourceHandle;
+    if (!record_done (*a) || !record_done (*b))
+      return cudaErrorNotReady;
+    *ms = static_cast<float> (*b->ran_at - *a->ran_at);
+    return cudaSuccess;
   });
 }
 

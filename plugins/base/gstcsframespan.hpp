@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The hook that lets a tracer time one frame's GPU work in an element
+// (internal). Elements open a FrameSpan where they enqueue a frame's work;
+// while no tracer observes, that costs one branch at each end and no CUDA
+// call. The tracer (plugins/tracer/) records the timing events.
+#pragma once
+
+#include <atomic>
+
+#include <gst/gst.h>
+#include <cuda_runtime_api.h>
+
+#include "base/gstcsbasetransform.h"
+
+namespace gst_cs {
+
+// One frame's pass through an element's per-frame path.
+struct FrameSpanData {
+  GstElement * element = nullptr; // not reffed: valid while the span is open
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  GstClockTime pts = GST_CLOCK_TIME_NONE;
+  cudaEvent_t input_event = nullptr;   // the event the input carried: its producer's
+  cudaStream_t input_stream = nullptr; // ... recorded on this stream
+  int input_device = -1;               // ... of this device
+  cudaEvent_t output_event =
+      nullptr; // the event the output carries: consumers wait on it
+  GstClockTime cpu_begin = 0, cpu_end = 0;          // gst_util_get_timestamp ()
+  guint64 host_waits_begin = 0, host_waits_end = 0; // the element's counter
+  gpointer observer_data = nullptr;                 // the observer's, from open to close
+};
+
+// Implemented by the tracer. Both calls run in the streaming thread, with the
+// element's device current, and never block.
+class FrameObserver {
+public:
+  // Before the element enqueues anything for the frame: records a start
+  // event on the stream. False: this frame is not traced.
+  virtual bool open (FrameSpanData & span) = 0;
+  // After the frame's work and its event are enqueued.
+  virtual void close (FrameSpanData & span) = 0;
+
+protected:
+  ~FrameObserver () = default;
+};
+
+// Set while a cudastreams tracer lives, nullptr otherwise.
+extern std::atomic<FrameObserver *> frame_observer;
+
+// Scope of one frame's work: construct it before the element's GPU waits
+// and work for the frame are enqueued, on the thread whose device is the
+// element's; it closes when it goes out of scope. `output` is read then, so
+// it may be a variable that is assigned meanwhile.
+class FrameSpan {
+public:
+  FrameSpan (GstCsBaseTransform * element, GstBuffer * input, GstBuffer * const & output)
+      : output_ (output)
+  {
+    if (G_UNLIKELY (frame_observer.load (std::memory_order_acquire)))
+      open (element, input);
+  }
+  ~FrameSpan ()
+  {
+    if (G_UNLIKELY (data_))
+      close ();
+  }
+  FrameSpan (const FrameSpan &) = delete;
+  FrameSpan & operator= (const FrameSpan &) = delete;
+
+private:
+  void open (GstCsBaseTransform * element, GstBuffer * input);
+  void close ();
+
+  GstBuffer * const & output_;
+  FrameObserver * observer_ = nullptr;
+  FrameSpanData * data_ = nullptr;
+};
+
+} // namespace gst_cs

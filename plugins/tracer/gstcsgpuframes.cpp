@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tracer/gstcsgpuframes.hpp"
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "gstcserror-private.h"
+#include "gstcshostwait-private.h"
+#include "tracer/gstcstracerecords.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cs_tracer_debug);
+#define GST_CAT_DEFAULT gst_cs_tracer_debug
+
+namespace gst_cs {
+
+/* Frames read back later than this many behind are given up (with their
+ * events) rather than let a stalled stream take memory without bound. */
+static constexpr size_t kMaxPending = 4096;
+
+struct GpuFrames::Frame {
+  FrameSpanData span;
+  std::string element;
+  cudaEvent_t begin = nullptr, end = nullptr;
+  // After the wait for the input's producer (nullptr: none, begin then).
+  cudaEvent_t start = nullptr;
+  std::shared_ptr<Frame> producer; // until read back
+  nvtxRangeId_t range = 0;
+  TimingEventPool * pool = nullptr;
+  ~Frame ()
+  {
+    pool->give (span.device, begin);
+    pool->give (span.device, start);
+    pool->give (span.device, end);
+  }
+};
+
+namespace {
+nvtxDomainHandle_t
+nvtx_domain ()
+{
+  static nvtxDomainHandle_t domain = nvtxDomainCreateA ("cudastreams");
+  return domain;
+}
+
+std::string
+stream_name (int device, cudaStream_t stream)
+{
+  gchar * s = g_strdup_printf ("%d:%p", device, (void *)stream);
+  std::string out = s;
+  g_free (s);
+  return out;
+}
+
+bool
+done (cudaEvent_t e)
+{
+  const cudaError_t state = cudaEventQuery (e);
+  if (state == cudaErrorNotReady)
+    return false;
+  return GST_CS_CHECK (state, NULL);
+}
+
+bool
+elapsed_us (cudaEvent_t from, cudaEvent_t to, double * us)
+{
+  float ms = 0;
+  if (!GST_CS_CHECK (cudaEventElapsedTime (&ms, from, to), NULL))
+    return false;
+  *us = 1000.0 * ms;
+  return true;
+}
+} // namespace
+
+GpuFrames::~GpuFrames ()
+{
+  pending_.clear ();
+  writers_.clear ();
+  events_.clear ();
+}
+
+bool
+GpuFrames::open (FrameSpanData & span)
+{
+  auto f = std::make_shared<Frame> ();
+  f->pool = &events_;
+  f->span = span;
+  GError * err = NULL;
+  f->begin = events_.take (span.device, &err);
+  f->end = f->begin ? events_.take (span.device, &err) : nullptr;
+  {
+    std::lock_guard<std::mutex> hold (lock_);
+    if ((size_t)span.device >= anchors_.size ())
+      anchors_.resize (span.device + 1);
+    if (f->end && !anchors_[span.device]) {
+      auto a = std::make_unique<Anchor> ();
+      a->us = gst_util_get_timestamp () / 1000.0;
+      a->event = events_.take (span.device, &err);
+      if (a->event && GST_CS_CHECK (cudaEventRecord (a->event, span.stream), &err))
+        anchors_[span.device] = std::move (a);
+    }
+  }
+  /* The input's wait is queued here first (the element queues the same
+   * one next, which then waits for nothing more), so that an event after it
+   * tells the wait from the work. */
+  const bool waits = span.input_event && span.input_device == span.device &&
+                     span.input_stream != span.stream;
+  if (waits && f->end)
+    f->start = events_.take (span.device, &err);
+  if (!f->end || (waits && !f->start) ||
+      !GST_CS_CHECK (cudaEventRecord (f->begin, span.stream), &err) ||
+          (waits && (!GST_CS_CHECK (cudaStreamWaitEvent (span.stream, span.input_event, 0), &err) ||
+                        !GST_CS_CHECK (cudaEventRecord (f->start, span.stream), &err)))) {
+    GST_WARNING_OBJECT (span.element, "frame not traced: %s", err ? err->message : "?");
+    g_clear_error (&err);
+    return false;
+  }
+  if (nvtx_) {
+    gchar * name = g_strdup_printf ("%s pts %" GST_TIME_FORMAT,
+        GST_OBJECT_NAME (span.element), GST_TIME_ARGS (span.pts));
+    nvtxEventAttributes_t attr = {};
+    attr.version = NVTX_VERSION;
+    attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attr.message.ascii = name;
+    f->range = nvtxDomainRangeStartEx (nvtx_domain (), &attr);
+    g_free (name);
+  }
+  f->element = GST_OBJECT_NAME (span.element);
+  std::lock_guard<std::mutex> hold (lock_);
+  if (span.input_event) {
+    auto it = writers_.find (span.input_event);
+    if (it != writers_.end ())
+      f->producer = it->second;
+  }
+  /* Handed over through the span until close. */
+  span.observer_data = new std::shared_ptr<Frame> (std::move (f));
+  return true;
+}
+
+void
+GpuFrames::close (FrameSpanData & span)
+{
+  auto * held = static_cast<std::shared_ptr<Frame> *> (span.observer_data);
+  std::shared_ptr<Frame> f = std::move (*held);
+  delete held;
+  if (f->range)
+    nvtxDomainRangeEnd (nvtx_domain (), f->range);
+  f->span = span;
+  GError * err = NULL;
+  if (!GST_CS_CHECK (cudaEventRecord (f->end, span.stream), &err)) {
+    GST_WARNING_OBJECT (span.element, "frame not traced: %s", err->message);
+    g_clear_error (&err);
+    return;
+  }
+  std::lock_guard<std::mutex> hold (lock_);
+  auto last = waits_at_end_.find (span.element);
+  if (last != waits_at_end_.end ())
+    f->span.host_waits_begin = last->second;
+  waits_at_end_[span.element] = span.host_waits_end;
+  if (span.output_event)
+    writers_[span.output_event] = f;
+  pending_.push_back (std::move (f));
+  resolve_ready ();
+  while (pending_.size () > kMaxPending) {
+    if (!dropped_++)
+      GST_WARNING (
+          "more than %zu frames not read back: leaving out the oldest", kMaxPending);
+    pending_.pop_front ();
+  }
+}
+
+bool
+GpuFrames::position (int device, cudaEvent_t e, double * us)
+{
+  Anchor * a = (size_t)device < anchors_.size () ? anchors_[device].get () : nullptr;
+  double d = 0;
+  if (!a || !elapsed_us (a->event, e, &d))
+    return false;
+  *us = a->us + d;
+  return true;
+}
+
+/* Reads back `f` where its events (and its producer's end) completed, or
+ * waits for them (drain). Called with the lock held. */
+bool
+GpuFrames::resolve (Frame & f, bool wait)
+{
+  Frame * p = f.producer.get ();
+  if (p && p->span.device != f.span.device)
+    p = nullptr; /* another device's clock: no wait can be read */
+  for (cudaEvent_t e : { f.begin, f.start, f.end, p ? p->end : nullptr }) {
+    if (!e)
+      continue;
+    if (wait ? !gst_cs_host_wait_event (e, NULL, NULL) : !done (e))
+      return false;
+  }
+  double begin = 0, start = 0, end = 0, producer_end = 0;
+  const int device = f.span.device;
+  if (!position (device, f.begin, &begin) || !position (device, f.end, &end) ||
+      !position (device, f.start ? f.start : f.begin, &start))
+    return true; /* unreadable: dropped */
+  if (!p || !position (device, p->end, &producer_end))
+    p = nullptr;
+  /* The producer's end event follows its sync event on its stream: the
+   * wait ended with the sync event, which may be a little earlier. */
+  producer_end = MIN (producer_end, start);
+  const double gpu = end - start, wait_us = start - begin;
+  const double cpu = (f.span.cpu_end - f.span.cpu_begin) / 1000.0;
+  const guint64 waits = f.span.host_waits_end - f.span.host_waits_begin;
+  const std::string stream = stream_name (device, f.span.stream);
+  stats_.add_gpu_frame (f.span.element, f.element, stream, gpu, wait_us, cpu, waits);
+  log_frame_record (f.element.c_str (), gst_util_get_timestamp (), f.span.pts,
+      stream.c_str (), (guint64)(gpu * 1000), (guint64)(wait_us * 1000),
+      (guint64)(cpu * 1000), waits);
+  json_.gpu_span (f.element.c_str (), device, f.span.stream, begin, start, end,
+      f.span.pts, p ? p->span.stream : nullptr, producer_end);
+  /* Re-anchor after a second: this frame's start is the new anchor. */
+  Anchor & a = *anchors_[device];
+  if (begin - a.us > 1e6) {
+    events_.give (device, a.event);
+    a.event = f.begin;
+    a.us = begin;
+    f.begin = nullptr;
+  }
+  return true;
+}
+
+void
+GpuFrames::resolve_ready ()
+{
+  for (auto it = pending_.begin (); it != pending_.end ();) {
+    if (resolve (**it, false)) {
+      (*it)->producer.reset ();
+      it = pending_.erase (it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void
+GpuFrames::drain ()
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  for (auto & f : pending_)
+    resolve (*f, true);
+  pending_.clear ();
+  writers_.clear ();
+  waits_at_end_.clear ();
+}
+
+} // namespace gst_cs

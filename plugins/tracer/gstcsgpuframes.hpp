@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The tracer's side of the frame spans (base/gstcsframespan.hpp): a start
+// and an end event with timing on the element's stream per frame, read back
+// later without blocking (cudaEventQuery) as frames go by, and with a host
+// wait only at the end of a run (drain). A frame's GPU time is its own
+// work: from the later of its start and its input producer's end (whose
+// event the stream waited for) to its end; the difference is the wait.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/gstcsframespan.hpp"
+#include "tracer/gstcstimingevents.hpp"
+#include "tracer/gstcstracejson.hpp"
+#include "tracer/gstcstracestats.hpp"
+
+namespace gst_cs {
+
+class GpuFrames final : public FrameObserver {
+public:
+  GpuFrames (TraceStats & stats, TraceJson & json) : stats_ (stats), json_ (json) {}
+  ~GpuFrames ();
+  void set_nvtx (bool on) { nvtx_ = on; }
+
+  bool open (FrameSpanData & span) override;
+  void close (FrameSpanData & span) override;
+  // Waits (counted, on the host) for every frame still in flight and reads
+  // it back. Not from a streaming thread: at the end of a run.
+  void drain ();
+
+  struct Frame;
+
+private:
+  // GPU times are differences of events (cudaEventElapsedTime); an anchor
+  // per device places them on the CPU's clock: an event recorded when the
+  // device's first frame was opened, at the CPU time of that record (the
+  // GPU is idle then, so the two agree within a few µs). A float of
+  // milliseconds loses µs after some seconds, so a frame read back a
+  // second after the anchor becomes the next anchor.
+  struct Anchor {
+    cudaEvent_t event = nullptr;
+    double us = 0;
+  };
+  void resolve_ready ();
+  bool resolve (Frame & f, bool wait);
+  bool position (int device, cudaEvent_t e, double * us);
+
+  TraceStats & stats_;
+  TraceJson & json_;
+  bool nvtx_ = false;
+  TimingEventPool events_;
+  std::mutex lock_;
+  std::deque<std::shared_ptr<Frame>> pending_;
+  // The frame that last wrote each sync event: a consumer's producer.
+  std::unordered_map<cudaEvent_t, std::shared_ptr<Frame>> writers_;
+  std::vector<std::unique_ptr<Anchor>> anchors_; // per device
+  guint64 dropped_ = 0;
+  // Each element's host-wait count at its last frame's end: a frame's
+  // waits are those since (a download waits after its span, for the frame
+  // before).
+  std::unordered_map<GstElement *, guint64> waits_at_end_;
+};
+
+} // namespace gst_cs

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "tracer/gstcstracestats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "base/gstcsbasetransform.h"
+
+namespace gst_cs {
+
+ElementStats &
+TraceStats::get (GstElement * element, const gchar * name, bool ours)
+{
+  auto it = elements_.find (element);
+  if (it != elements_.end ())
+    return it->second;
+  ElementStats & s = elements_[element];
+  s.name = name ? name : "?";
+  s.ours = ours;
+  order_.push_back (element);
+  return s;
+}
+
+void
+TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
+    const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
+    guint64 host_waits)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  ElementStats & s = get (element, name.c_str (), true);
+  s.gpu_frames++;
+  s.gpu_us.push_back ((float)gpu_us);
+  s.gpu_wait_us += wait_us;
+  s.enqueue_cpu_us += enqueue_cpu_us;
+  s.host_waits += host_waits;
+  s.streams.insert (stream);
+}
+
+void
+TraceStats::add_cpu (GstElement * element, double cpu_us)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  ElementStats & s =
+      get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
+  s.cpu_frames++;
+  s.cpu_us += cpu_us;
+}
+
+void
+TraceStats::seen (GstElement * element)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
+}
+
+bool
+TraceStats::empty ()
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  return elements_.empty ();
+}
+
+namespace {
+/* The nearest-rank percentile of sorted samples. */
+double
+percentile (const std::vector<float> & sorted, double p)
+{
+  if (sorted.empty ())
+    return NAN;
+  size_t rank = (size_t)std::ceil (p / 100.0 * sorted.size ());
+  return sorted[std::min (sorted.size (), std::max<size_t> (rank, 1)) - 1];
+}
+
+SummaryRow
+row_of (ElementStats & s)
+{
+  SummaryRow r;
+  r.element = s.name;
+  r.frames = std::max (s.gpu_frames, s.cpu_frames);
+  r.cpu = s.cpu_frames ? s.cpu_us / s.cpu_frames : NAN;
+  r.gpu_mean = r.gpu_p50 = r.gpu_p99 = r.gpu_wait = r.host_waits = NAN;
+  if (!s.ours) {
+    r.note = "CPU only: not a cudastreams element";
+    return r;
+  }
+  if (!s.gpu_frames) {
+    r.note = "no GPU work (zero-copy or passthrough)";
+    return r;
+  }
+  std::sort (s.gpu_us.begin (), s.gpu_us.end ());
+  double sum = 0;
+  for (float v : s.gpu_us)
+    sum += v;
+  r.gpu_mean = sum / s.gpu_frames;
+  r.gpu_p50 = percentile (s.gpu_us, 50);
+  r.gpu_p99 = percentile (s.gpu_us, 99);
+  r.gpu_wait = s.gpu_wait_us / s.gpu_frames;
+  r.host_waits = (double)s.host_waits / s.gpu_frames;
+  for (const std::string & st : s.streams)
+    r.streams += (r.streams.empty () ? "" : " ") + st;
+  return r;
+}
+} // namespace
+
+std::vector<SummaryRow>
+TraceStats::take_summary ()
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  std::vector<SummaryRow> rows;
+  for (GstElement * e : order_)
+    rows.push_back (row_of (elements_[e]));
+  elements_.clear ();
+  order_.clear ();
+  return rows;
+}
+
+namespace {
+std::string
+figure (double v, const char * format = "%.1f")
+{
+  if (std::isnan (v))
+    return "-";
+  gchar * s = g_strdup_printf (format, v);
+  std::string out = s;
+  g_free (s);
+  return out;
+}
+} // namespace
+
+std::string
+format_summary (const std::vector<SummaryRow> & rows)
+{
+  std::string out = "cudastreams tracer summary (per frame; GPU: own work, wait: on "
+                    "the input's producer, on the GPU)\n";
+  gchar * head =
+      g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n", "element", "frames",
+          "gpu-mean", "gpu-p50", "gpu-p99", "gpu-wait", "cpu", "waits", "stream / note");
+  out += head;
+  g_free (head);
+  for (const SummaryRow & r : rows) {
+    gchar * line = g_strdup_printf (
+        "%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n", r.element.c_str (),
+        r.frames, figure (r.gpu_mean).c_str (), figure (r.gpu_p50).c_str (),
+        figure (r.gpu_p99).c_str (), figure (r.gpu_wait).c_str (),
+        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (),
+        r.note.empty () ? r.streams.c_str () : r.note.c_str ());
+    out += line;
+    g_free (line);
+  }
+  out += "(µs; waits: host waits per frame)\n";
+  return out;
+}
+
+} // namespace gst_cs

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# On the GPU machine, the cudastreams tracer (issue 37) in one call, within
+# about 5 minutes and about a minute of GPU work:
+#  1. builds (-Dgpu_archs=90) and runs the tracer's tests (tracer_gpu on the
+#     GPU, tracer_fake on the stand-in);
+#  2. the truth: the tracer's GPU µs/frame of cudaconvertscale beside the
+#     kernel's own CUDA-event time (gcs-convert-time, row "4K NV12 -> 1080p
+#     RGBA bilinear"), on upload -> crop -> convertscale -> download and on
+#     device-resident frames; and beside nsys where the machine has it;
+#  3. the overhead: frames/s without and with the tracer, alternated, on the
+#     1080p NV12 up->crop->down row run as 16 streams at once (16 gcs-bench
+#     processes, one stream each) and on the device-resident
+#     cudaconvertscale row;
+#  4. a trace file of a real run and its PNG timeline.
+# Results in $OUT; a summary is printed last ("TRACER ..." lines).
+#   OUT=/tmp/out scripts/gpu-tracer.sh
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=${OUT:-/tmp/gcs-tracer-out}
+mkdir -p "$OUT"
+# shellcheck disable=SC1091
+[ -f .gpu/env.sh ] && source .gpu/env.sh
+B=/tmp/gcs-tracer-build
+[ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dbuildtype=release \
+  -Dpython_module=disabled > "$OUT/build.log" 2>&1
+if ! ninja -C $B >> "$OUT/build.log" 2>&1; then
+  grep -A5 error "$OUT/build.log" | head -30
+  echo "TRACER build: failed"
+  exit 1
+fi
+export GST_PLUGIN_PATH=$B/plugins GST_REGISTRY_1_0=$OUT/registry.bin
+export GST_PLUGIN_LOADING_WHITELIST="gstreamer:gst-plugins-base:gst-plugins-good:gst-cudastreams"
+SUMMARY=$OUT/summary.txt
+: > "$SUMMARY"
+
+# ---- 1. the tests ----
+meson test -C $B --no-rebuild --print-errorlogs tracer_gpu tracer_fake > "$OUT/tests.txt" 2>&1
+echo "TRACER tests: $(grep -E '^ *[0-9]+/[0-9]+ ' "$OUT/tests.txt" | awk '{print $4"="$5}' | tr '\n' ' ')" >> "$SUMMARY"
+
+# ---- 2. the truth ----
+CAPS_IN="video/x-raw,format=NV12,width=3840,height=2160,framerate=1000/1"
+CAPS_OUT="video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=1920,height=1080"
+FULL="videotestsrc num-buffers=300 ! $CAPS_IN ! cudaupload ! cudacrop ! cudaconvertscale name=cs ! $CAPS_OUT ! cudadownload ! fakesink"
+RESIDENT="videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze num-buffers=2000 ! cudaconvertscale name=cs ! $CAPS_OUT ! fakesink"
+"$B/pipelines/gcs-convert-time" "4K NV12 -> 1080p RGBA bilinear" > "$OUT/convert_time.txt" 2>&1
+kernel=$(sed -n 's/.*"kernel_us":\([0-9.]*\).*/\1/p' "$OUT/convert_time.txt" | head -1)
+# The tracer's mean GPU µs/frame of an element, from its summary record.
+traced() { # LOG ELEMENT
+  grep 'cudastreams-summary' "$1" | grep "element=(string)$2[,;]" |
+    sed -n 's/.*gpu-mean-us=(double)\([0-9.e+-]*\).*/\1/p' | tail -1
+}
+for run in full resident; do
+  desc=$FULL; [ $run = resident ] && desc=$RESIDENT
+  # shellcheck disable=SC2086
+  GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreams(print=true)" timeout 120 \
+    gst-launch-1.0 -q $desc > "$OUT/truth-$run.log" 2>&1
+  t=$(traced "$OUT/truth-$run.log" cs)
+  python3 - "$run" "${t:-nan}" "${kernel:-nan}" >> "$SUMMARY" << 'PY'
+import math, sys
+run, t, k = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+d = (t - k) / k * 100 if k and not math.isnan(t + k) else float("nan")
+ok = "PASS" if abs(d) <= 5 else "FAIL"
+print(f"TRACER truth {run}: cudaconvertscale {t:.2f} us/frame (tracer) vs {k:.2f} us (kernel, CUDA events): {d:+.1f}% {ok}")
+PY
+  sed -n '/^cudastreams tracer summary/,/^(µs/p' "$OUT/truth-$run.log" > "$OUT/summary-$run.txt"
+done
+if command -v nsys > /dev/null; then
+  # shellcheck disable=SC2086
+  timeout 120 nsys profile -t cuda,nvtx -o "$OUT/resident" -f true \
+    env GST_TRACERS="cudastreams(nvtx=true,print=false)" gst-launch-1.0 -q $RESIDENT > "$OUT/nsys.log" 2>&1
+  timeout 60 nsys stats -r cuda_gpu_kern_sum -f csv "$OUT/resident.nsys-rep" > "$OUT/nsys-kernels.csv" 2>> "$OUT/nsys.log"
+  nk=$(python3 -c "
+import csv,sys
+rows=[r for r in csv.DictReader(l for l in open('$OUT/nsys-kernels.csv') if ',' in l) if 'convert' in r.get('Name','').lower()]
+print(float(rows[0]['Avg (ns)'])/1000 if rows else 'nan')" 2>/dev/null)
+  echo "TRACER truth nsys: convert kernel ${nk:-nan} us/frame (nsys, with nvtx ranges on), kernel events ${kernel:-nan} us" >> "$SUMMARY"
+else
+  echo "TRACER truth nsys: no nsys on this machine" >> "$SUMMARY"
+fi
+
+# ---- 3. the overhead ----
+BENCH=$B/pipelines/gcs-bench
+fps() { sed -n 's/^RESULT .*"fps":\([0-9.]*\).*/\1/p' | head -1; }
+updown16() { # TRACERS: total frames/s of 16 at once
+  local i
+  for i in $(seq 16); do
+    env ${1:+GST_TRACERS="$1"} "$BENCH" --format NV12 --width 1920 --height 1080 --source pinned \
+      --seconds 1.5 --warmup 0.5 --pipeline \
+      "cudaupload ! cudacrop left=320 right=320 top=180 bottom=180 ! cudadownload max-in-flight=3" \
+      2>> "$OUT/bench.log" | fps > "$OUT/.fps.$i" &
+  done
+  wait
+  cat "$OUT"/.fps.* | awk '{s += $1} END {printf "%.0f", s}'
+  rm -f "$OUT"/.fps.*
+}
+resident() { # TRACERS
+  env ${1:+GST_TRACERS="$1"} "$BENCH" --format NV12 --width 3840 --height 2160 --source device \
+    --seconds 1.5 --warmup 0.5 --pipeline "videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze ! cudaconvertscale name=cs ! $CAPS_OUT" \
+    2>> "$OUT/bench.log" | fps
+}
+TR="cudastreams(print=false)"
+for row in updown16 resident; do
+  off=() on=()
+  for rep in 1 2 3; do # alternated, so drift hits both
+    off+=("$($row "")")
+    on+=("$($row "$TR")")
+  done
+  python3 - "$row" "${off[*]}" "${on[*]}" >> "$SUMMARY" << 'PY'
+import statistics, sys
+row, off, on = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
+a, b = statistics.median(off), statistics.median(on)
+loss = (a - b) / a * 100 if a else float("nan")
+name = {"updown16": "16 x 1080p NV12 up->crop->down (16 processes)",
+        "resident": "device-resident cudaconvertscale 4K NV12 -> 1080p RGBA"}[row]
+print(f"TRACER overhead {name}: {a:.0f} fps off, {b:.0f} fps on (medians of {off} / {on}): "
+      f"{loss:+.1f}% fewer {'PASS' if loss <= 3 else 'FAIL'}")
+PY
+done
+
+# ---- 4. a picture of a run ----
+# shellcheck disable=SC2086
+GST_TRACERS="cudastreams(file=$OUT/trace.json,print=false)" timeout 60 gst-launch-1.0 -q \
+  videotestsrc num-buffers=120 ! $CAPS_IN ! cudaupload ! cudacrop left=960 right=960 top=540 bottom=540 ! \
+  cudaconvertscale ! "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360" ! \
+  cudadownload ! fakesink > "$OUT/timeline.log" 2>&1
+python3 "$ROOT/pipelines/trace_timeline.py" "$OUT/trace.json" "$OUT/timeline.png" --window 3 \
+  --title "cudastreams tracer: 4K NV12 upload -> crop -> convertscale -> download, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)" \
+  >> "$OUT/timeline.log" 2>&1
+echo "TRACER timeline: $(tail -1 "$OUT/timeline.log")" >> "$SUMMARY"
+
+echo "=== summaries of the truth runs"
+cat "$OUT/summary-full.txt" "$OUT/summary-resident.txt"
+echo "=== summary"
+cat "$SUMMARY"

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The cudastreams tracer through gst-launch-1.0: its summary, its records,
+its trace file (the spans' order against the events they came from) and its
+answers to bad parameters. GST_PLUGIN_PATH names the plugin to trace (the
+stand-in's in the fakecuda suite, the real one on a GPU).
+
+    check_tracer.py [--gpu]   # --gpu: exit 77 where there is no GPU
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FRAMES = 12
+PIPELINE = [
+    "videotestsrc", f"num-buffers={FRAMES}", "!",
+    "video/x-raw,format=NV12,width=320,height=240,framerate=30/1", "!",
+    "cudaupload", "name=up", "!", "cudaconvertscale", "name=cs", "!",
+    "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=160,height=120", "!",
+    "cudadownload", "name=down", "!", "fakesink", "name=sink",
+]
+EPS_US = 0.01  # the file's times are printed to the ns
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def run(params, extra_env=None):
+    env = dict(os.environ, GST_TRACERS=f"cudastreams({params})" if params else "cudastreams")
+    env.update(extra_env or {})
+    p = subprocess.run(["gst-launch-1.0", "-q"] + PIPELINE, env=env, capture_output=True,
+                       text=True, timeout=300)
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        sys.exit(f"gst-launch-1.0 failed ({p.returncode})")
+    return p.stderr
+
+
+def summary_rows(stderr):
+    rows, inside = {}, False
+    for line in stderr.splitlines():
+        if line.startswith("element "):
+            inside = True
+        elif inside and line.startswith("("):
+            inside = False
+        elif inside and line.strip():
+            f = line.split()
+            rows[f[0]] = f
+    return rows
+
+
+def check_summary(stderr):
+    rows = summary_rows(stderr)
+    for name in ("up", "cs", "down"):
+        r = rows.get(name)
+        check(r is not None and int(r[1]) == FRAMES, f"summary row of {name} with {FRAMES} frames: {r}")
+        if r:
+            check(r[2] != "-" and float(r[2]) >= 0, f"{name} has a GPU time: {r}")
+    # The download waits on the host for each frame; the others never.
+    if "down" in rows and "up" in rows and "cs" in rows:
+        check(0.5 <= float(rows["down"][7]) <= 1.0, f"download host waits/frame ~1: {rows['down']}")
+        check(float(rows["up"][7]) == 0 and float(rows["cs"][7]) == 0,
+              f"no host waits in upload and convert: {rows['up']} {rows['cs']}")
+    check("sink" in rows and "CPU only" in " ".join(rows["sink"]), f"fakesink is CPU only: {rows.get('sink')}")
+
+
+def check_trace(path):
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    gpu = [e for e in events if e.get("ph") == "X" and e.get("cat") == "gpu"]
+    cpu = [e for e in events if e.get("ph") == "X" and e.get("cat") == "cpu"]
+    check(len(gpu) == 3 * FRAMES, f"{3 * FRAMES} GPU spans, got {len(gpu)}")
+    check(len(cpu) >= 3 * FRAMES, f"a CPU span per element per frame, got {len(cpu)}")
+    names = {e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    check(any(n.startswith("stream ") for n in names), "tracks named after CUDA streams")
+    # Spans on one stream follow one another.
+    by_track = {}
+    for e in gpu:
+        check(e["dur"] >= 0, f"span of non-negative length: {e}")
+        by_track.setdefault((e["pid"], e["tid"]), []).append(e)
+    check(len(by_track) == 3, f"three streams (one per element), got {len(by_track)}")
+    for spans in by_track.values():
+        spans.sort(key=lambda e: e["ts"])
+        for a, b in zip(spans, spans[1:]):
+            check(a["ts"] + a["dur"] <= b["ts"] + EPS_US, f"no overlap on a stream: {a} {b}")
+    # Per frame: upload, then the convert, then the download, as their events order them.
+    frame = {}
+    for e in gpu:
+        frame.setdefault(e["args"]["pts"], {})[e["name"]] = e
+    check(len(frame) == FRAMES, f"{FRAMES} frames by PTS, got {len(frame)}")
+    for pts, f in frame.items():
+        if set(f) != {"up", "cs", "down"}:
+            check(False, f"frame {pts} in every element: {sorted(f)}")
+            continue
+        for a, b in (("up", "cs"), ("cs", "down")):
+            check(f[a]["ts"] + f[a]["dur"] <= f[b]["ts"] + EPS_US,
+                  f"frame {pts}: {a} ends before {b} starts: {f[a]} {f[b]}")
+    # Flows: from the producer's span to the consumer's, never backwards in time.
+    starts = {e["id"]: e for e in events if e.get("ph") == "s"}
+    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
+    check(len(starts) >= FRAMES and set(starts) == set(ends),
+          f"a flow per wait between streams: {len(starts)} starts, {len(ends)} ends")
+    for i, s in starts.items():
+        f = ends.get(i)
+        if f:
+            check(s["ts"] <= f["ts"] + EPS_US, f"flow {i} goes forward: {s} {f}")
+            inside = [e for e in by_track.get((s["pid"], s["tid"]), [])
+                      if e["ts"] - EPS_US <= s["ts"] <= e["ts"] + e["dur"] + EPS_US]
+            check(len(inside) == 1, f"flow {i} leaves a producer's span: {s}")
+
+
+def main():
+    if "--gpu" in sys.argv and not os.path.exists("/dev/nvidia0"):
+        print("no GPU here")
+        return 77
+    with tempfile.TemporaryDirectory() as d:
+        trace = os.path.join(d, "trace.json")
+        err = run(f"file={trace},nvtx=true", {"GST_DEBUG": "GST_TRACER:7"})
+        check_summary(err)
+        check("cudastreams-frame" in err and "cudastreams-summary" in err
+              and "cudastreams-cpu" in err, "the records are logged at GST_TRACER:7")
+        check_trace(trace)
+        # Bad input: a warning naming the parameter, the defaults otherwise.
+        err = run("bogus=1")
+        check("unknown parameter bogus" in err, "a warning names an unknown parameter")
+        check(len(summary_rows(err)) >= 3, "the summary despite an unknown parameter")
+        err = run(f"file={d}/no/such/dir/trace.json")
+        check("cannot write the trace file" in err, "a warning for a file that cannot be written")
+        check(len(summary_rows(err)) >= 3, "the summary despite an unwritable file")
+        err = run("print=false")
+        check(not summary_rows(err), "print=false keeps the summary off stderr")
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
