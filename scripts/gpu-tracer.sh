@@ -5,8 +5,8 @@
 #  1. builds (-Dgpu_archs=90) and runs the tracer's tests (tracer_gpu on the
 #     GPU, tracer_fake on the stand-in);
 #  2. the truth: the tracer's GPU µs/frame of cudaconvertscale beside the
-#     kernel's own CUDA-event time (gcs-convert-time, row "4K NV12 -> 1080p
-#     RGBA bilinear"), on upload -> crop -> convertscale -> download and on
+#     kernel's own CUDA-event time (gcs-convert-time, row nv12-4k-rgba-1080p ("4K NV12 -> 1080p
+#     RGBA bilinear), on upload -> crop -> convertscale -> download and on
 #     device-resident frames; and beside nsys where the machine has it;
 #  3. the overhead: frames/s without and with the tracer, alternated, on the
 #     1080p NV12 up->crop->down row run as 16 streams at once (16 gcs-bench
@@ -22,7 +22,7 @@ OUT=${OUT:-/tmp/gcs-tracer-out}
 mkdir -p "$OUT"
 # shellcheck disable=SC1091
 [ -f .gpu/env.sh ] && source .gpu/env.sh
-B=/tmp/gcs-tracer-build
+B=${BUILD_DIR:-/tmp/gcs-tracer-build}
 [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dbuildtype=release \
   -Dpython_module=disabled > "$OUT/build.log" 2>&1
 if ! ninja -C $B >> "$OUT/build.log" 2>&1; then
@@ -44,7 +44,7 @@ CAPS_IN="video/x-raw,format=NV12,width=3840,height=2160,framerate=1000/1"
 CAPS_OUT="video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=1920,height=1080"
 FULL="videotestsrc num-buffers=300 ! $CAPS_IN ! cudaupload ! cudacrop ! cudaconvertscale name=cs ! $CAPS_OUT ! cudadownload ! fakesink"
 RESIDENT="videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze num-buffers=2000 ! cudaconvertscale name=cs ! $CAPS_OUT ! fakesink"
-"$B/pipelines/gcs-convert-time" "4K NV12 -> 1080p RGBA bilinear" > "$OUT/convert_time.txt" 2>&1
+"$B/pipelines/gcs-convert-time" nv12-4k-rgba-1080p > "$OUT/convert_time.txt" 2>&1
 kernel=$(sed -n 's/.*"kernel_us":\([0-9.]*\).*/\1/p' "$OUT/convert_time.txt" | head -1)
 # The tracer's mean GPU µs/frame of an element, from its summary record.
 traced() { # LOG ELEMENT
