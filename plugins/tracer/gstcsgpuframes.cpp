@@ -158,13 +158,14 @@ GpuFrames::close (FrameSpanData & span)
   waits_at_end_[span.element] = span.host_waits_end;
   if (span.output_event)
     writers_[span.output_event] = f;
-  pending_.push_back (std::move (f));
-  resolve_ready ();
-  while (pending_.size () > kMaxPending) {
+  auto & queue = pending_[{ span.device, span.stream }];
+  queue.push_back (std::move (f));
+  resolve_ready (queue);
+  while (queue.size () > kMaxPending) {
     if (!dropped_++)
       GST_WARNING (
           "more than %zu frames not read back: leaving out the oldest", kMaxPending);
-    pending_.pop_front ();
+    queue.pop_front ();
   }
 }
 
@@ -224,16 +225,15 @@ GpuFrames::resolve (Frame & f, bool wait)
   return true;
 }
 
+/* Reads back the frames of one stream's queue that completed, oldest
+ * first, up to the first that has not: a few queries per frame, however
+ * many frames the GPU runs behind. */
 void
-GpuFrames::resolve_ready ()
+GpuFrames::resolve_ready (std::deque<std::shared_ptr<Frame>> & queue)
 {
-  for (auto it = pending_.begin (); it != pending_.end ();) {
-    if (resolve (**it, false)) {
-      (*it)->producer.reset ();
-      it = pending_.erase (it);
-    } else {
-      ++it;
-    }
+  while (!queue.empty () && resolve (*queue.front (), false)) {
+    queue.front ()->producer.reset ();
+    queue.pop_front ();
   }
 }
 
@@ -241,8 +241,9 @@ void
 GpuFrames::drain ()
 {
   std::lock_guard<std::mutex> hold (lock_);
-  for (auto & f : pending_)
-    resolve (*f, true);
+  for (auto & [stream, queue] : pending_)
+    for (auto & f : queue)
+      resolve (*f, true);
   pending_.clear ();
   writers_.clear ();
   waits_at_end_.clear ();

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,7 +47,7 @@ private:
     cudaEvent_t event = nullptr;
     double us = 0;
   };
-  void resolve_ready ();
+  void resolve_ready (std::deque<std::shared_ptr<Frame>> & queue);
   bool resolve (Frame & f, bool wait);
   bool position (int device, cudaEvent_t e, double * us);
 
@@ -55,7 +56,9 @@ private:
   bool nvtx_ = false;
   TimingEventPool events_;
   std::mutex lock_;
-  std::deque<std::shared_ptr<Frame>> pending_;
+  // Frames not read back yet, per device and stream: the events of one
+  // stream complete in order, so only each queue's front is asked.
+  std::map<std::pair<int, cudaStream_t>, std::deque<std::shared_ptr<Frame>>> pending_;
   // The frame that last wrote each sync event: a consumer's producer.
   std::unordered_map<cudaEvent_t, std::shared_ptr<Frame>> writers_;
   std::vector<std::unique_ptr<Anchor>> anchors_; // per device
