@@ -47,7 +47,12 @@ private:
     cudaEvent_t event = nullptr;
     double us = 0;
   };
-  void resolve_ready (std::deque<std::shared_ptr<Frame>> & queue);
+  struct Queue {
+    std::deque<std::shared_ptr<Frame>> frames;
+    // Its front was found running: asked again once it holds this many.
+    size_t ask_at = 0;
+  };
+  void resolve_ready (Queue & queue);
   bool resolve (Frame & f, bool wait);
   bool position (int device, cudaEvent_t e, double * us);
 
@@ -58,7 +63,7 @@ private:
   std::mutex lock_;
   // Frames not read back yet, per device and stream: the events of one
   // stream complete in order, so only each queue's front is asked.
-  std::map<std::pair<int, cudaStream_t>, std::deque<std::shared_ptr<Frame>>> pending_;
+  std::map<std::pair<int, cudaStream_t>, Queue> pending_;
   // The frame that last wrote each sync event: a consumer's producer.
   std::unordered_map<cudaEvent_t, std::shared_ptr<Frame>> writers_;
   std::vector<std::unique_ptr<Anchor>> anchors_; // per device
