@@ -259,8 +259,12 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   gboolean ok = in.map (src, GST_MAP_READ, device, stream, waits, &err) &&
                 gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
                     gst_buffer_get_size (src), &region, &err) &&
-                gst_cs_sync_meta_wait (src, stream, &err) &&
-                download_region (self, in.data (), region, map.data, stream, &err);
+                gst_cs_sync_meta_wait (src, stream, &err);
+  if (ok) {
+    span.work_begins ();
+    ok = download_region (self, in.data (), region, map.data, stream, &err);
+    span.work_ends ();
+  }
   gst_buffer_unmap (*outbuf, &map);
   in.unmap ();
   /* Upstream's pool makes its next writer of our memory wait for us.

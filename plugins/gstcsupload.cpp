@@ -396,8 +396,12 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
   gst_cs::Region region;
   gboolean ok =
       gst_cs::locate_visible (inbuf, &base->in_info, input->size (), &region, &err) &&
-      gst_cs_buffer_wait_writable (outbuf, stream, &err) &&
-      upload_region (self, input, region, outbuf, stream, kind, &err);
+      gst_cs_buffer_wait_writable (outbuf, stream, &err);
+  if (ok) {
+    span.work_begins ();
+    ok = upload_region (self, input, region, outbuf, stream, kind, &err);
+    span.work_ends ();
+  }
   /* The event is also the copy's read of the input: our pinned pool waits
    * for it before the producer reuses that memory. */
   GstCsSyncMeta * meta =

@@ -121,7 +121,7 @@ done
 
 # ---- 4. a picture of a run ----
 # shellcheck disable=SC2086
-GST_TRACERS="cudastreams(file=$OUT/trace.json,print=false)" timeout 60 gst-launch-1.0 -q \
+GST_TRACERS="cudastreams(file=$OUT/trace.json,print=false,every=1)" timeout 60 gst-launch-1.0 -q \
   videotestsrc num-buffers=120 ! $CAPS_IN ! cudaupload ! cudacrop left=960 right=960 top=540 bottom=540 ! \
   cudaconvertscale ! "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360" ! \
   cudadownload ! fakesink > "$OUT/timeline.log" 2>&1

@@ -20,12 +20,15 @@ run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbu
   DeviceGuard guard (device, error);
   FrameSpan span (base, inbuf, outbuf);
   DeviceMapping in, out;
-  const bool ok = guard.ok () &&
-                  in.map (inbuf, GST_MAP_READ, device, stream, waits, error) &&
-                  out.map (outbuf, GST_MAP_WRITE, device, stream, waits, error) &&
-                  gst_cs_sync_meta_wait (inbuf, stream, error) &&
-                  gst_cs_buffer_wait_writable (outbuf, stream, error) &&
-                  enqueue (in.data (), out.data (), stream, error);
+  bool ok = guard.ok () && in.map (inbuf, GST_MAP_READ, device, stream, waits, error) &&
+            out.map (outbuf, GST_MAP_WRITE, device, stream, waits, error) &&
+            gst_cs_sync_meta_wait (inbuf, stream, error) &&
+            gst_cs_buffer_wait_writable (outbuf, stream, error);
+  if (ok) {
+    span.work_begins ();
+    ok = enqueue (in.data (), out.data (), stream, error);
+    span.work_ends ();
+  }
   /* Upstream's pool makes its next writer of our memory wait for us. */
   GstCsSyncMeta * meta = ok ? gst_cs_sync_meta_record_read (outbuf,
                                   in.nvcodec () ? NULL : inbuf, device, stream, error)

@@ -37,6 +37,9 @@ public:
   // Before the element enqueues anything for the frame: records a start
   // event on the stream. False: this frame is not traced.
   virtual bool open (FrameSpanData & span) = 0;
+  // Right before (begins) and after the element's own work for the frame:
+  // its waits for its input come before, its sync event after.
+  virtual void work (FrameSpanData & span, bool begins) = 0;
   // After the frame's work and its event are enqueued.
   virtual void close (FrameSpanData & span) = 0;
 
@@ -49,8 +52,9 @@ extern std::atomic<FrameObserver *> frame_observer;
 
 // Scope of one frame's work: construct it before the element's GPU waits
 // and work for the frame are enqueued, on the thread whose device is the
-// element's; it closes when it goes out of scope. `output` is read then, so
-// it may be a variable that is assigned meanwhile.
+// element's, and mark its own work with work_begins and work_ends; it
+// closes when it goes out of scope. `output` is read then, so it may be a
+// variable that is assigned meanwhile.
 class FrameSpan {
 public:
   FrameSpan (GstCsBaseTransform * element, GstBuffer * input, GstBuffer * const & output)
@@ -63,6 +67,18 @@ public:
   {
     if (G_UNLIKELY (data_))
       close ();
+  }
+  // Around the element's own GPU work for the frame (a kernel, a copy), on
+  // its stream: what the tracer times as the element's GPU time.
+  void work_begins ()
+  {
+    if (G_UNLIKELY (data_))
+      observer_->work (*data_, true);
+  }
+  void work_ends ()
+  {
+    if (G_UNLIKELY (data_))
+      observer_->work (*data_, false);
   }
   FrameSpan (const FrameSpan &) = delete;
   FrameSpan & operator= (const FrameSpan &) = delete;

@@ -19,9 +19,9 @@ static constexpr size_t kMaxPending = 4096;
 struct GpuFrames::Frame {
   FrameSpanData span;
   std::string element;
-  cudaEvent_t begin = nullptr, end = nullptr;
-  // After the wait for the input's producer (nullptr: none, begin then).
-  cudaEvent_t start = nullptr;
+  // Before the element's waits, at its work's start and end.
+  cudaEvent_t begin = nullptr, start = nullptr, end = nullptr;
+  bool started = false, ended = false;
   std::shared_ptr<Frame> producer; // until read back
   nvtxRangeId_t range = 0;
   TimingEventPool * pool = nullptr;
@@ -80,12 +80,19 @@ GpuFrames::~GpuFrames ()
 bool
 GpuFrames::open (FrameSpanData & span)
 {
+  {
+    /* One frame in every_ per element: the others cost nothing here. */
+    std::lock_guard<std::mutex> hold (lock_);
+    if (seen_[span.element]++ % every_ != 0)
+      return false;
+  }
   auto f = std::make_shared<Frame> ();
   f->pool = &events_;
   f->span = span;
   GError * err = NULL;
   f->begin = events_.take (span.device, &err);
-  f->end = f->begin ? events_.take (span.device, &err) : nullptr;
+  f->start = f->begin ? events_.take (span.device, &err) : nullptr;
+  f->end = f->start ? events_.take (span.device, &err) : nullptr;
   {
     std::lock_guard<std::mutex> hold (lock_);
     if ((size_t)span.device >= anchors_.size ())
@@ -98,17 +105,9 @@ GpuFrames::open (FrameSpanData & span)
         anchors_[span.device] = std::move (a);
     }
   }
-  /* The input's wait is queued here first (the element queues the same
-   * one next, which then waits for nothing more), so that an event after it
-   * tells the wait from the work. */
-  const bool waits = span.input_event && span.input_device == span.device &&
-                     span.input_stream != span.stream;
-  if (waits && f->end)
-    f->start = events_.take (span.device, &err);
-  if (!f->end || (waits && !f->start) ||
-      !GST_CS_CHECK (cudaEventRecord (f->begin, span.stream), &err) ||
-          (waits && (!GST_CS_CHECK (cudaStreamWaitEvent (span.stream, span.input_event, 0), &err) ||
-                        !GST_CS_CHECK (cudaEventRecord (f->start, span.stream), &err)))) {
+  /* begin, then the element's waits for its input (and for its output's
+   * readers), then start (work): start - begin is the frame's wait. */
+  if (!f->end || !GST_CS_CHECK (cudaEventRecord (f->begin, span.stream), &err)) {
     GST_WARNING_OBJECT (span.element, "frame not traced: %s", err ? err->message : "?");
     g_clear_error (&err);
     return false;
@@ -137,6 +136,19 @@ GpuFrames::open (FrameSpanData & span)
 }
 
 void
+GpuFrames::work (FrameSpanData & span, bool begins)
+{
+  Frame & f = **static_cast<std::shared_ptr<Frame> *> (span.observer_data);
+  GError * err = NULL;
+  if (GST_CS_CHECK (cudaEventRecord (begins ? f.start : f.end, span.stream), &err)) {
+    (begins ? f.started : f.ended) = true;
+  } else {
+    GST_WARNING_OBJECT (span.element, "frame not traced: %s", err->message);
+    g_clear_error (&err);
+  }
+}
+
+void
 GpuFrames::close (FrameSpanData & span)
 {
   auto * held = static_cast<std::shared_ptr<Frame> *> (span.observer_data);
@@ -145,12 +157,9 @@ GpuFrames::close (FrameSpanData & span)
   if (f->range)
     nvtxDomainRangeEnd (nvtx_domain (), f->range);
   f->span = span;
-  GError * err = NULL;
-  if (!GST_CS_CHECK (cudaEventRecord (f->end, span.stream), &err)) {
-    GST_WARNING_OBJECT (span.element, "frame not traced: %s", err->message);
-    g_clear_error (&err);
+  /* A frame whose work did not run (an error before it) has no GPU time. */
+  if (!f->started || !f->ended)
     return;
-  }
   std::lock_guard<std::mutex> hold (lock_);
   auto last = waits_at_end_.find (span.element);
   if (last != waits_at_end_.end ())

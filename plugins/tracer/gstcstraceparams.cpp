@@ -59,7 +59,15 @@ parse_trace_params (const gchar * params)
           o->print = as_bool (value, &ok);
         else if (name == "file")
           o->file = as_text (value);
-        else
+        else if (name == "every") {
+          const std::string t = as_text (value);
+          gchar * end = NULL;
+          const guint64 n = g_ascii_strtoull (t.c_str (), &end, 10);
+          if (t.empty () || *end || n < 1 || n > G_MAXUINT)
+            o->unknown.push_back (name + "=" + t + " (not a whole number from 1)");
+          else
+            o->every = (guint)n;
+        } else
           o->unknown.push_back (name);
         if (!ok)
           o->unknown.push_back (name + "=" + as_text (value) + " (not a boolean)");

@@ -133,6 +133,7 @@ gst_cs_tracer_constructed (GObject * object)
     priv->json.enable (true);
   }
   priv->gpu.set_nvtx (priv->options.nvtx);
+  priv->gpu.set_every (priv->options.every);
   gst_cs::trace_records_init ();
 
   gst_cs::FrameObserver * none = nullptr;

@@ -95,7 +95,9 @@ row_of (ElementStats & s)
   r.gpu_p50 = percentile (s.gpu_us, 50);
   r.gpu_p99 = percentile (s.gpu_us, 99);
   r.gpu_wait = s.gpu_wait_us / s.gpu_frames;
-  r.host_waits = (double)s.host_waits / s.gpu_frames;
+  /* The waits of the frames between sampled ones count on the next sampled
+   * one (GpuFrames): per frame is over every frame. */
+  r.host_waits = (double)s.host_waits / r.frames;
   for (const std::string & st : s.streams)
     r.streams += (r.streams.empty () ? "" : " ") + st;
   return r;

@@ -128,7 +128,7 @@ def main():
         return 77
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "trace.json")
-        err = run(f"file={trace},nvtx=true", {"GST_DEBUG": "GST_TRACER:7"})
+        err = run(f"file={trace},nvtx=true,every=1", {"GST_DEBUG": "GST_TRACER:7"})
         check_summary(err)
         check("cudastreams-frame" in err and "cudastreams-summary" in err
               and "cudastreams-cpu" in err, "the records are logged at GST_TRACER:7")
