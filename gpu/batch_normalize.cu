@@ -58,7 +58,8 @@ batch_normalize (const BatchNormalize & op, cudaStream_t stream)
   const bool vector_loads =
       plane % kPixelsPerThread == 0 && reinterpret_cast<std::uintptr_t> (op.src) % 4 == 0;
   if (op.type == TensorType::FLOAT16)
-    normalize_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>> (op, plane, vector_loads);
+    normalize_kernel<std::uint16_t>
+        <<<grid, kThreads, 0, stream>>> (op, plane, vector_loads);
   else
     normalize_kernel<float><<<grid, kThreads, 0, stream>>> (op, plane, vector_loads);
   return cudaGetLastError ();

@@ -77,7 +77,8 @@ normalize_pixel (const BatchNormalize & op, int n, std::size_t p, std::size_t pl
   T * dst = static_cast<T *> (op.dst);
   for (int c = 0; c < 3; c++) {
     const int k = op.bgr ? 2 - c : c;
-    const float v = normalize (src[(std::size_t)k * plane + p], op.scale[c], op.offset[c]);
+    const float v =
+        normalize (src[(std::size_t)k * plane + p], op.scale[c], op.offset[c]);
     if constexpr (sizeof (T) == 2)
       dst[element_index (op, n, p, c, plane)] = half_bits (v);
     else

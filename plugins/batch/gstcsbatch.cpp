@@ -56,7 +56,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_batch_debug);
 
 #define DEFAULT_TIMEOUT_US 40000
 
-
 struct _GstCsBatch {
   GstAggregator parent;
 
@@ -70,16 +69,16 @@ struct _GstCsBatch {
 
 G_DEFINE_TYPE (GstCsBatch, gst_cs_batch, GST_TYPE_AGGREGATOR);
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink_%u",
-    GST_PAD_SINK, GST_PAD_REQUEST,
-    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("other/tensors(" GST_CAPS_FEATURE_MEMORY_CS
-                     "), format = (string) static, num_tensors = (int) 1, "
-                     "types = (string) { uint8, float16, float32 }, "
-                     "framerate = (fraction) [ 0, max ]"));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS ("other/tensors(" GST_CAPS_FEATURE_MEMORY_CS
+                         "), format = (string) static, num_tensors = (int) 1, "
+                         "types = (string) { uint8, float16, float32 }, "
+                         "framerate = (fraction) [ 0, max ]"));
 
 /* --- pads ------------------------------------------------------------- */
 
@@ -106,8 +105,8 @@ unref_pads (std::vector<GstCsBatchPad *> & pads)
 }
 
 static GstPad *
-gst_cs_batch_request_new_pad (
-    GstElement * element, GstPadTemplate * templ, const gchar * name, const GstCaps * caps)
+gst_cs_batch_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
 {
   GstPad * pad = GST_ELEMENT_CLASS (gst_cs_batch_parent_class)
                      ->request_new_pad (element, templ, name, caps);
@@ -169,7 +168,8 @@ gst_cs_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad, GstEven
   }
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     self->work->release_held (*self->device, GST_OBJECT (self));
-  return GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)->sink_event (agg, aggpad, event);
+  return GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)
+      ->sink_event (agg, aggpad, event);
 }
 
 /* The frame rate of the first pad that has one. */
@@ -227,7 +227,8 @@ wanted_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
 static GstFlowReturn
 gst_cs_batch_update_src_caps (GstAggregator * agg, GstCaps * downstream, GstCaps ** ret)
 {
-  GstCaps * caps = wanted_caps (GST_CS_BATCH (agg), current_settings (GST_CS_BATCH (agg)));
+  GstCaps * caps =
+      wanted_caps (GST_CS_BATCH (agg), current_settings (GST_CS_BATCH (agg)));
   if (downstream && !gst_caps_can_intersect (caps, downstream)) {
     GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION,
         ("Downstream does not take the tensor %" GST_PTR_FORMAT, caps),
@@ -280,7 +281,8 @@ stamp_batch (GstCsBatch * self, GstBuffer * tensor,
     slot.pts = GST_BUFFER_PTS (frames[i]);
     const GstClockTime rt = gst_segment_to_running_time (
         &GST_AGGREGATOR_PAD (chosen[i])->segment, GST_FORMAT_TIME, slot.pts);
-    if (GST_CLOCK_TIME_IS_VALID (rt) && (!GST_CLOCK_TIME_IS_VALID (first) || rt < first)) {
+    if (GST_CLOCK_TIME_IS_VALID (rt) &&
+        (!GST_CLOCK_TIME_IS_VALID (first) || rt < first)) {
       first = rt;
       duration = GST_BUFFER_DURATION (frames[i]);
     }
@@ -357,7 +359,8 @@ gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
     ret = GST_FLOW_NOT_NEGOTIATED;
   } else {
     if (timeout && chosen.size () < active.size ())
-      GST_DEBUG_OBJECT (self, "timeout: %zu of %zu sources", chosen.size (), active.size ());
+      GST_DEBUG_OBJECT (
+          self, "timeout: %zu of %zu sources", chosen.size (), active.size ());
     ret = make_batch (self, s, batch, chosen);
   }
   unref_pads (pads);
@@ -399,7 +402,8 @@ gst_cs_batch_change_state (GstElement * element, GstStateChange transition)
 {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY)
     GST_CS_BATCH (element)->device->announce ();
-  return GST_ELEMENT_CLASS (gst_cs_batch_parent_class)->change_state (element, transition);
+  return GST_ELEMENT_CLASS (gst_cs_batch_parent_class)
+      ->change_state (element, transition);
 }
 
 static void
@@ -452,7 +456,8 @@ set_channels (GstCsBatch * self, const GValue * value, double * into, bool scale
 }
 
 static void
-gst_cs_batch_set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+gst_cs_batch_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_BATCH (object);
   gst_cs::BatchSettings & s = self->settings;

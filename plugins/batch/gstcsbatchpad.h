@@ -8,7 +8,8 @@
 G_BEGIN_DECLS
 
 #define GST_TYPE_CS_BATCH_PAD (gst_cs_batch_pad_get_type ())
-G_DECLARE_FINAL_TYPE (GstCsBatchPad, gst_cs_batch_pad, GST, CS_BATCH_PAD, GstAggregatorPad)
+G_DECLARE_FINAL_TYPE (
+    GstCsBatchPad, gst_cs_batch_pad, GST, CS_BATCH_PAD, GstAggregatorPad)
 
 /**
  * GstCsBatchPad:

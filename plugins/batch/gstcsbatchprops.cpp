@@ -35,7 +35,8 @@ namespace gst_cs {
 namespace {
 
 GParamSpec *
-channels_spec (const char * name, const char * nick, const char * blurb, GParamFlags flags)
+channels_spec (
+    const char * name, const char * nick, const char * blurb, GParamFlags flags)
 {
   return gst_param_spec_array (name, nick, blurb,
       g_param_spec_double ("value", "Value", "One channel's value", -G_MAXDOUBLE,
@@ -66,8 +67,8 @@ batch_install_properties (GObjectClass * klass, guint64 default_timeout_us)
           "Slots per batch (0: one per sink pad in the stream)", 0, 65535, d.batch_size,
           flags));
   g_object_class_install_property (klass, PROP_WIDTH,
-      g_param_spec_int ("width", "Width", "Width of each slot in pixels", 1, 16384,
-          d.width, flags));
+      g_param_spec_int (
+          "width", "Width", "Width of each slot in pixels", 1, 16384, d.width, flags));
   g_object_class_install_property (klass, PROP_HEIGHT,
       g_param_spec_int ("height", "Height", "Height of each slot in pixels", 1, 16384,
           d.height, flags));

@@ -28,7 +28,6 @@ enum BatchProperty {
 
 namespace gst_cs {
 
-
 // Installs every property of cudabatch on `klass`.
 void batch_install_properties (GObjectClass * klass, guint64 default_timeout_us);
 

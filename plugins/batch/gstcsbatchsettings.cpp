@@ -67,10 +67,12 @@ batch_tensor_caps (const BatchSettings & s, guint batch, gint fps_n, gint fps_d)
   gchar * dims = s.layout == GST_CS_BATCH_LAYOUT_NCHW
                      ? g_strdup_printf ("%d:%d:3:%u", s.width, s.height, batch)
                      : g_strdup_printf ("3:%d:%d:%u", s.width, s.height, batch);
-  GstCaps * caps = gst_caps_new_simple ("other/tensors", "format", G_TYPE_STRING, "static",
-      "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING, types[s.dtype], "dimensions",
-      G_TYPE_STRING, dims, "framerate", GST_TYPE_FRACTION, fps_n, fps_d, NULL);
-  gst_caps_set_features (caps, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS, NULL));
+  GstCaps * caps = gst_caps_new_simple ("other/tensors", "format", G_TYPE_STRING,
+      "static", "num_tensors", G_TYPE_INT, 1, "types", G_TYPE_STRING, types[s.dtype],
+      "dimensions", G_TYPE_STRING, dims, "framerate", GST_TYPE_FRACTION, fps_n, fps_d,
+      NULL);
+  gst_caps_set_features (
+      caps, 0, gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS, NULL));
   g_free (dims);
   return caps;
 }

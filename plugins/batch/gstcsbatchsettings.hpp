@@ -45,7 +45,8 @@ bool batch_check_shape (const BatchSettings & s, guint batch, GError ** error);
 
 // The fixed src caps of a tensor of `batch` slots (NNStreamer's
 // other/tensors; see docs/cudabatch.md).
-GstCaps * batch_tensor_caps (const BatchSettings & s, guint batch, gint fps_n, gint fps_d);
+GstCaps * batch_tensor_caps (
+    const BatchSettings & s, guint batch, gint fps_n, gint fps_d);
 
 // Reads a per-channel property value: a GstValueArray of 1 or 3 numbers
 // (one number stands for all three). False, `out` untouched, otherwise.

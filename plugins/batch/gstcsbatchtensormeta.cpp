@@ -14,13 +14,12 @@ void
 add_tensor_meta (GstBuffer * tensor, const BatchSettings & s, guint batch)
 {
   const bool nchw = s.layout == GST_CS_BATCH_LAYOUT_NCHW;
-  gsize dims[4] = { batch, nchw ? 3u : (gsize)s.height, nchw ? (gsize)s.height : (gsize)s.width,
-    nchw ? (gsize)s.width : 3u };
-  const GstTensorDataType type = s.dtype == GST_CS_BATCH_DTYPE_UINT8
-                                     ? GST_TENSOR_DATA_TYPE_UINT8
-                                     : s.dtype == GST_CS_BATCH_DTYPE_FLOAT16
-                                           ? GST_TENSOR_DATA_TYPE_FLOAT16
-                                           : GST_TENSOR_DATA_TYPE_FLOAT32;
+  gsize dims[4] = { batch, nchw ? 3u : (gsize)s.height,
+    nchw ? (gsize)s.height : (gsize)s.width, nchw ? (gsize)s.width : 3u };
+  const GstTensorDataType type =
+      s.dtype == GST_CS_BATCH_DTYPE_UINT8     ? GST_TENSOR_DATA_TYPE_UINT8
+      : s.dtype == GST_CS_BATCH_DTYPE_FLOAT16 ? GST_TENSOR_DATA_TYPE_FLOAT16
+                                              : GST_TENSOR_DATA_TYPE_FLOAT32;
   /* The data is the batch's own memory, shared (a buffer referencing the
    * memory, not the batch: no cycle). */
   GstBuffer * data = gst_buffer_copy_region (tensor, GST_BUFFER_COPY_MEMORY, 0, -1);

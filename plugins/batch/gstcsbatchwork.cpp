@@ -26,7 +26,8 @@ convert_into_slot (ElementDevice & device, const BatchSettings & s, const BatchI
     return false;
   }
   Region region;
-  if (!locate_visible (in.buffer, in.info, gst_buffer_get_size (in.buffer), &region, error))
+  if (!locate_visible (
+          in.buffer, in.info, gst_buffer_get_size (in.buffer), &region, error))
     return false;
   DeviceMapping map;
   if (!map.map (in.buffer, GST_MAP_READ, device.device (), device.stream (),
@@ -48,8 +49,8 @@ convert_into_slot (ElementDevice & device, const BatchSettings & s, const BatchI
 }
 
 gpu::BatchNormalize
-describe_normalize (const BatchSettings & s, guint batch, const guint8 * staging,
-    guint8 * tensor)
+describe_normalize (
+    const BatchSettings & s, guint batch, const guint8 * staging, guint8 * tensor)
 {
   gpu::BatchNormalize op;
   op.src = staging;
@@ -74,7 +75,8 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
 {
   cudaStream_t stream = device.stream ();
   DeviceMapping out, stage;
-  if (!out.map (tensor, GST_MAP_WRITE, device.device (), stream, device.waits (), error) ||
+  if (!out.map (
+          tensor, GST_MAP_WRITE, device.device (), stream, device.waits (), error) ||
       !gst_cs_buffer_wait_writable (tensor, stream, error))
     return false;
   if (staging && (!stage.map (staging, GST_MAP_WRITE, device.device (), stream,
@@ -82,7 +84,8 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
                      !gst_cs_buffer_wait_writable (staging, stream, error)))
     return false;
   guint8 * pictures = staging ? stage.data () : out.data ();
-  const GstVideoInfo layout = batch_slot_layout (s, batch_slot_format (s, staging != NULL));
+  const GstVideoInfo layout =
+      batch_slot_layout (s, batch_slot_format (s, staging != NULL));
   const gsize picture_bytes = batch_slot_elements (s);
   GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (tensor);
   std::vector<bool> filled (batch, false);
@@ -94,7 +97,8 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
     filled[in.slot] = true;
   }
   if (staging) {
-    const gpu::BatchNormalize op = describe_normalize (s, batch, stage.data (), out.data ());
+    const gpu::BatchNormalize op =
+        describe_normalize (s, batch, stage.data (), out.data ());
     const cudaError_t status = gpu::batch_normalize (op, stream);
     if (status != cudaSuccess) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
@@ -105,8 +109,7 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
   }
   const gsize slot_bytes = picture_bytes * batch_element_size (s.dtype);
   for (guint i = 0; i < batch; i++)
-    if (!filled[i] &&
-        !GST_CS_CHECK (
+    if (!filled[i] && !GST_CS_CHECK (
             cudaMemsetAsync (out.data () + i * slot_bytes, 0, slot_bytes, stream), error))
       return false;
   return true;

@@ -64,7 +64,8 @@ info_of (const Source & s)
 
 /* "cudabatch `props` ! appsink" fed by one appsrc per source. */
 static GstElement *
-batch_pipeline (const std::vector<Source> & sources, const char * props, bool live = false)
+batch_pipeline (
+    const std::vector<Source> & sources, const char * props, bool live = false)
 {
   std::string line = std::string ("cudabatch name=cs ") + props +
                      " ! fakesink name=out sync=false async=false";
@@ -72,9 +73,10 @@ batch_pipeline (const std::vector<Source> & sources, const char * props, bool li
     GstVideoInfo info = info_of (sources[i]);
     GstCaps * caps = gst_video_info_to_caps (&info);
     gchar * c = gst_caps_to_string (caps);
-    gchar * part = g_strdup_printf (" appsrc name=s%zu format=time is-live=%s caps=\"%s\" "
-                                    "! cudaupload ! cs.sink_%zu",
-        i, live ? "true" : "false", c, i);
+    gchar * part =
+        g_strdup_printf (" appsrc name=s%zu format=time is-live=%s caps=\"%s\" "
+                         "! cudaupload ! cs.sink_%zu",
+            i, live ? "true" : "false", c, i);
     line += part;
     g_free (part);
     g_free (c);
@@ -178,7 +180,8 @@ static float
 half_to_float (guint16 h)
 {
   const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  const float v = e == 0 ? std::ldexp ((float)m, -24) : std::ldexp ((float)(m | 0x400), e - 25);
+  const float v =
+      e == 0 ? std::ldexp ((float)m, -24) : std::ldexp ((float)(m | 0x400), e - 25);
   return (h & 0x8000) ? -v : v;
 }
 
@@ -201,8 +204,8 @@ value_at (const Batch & b, const char * dtype, size_t idx)
 /* Slot `n` of `b` beside `picture`: uint8 equal to the twin's codes, float
  * within 0.5 code of them once the normalisation is undone. */
 static void
-check_slot (const Batch & b, guint n, const std::vector<guint8> & picture, const Tensor & t,
-    const std::string & what)
+check_slot (const Batch & b, guint n, const std::vector<guint8> & picture,
+    const Tensor & t, const std::string & what)
 {
   const size_t plane = (size_t)t.w * t.h;
   double worst = 0.0;
@@ -210,7 +213,8 @@ check_slot (const Batch & b, guint n, const std::vector<guint8> & picture, const
   for (int c = 0; c < 3; c++) {
     const int k = t.bgr ? 2 - c : c; /* tensor channel c is picture channel k */
     for (size_t p = 0; p < plane; p++) {
-      const size_t idx = t.nhwc ? ((size_t)n * plane + p) * 3 + c : ((size_t)n * 3 + c) * plane + p;
+      const size_t idx =
+          t.nhwc ? ((size_t)n * plane + p) * 3 + c : ((size_t)n * 3 + c) * plane + p;
       const double v = value_at (b, t.dtype, idx);
       const double code = codes ? v : (v * t.std[c] + t.mean[c]) * 255.0;
       worst = std::max (worst, std::fabs (code - picture[k * plane + p]));
@@ -231,7 +235,8 @@ check_batches (const std::vector<Source> & sources, const Tensor & t, guint fram
   std::vector<Batch> batches;
   watch_batches (pipeline, &batches);
   std::vector<std::vector<GstBuffer *>> pushed (sources.size ());
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   for (guint k = 0; k < frames; k++)
     for (size_t i = 0; i < sources.size (); i++)
       pushed[i].push_back (push_frame (pipeline, i, sources[i], k));
@@ -260,8 +265,8 @@ check_batches (const std::vector<Source> & sources, const Tensor & t, guint fram
       gst_cs_batch_slot_to_source (&slot, rect[0] + rect[2], rect[1] + rect[3], &x1, &y1);
       fail_unless (std::fabs (x0) < 1e-9 && std::fabs (y0) < 1e-9 &&
                        std::fabs (x1 - s.w) < 1e-9 && std::fabs (y1 - s.h) < 1e-9,
-          "%s: slot %u maps its picture to (%g,%g)-(%g,%g) of a %dx%d frame", what.c_str (),
-          n, x0, y0, x1, y1, s.w, s.h);
+          "%s: slot %u maps its picture to (%g,%g)-(%g,%g) of a %dx%d frame",
+          what.c_str (), n, x0, y0, x1, y1, s.w, s.h);
     }
   }
   for (auto & v : pushed)
@@ -319,7 +324,8 @@ GST_START_TEST (test_empty_slots)
   GstElement * pipeline = batch_pipeline (two, props_of (t, 4).c_str ());
   std::vector<Batch> batches;
   watch_batches (pipeline, &batches);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   for (size_t i = 0; i < two.size (); i++) {
     gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
     end_source (pipeline, i);
@@ -346,7 +352,8 @@ GST_START_TEST (test_eos_one_then_all)
   GstElement * pipeline = batch_pipeline (two, props_of (t, 0).c_str ());
   std::vector<Batch> batches;
   watch_batches (pipeline, &batches);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   end_source (pipeline, 1);
   for (guint k = 0; k < 3; k++)
@@ -374,7 +381,8 @@ GST_START_TEST (test_stalled_live_pad)
   GstElement * pipeline = batch_pipeline (two, props.c_str (), true);
   std::vector<Batch> batches;
   watch_batches (pipeline, &batches);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   /* both at 0, then pad 1 stalls while pad 0 goes on in real time */
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   for (guint k = 0; k < 6; k++) {
@@ -431,7 +439,8 @@ GST_START_TEST (test_unbatchable_caps)
   fail_if (o.eos);
   fail_unless (o.warnings.find ("interlaced") != std::string::npos ||
                    o.error.find ("interlaced") != std::string::npos,
-      "no reason given: error \"%s\", warnings \"%s\"", o.error.c_str (), o.warnings.c_str ());
+      "no reason given: error \"%s\", warnings \"%s\"", o.error.c_str (),
+      o.warnings.c_str ());
   gst_object_unref (pipeline);
 }
 GST_END_TEST;
