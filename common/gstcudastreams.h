@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cudastreams-prelude.h"
+#include "gstcsbatchmeta.h"
 #include "gstcserror.h"
 #include "gstcshostwait.h"
 #include "gstcsmemory.h"

@@ -4,6 +4,7 @@
  * has CPU twins of its own). Each fails as a launch would, so an element
  * that reaches one on a real GPU posts an error instead of leaving its
  * output unwritten. */
+#include "batch_normalize.h"
 #include "convert_scale.h"
 #include "plane_copy.h"
 
@@ -17,6 +18,12 @@ copy_planes (const PlaneCopy *, int, cudaStream_t)
 
 cudaError_t
 convert_scale (const ConvertScale &, cudaStream_t)
+{
+  return cudaErrorNotSupported;
+}
+
+cudaError_t
+batch_normalize (const BatchNormalize &, cudaStream_t)
 {
   return cudaErrorNotSupported;
 }

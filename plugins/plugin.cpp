@@ -4,6 +4,7 @@
 
 #include <gst/gst.h>
 
+#include "batch/gstcsbatch.h"
 #include "gstcsconvertscale.h"
 #include "gstcscrop.h"
 #include "gstcsdownload.h"
@@ -50,6 +51,9 @@ plugin_init (GstPlugin * plugin)
       plugin, "cudastreamsdownload", GST_RANK_NONE, GST_TYPE_CS_DOWNLOAD);
   ok &= gst_element_register (
       plugin, "cudastreamsconvertscale", GST_RANK_NONE, GST_TYPE_CS_CONVERT_SCALE);
+  ok &=
+      gst_element_register (plugin, "cudastreamsbatch", GST_RANK_NONE, GST_TYPE_CS_BATCH);
+  ok &= register_shared_name (plugin, "cudabatch", GST_TYPE_CS_BATCH);
   ok &= register_shared_name (plugin, "cudaupload", GST_TYPE_CS_UPLOAD);
   ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
   ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);

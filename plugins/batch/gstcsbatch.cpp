@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-cudabatch
+ * @title: cudabatch
+ *
+ * Batches the frames of many streams into one tensor in CUDA device memory,
+ * ready for a model: each frame is letterboxed to #GstCsBatch:width x
+ * #GstCsBatch:height, converted to RGB and, for float tensors, normalised
+ * with a mean and std per channel, then stacked as batch x 3 x height x
+ * width (#GstCsBatch:layout nchw) or batch x height x width x 3 (nhwc).
+ *
+ * Each sink pad (request pads sink_%u) takes frames of any format and size
+ * the converter takes, each pad its own. A batch takes one frame of each
+ * pad; its GPU work waits on each frame's event on the GPU, runs on the
+ * element's stream (one convert-scale launch per frame, one normalisation
+ * launch per batch) and records one event, which the tensor carries in its
+ * sync meta: the CPU never waits. The tensor comes from a pool: nothing is
+ * allocated per batch.
+ *
+ * Each batch carries a #GstCsBatchMeta: per slot its source pad, the
+ * frame's PTS, the map from tensor to frame coordinates, and whether the
+ * slot is empty. Where the sources are live, #GstCsBatch:batched-push-timeout
+ * bounds the wait for a stalled source: a partial batch goes out with its
+ * empty slots marked (and zeroed).
+ *
+ * ## Example
+ * |[
+ * gst-launch-1.0 cudabatch name=b width=640 height=640 dtype=float16 \
+ *     mean="<0.485,0.456,0.406>" std="<0.229,0.224,0.225>" ! fakesink \
+ *   videotestsrc ! video/x-raw,format=NV12,width=1920,height=1080 ! cudaupload ! b.sink_0 \
+ *   videotestsrc ! video/x-raw,format=I420,width=1280,height=720 ! cudaupload ! b.sink_1
+ * ]|
+ *
+ * Since: 0.3
+ */
+#include "batch/gstcsbatch.h"
+
+#include <algorithm>
+#include <new>
+#include <vector>
+
+#include "base/gstcscaps.h"
+#include "base/gstcsmetas.h"
+#include "batch/gstcsbatchpad.h"
+#include "batch/gstcsbatchprops.hpp"
+#include "batch/gstcsbatchsettings.hpp"
+#include "batch/gstcsbatchtensormeta.hpp"
+#include "batch/gstcsbatchwork.hpp"
+#include "batch/gstcselementdevice.hpp"
+#include "gstcsbatchmeta.h"
+#include "gstcserror-private.h"
+#include "nvcodec/gstcsnvcodec.hpp"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cs_batch_debug);
+#define GST_CAT_DEFAULT gst_cs_batch_debug
+
+#define DEFAULT_TIMEOUT_US 40000
+
+struct _GstCsBatch {
+  GstAggregator parent;
+
+  gst_cs::BatchSettings settings; /* object lock */
+  guint64 timeout_us;             /* object lock */
+  guint next_pad;                 /* aggregator thread: the pad that goes first */
+  GstCaps * caps;                 /* the src caps in use; aggregator thread */
+  gst_cs::ElementDevice * device;
+  gst_cs::BatchWork * work;
+};
+
+G_DEFINE_TYPE (GstCsBatch, gst_cs_batch, GST_TYPE_AGGREGATOR);
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS ("other/tensors(" GST_CAPS_FEATURE_MEMORY_CS
+                         "), format = (string) static, num_tensors = (int) 1, "
+                         "types = (string) { uint8, float16, float32 }, "
+                         "framerate = (fraction) [ 0, max ]"));
+
+/* --- pads ------------------------------------------------------------- */
+
+/* The sink pads in the order of their numbers, referenced. */
+static std::vector<GstCsBatchPad *>
+sorted_pads (GstCsBatch * self)
+{
+  std::vector<GstCsBatchPad *> pads;
+  GST_OBJECT_LOCK (self);
+  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
+    pads.push_back (GST_CS_BATCH_PAD (gst_object_ref (l->data)));
+  GST_OBJECT_UNLOCK (self);
+  std::sort (pads.begin (), pads.end (),
+      [] (GstCsBatchPad * a, GstCsBatchPad * b) { return a->index < b->index; });
+  return pads;
+}
+
+static void
+unref_pads (std::vector<GstCsBatchPad *> & pads)
+{
+  for (GstCsBatchPad * p : pads)
+    gst_object_unref (p);
+  pads.clear ();
+}
+
+static GstPad *
+gst_cs_batch_request_new_pad (GstElement * element, GstPadTemplate * templ,
+    const gchar * name, const GstCaps * caps)
+{
+  GstPad * pad = GST_ELEMENT_CLASS (gst_cs_batch_parent_class)
+                     ->request_new_pad (element, templ, name, caps);
+  if (pad) {
+    const gchar * digits = GST_PAD_NAME (pad) + strlen ("sink_");
+    GST_CS_BATCH_PAD (pad)->index = (guint)g_ascii_strtoull (digits, NULL, 10);
+    GST_DEBUG_OBJECT (element, "added %s", GST_PAD_NAME (pad));
+  }
+  return pad;
+}
+
+/* --- caps ------------------------------------------------------------- */
+
+/* Frames of these caps can go into a slot; otherwise says why. */
+static gboolean
+batchable (GstCaps * caps, GstVideoInfo * info, gchar ** why)
+{
+  if (!gst_video_info_from_caps (info, caps)) {
+    *why = g_strdup ("they are not complete raw video caps");
+    return FALSE;
+  }
+  if (GST_VIDEO_INFO_IS_INTERLACED (info)) {
+    *why = g_strdup_printf ("interlaced frames (interlace-mode %s) cannot be "
+                            "letterboxed into a slot: deinterlace them first",
+        gst_video_interlace_mode_to_string (GST_VIDEO_INFO_INTERLACE_MODE (info)));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+take_caps (GstCsBatch * self, GstCsBatchPad * pad, GstEvent * event)
+{
+  GstCaps * caps = NULL;
+  gst_event_parse_caps (event, &caps);
+  GstVideoInfo info;
+  gchar * why = NULL;
+  if (!batchable (caps, &info, &why)) {
+    GST_ELEMENT_WARNING (self, CORE, NEGOTIATION,
+        ("%s: cannot batch these frames: %s", GST_PAD_NAME (pad), why),
+        ("caps %" GST_PTR_FORMAT, caps));
+    g_free (why);
+    return FALSE;
+  }
+  pad->info = info;
+  pad->has_info = TRUE;
+  GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, caps);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad, GstEvent * event)
+{
+  auto * self = GST_CS_BATCH (agg);
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    const gboolean ok = take_caps (self, GST_CS_BATCH_PAD (aggpad), event);
+    gst_event_unref (event);
+    return ok;
+  }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    self->work->release_held (*self->device, GST_OBJECT (self));
+  return GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)
+      ->sink_event (agg, aggpad, event);
+}
+
+/* The frame rate of the first pad that has one. */
+static void
+input_rate (const std::vector<GstCsBatchPad *> & pads, gint * n, gint * d)
+{
+  *n = 0, *d = 1;
+  for (GstCsBatchPad * p : pads)
+    if (p->has_info && GST_VIDEO_INFO_FPS_N (&p->info) > 0) {
+      *n = GST_VIDEO_INFO_FPS_N (&p->info), *d = GST_VIDEO_INFO_FPS_D (&p->info);
+      return;
+    }
+}
+
+/* Pads still in the stream: not ended, or with frames left. */
+static std::vector<GstCsBatchPad *>
+active_pads (const std::vector<GstCsBatchPad *> & pads)
+{
+  std::vector<GstCsBatchPad *> active;
+  for (GstCsBatchPad * p : pads) {
+    auto * ap = GST_AGGREGATOR_PAD (p);
+    if (!gst_aggregator_pad_is_eos (ap) || gst_aggregator_pad_has_buffer (ap))
+      active.push_back (p);
+  }
+  return active;
+}
+
+static gst_cs::BatchSettings
+current_settings (GstCsBatch * self)
+{
+  GST_OBJECT_LOCK (self);
+  gst_cs::BatchSettings s = self->settings;
+  GST_OBJECT_UNLOCK (self);
+  return s;
+}
+
+static guint
+batch_of (const gst_cs::BatchSettings & s, size_t active)
+{
+  return s.batch_size ? s.batch_size : (guint)active;
+}
+
+/* The caps of the next batch, made from the properties now and the pads. */
+static GstCaps *
+wanted_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
+{
+  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
+  gint n, d;
+  input_rate (pads, &n, &d);
+  const guint batch = batch_of (s, active_pads (pads).size ());
+  unref_pads (pads);
+  return gst_cs::batch_tensor_caps (s, MAX (batch, 1), n, d);
+}
+
+static GstFlowReturn
+gst_cs_batch_update_src_caps (GstAggregator * agg, GstCaps * downstream, GstCaps ** ret)
+{
+  GstCaps * caps =
+      wanted_caps (GST_CS_BATCH (agg), current_settings (GST_CS_BATCH (agg)));
+  if (downstream && !gst_caps_can_intersect (caps, downstream)) {
+    GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION,
+        ("Downstream does not take the tensor %" GST_PTR_FORMAT, caps),
+        ("downstream takes %" GST_PTR_FORMAT, downstream));
+    gst_caps_unref (caps);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  *ret = caps;
+  return GST_FLOW_OK;
+}
+
+static gboolean
+gst_cs_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
+{
+  auto * self = GST_CS_BATCH (agg);
+  gst_caps_replace (&self->caps, caps);
+  return TRUE;
+}
+
+/* --- batches ---------------------------------------------------------- */
+
+/* Up to `batch` frames, one per pad, starting after the pad that went first
+ * last time (pads beyond the batch size take turns). */
+static std::vector<GstCsBatchPad *>
+choose_pads (GstCsBatch * self, const std::vector<GstCsBatchPad *> & active, guint batch)
+{
+  std::vector<GstCsBatchPad *> chosen;
+  const size_t n = active.size ();
+  for (size_t k = 0; k < n && chosen.size () < batch; k++) {
+    GstCsBatchPad * p = active[(self->next_pad + k) % n];
+    if (gst_aggregator_pad_has_buffer (GST_AGGREGATOR_PAD (p)))
+      chosen.push_back (p);
+  }
+  if (n)
+    self->next_pad = (guint)((self->next_pad + chosen.size ()) % n);
+  return chosen;
+}
+
+/* The source of each slot, and the batch's time: the earliest frame's. */
+static void
+stamp_batch (GstCsBatch * self, GstBuffer * tensor,
+    const std::vector<GstCsBatchPad *> & chosen, const std::vector<GstBuffer *> & frames)
+{
+  GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (tensor);
+  GstClockTime first = GST_CLOCK_TIME_NONE, duration = GST_CLOCK_TIME_NONE;
+  for (size_t i = 0; i < chosen.size (); i++) {
+    GstCsBatchSlot & slot = meta->slots[i];
+    slot.pad_index = chosen[i]->index;
+    slot.pad_name = g_quark_from_string (GST_PAD_NAME (chosen[i]));
+    slot.pts = GST_BUFFER_PTS (frames[i]);
+    const GstClockTime rt = gst_segment_to_running_time (
+        &GST_AGGREGATOR_PAD (chosen[i])->segment, GST_FORMAT_TIME, slot.pts);
+    if (GST_CLOCK_TIME_IS_VALID (rt) &&
+        (!GST_CLOCK_TIME_IS_VALID (first) || rt < first)) {
+      first = rt;
+      duration = GST_BUFFER_DURATION (frames[i]);
+    }
+  }
+  GST_BUFFER_PTS (tensor) = first;
+  GST_BUFFER_DURATION (tensor) = duration;
+  /* Where the next batch is due: a live stall times out from there. */
+  if (GST_CLOCK_TIME_IS_VALID (first)) {
+    GST_OBJECT_LOCK (self);
+    GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment.position =
+        first + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
+    GST_OBJECT_UNLOCK (self);
+  }
+}
+
+/* The src caps for `s` and the pads now, renegotiated where they changed
+ * (a property, a pad added or ended with batch-size 0). */
+static gboolean
+ensure_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
+{
+  GstCaps * caps = wanted_caps (self, s);
+  const gboolean same = self->caps && gst_caps_is_equal (caps, self->caps);
+  gst_caps_unref (caps);
+  if (same)
+    return TRUE;
+  gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
+  return gst_aggregator_negotiate (GST_AGGREGATOR (self));
+}
+
+static GstFlowReturn
+make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
+    const std::vector<GstCsBatchPad *> & chosen)
+{
+  std::vector<GstBuffer *> frames;
+  std::vector<gst_cs::BatchInput> inputs;
+  for (size_t i = 0; i < chosen.size (); i++) {
+    GstBuffer * frame = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (chosen[i]));
+    frames.push_back (frame);
+    inputs.push_back ({ frame, &chosen[i]->info, (guint)i });
+  }
+  GError * err = NULL;
+  GstBuffer * tensor = self->work->run (*self->device, s, batch, inputs, &err);
+  if (tensor) {
+    stamp_batch (self, tensor, chosen, frames);
+    gst_cs::add_tensor_meta (tensor, s, batch);
+  }
+  for (GstBuffer * f : frames)
+    gst_buffer_unref (f);
+  if (!tensor) {
+    GST_CS_POST_ERROR (self, err, "Cannot make a batch");
+    return GST_FLOW_ERROR;
+  }
+  GST_LOG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT, batch,
+      chosen.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)));
+  return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), tensor);
+}
+
+static GstFlowReturn
+gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
+{
+  auto * self = GST_CS_BATCH (agg);
+  const gst_cs::BatchSettings s = current_settings (self);
+  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
+  const std::vector<GstCsBatchPad *> active = active_pads (pads);
+  const guint batch = batch_of (s, active.size ());
+  GstFlowReturn ret = GST_FLOW_OK;
+  std::vector<GstCsBatchPad *> chosen;
+  if (active.empty ()) {
+    GST_INFO_OBJECT (self, "every sink pad ended");
+    ret = GST_FLOW_EOS;
+  } else if ((chosen = choose_pads (self, active, batch)).empty ()) {
+    ret = GST_AGGREGATOR_FLOW_NEED_DATA; /* a timeout with nothing queued */
+  } else if (!ensure_caps (self, s)) {
+    ret = GST_FLOW_NOT_NEGOTIATED;
+  } else {
+    if (timeout && chosen.size () < active.size ())
+      GST_DEBUG_OBJECT (
+          self, "timeout: %zu of %zu sources", chosen.size (), active.size ());
+    ret = make_batch (self, s, batch, chosen);
+  }
+  unref_pads (pads);
+  return ret;
+}
+
+/* --- state ------------------------------------------------------------ */
+
+static gboolean
+gst_cs_batch_start (GstAggregator * agg)
+{
+  auto * self = GST_CS_BATCH (agg);
+  const gst_cs::BatchSettings s = current_settings (self);
+  GST_OBJECT_LOCK (self);
+  const guint pads = GST_ELEMENT (self)->numsinkpads;
+  GST_OBJECT_UNLOCK (self);
+  GError * err = NULL;
+  if (!gst_cs::batch_check_shape (s, batch_of (s, pads), &err)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
+    g_error_free (err);
+    return FALSE;
+  }
+  self->next_pad = 0;
+  return self->device->start ();
+}
+
+static gboolean
+gst_cs_batch_stop (GstAggregator * agg)
+{
+  auto * self = GST_CS_BATCH (agg);
+  self->work->reset (*self->device, GST_OBJECT (self));
+  self->device->stop ();
+  gst_clear_caps (&self->caps);
+  return TRUE;
+}
+
+static GstStateChangeReturn
+gst_cs_batch_change_state (GstElement * element, GstStateChange transition)
+{
+  if (transition == GST_STATE_CHANGE_NULL_TO_READY)
+    GST_CS_BATCH (element)->device->announce ();
+  return GST_ELEMENT_CLASS (gst_cs_batch_parent_class)
+      ->change_state (element, transition);
+}
+
+static void
+gst_cs_batch_set_context (GstElement * element, GstContext * context)
+{
+  GST_CS_BATCH (element)->device->set_context (context);
+  GST_ELEMENT_CLASS (gst_cs_batch_parent_class)->set_context (element, context);
+}
+
+static gboolean
+gst_cs_batch_src_query (GstAggregator * agg, GstQuery * query)
+{
+  return GST_CS_BATCH (agg)->device->answer_context_query (query) ||
+         GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)->src_query (agg, query);
+}
+
+static gboolean
+gst_cs_batch_sink_query (GstAggregator * agg, GstAggregatorPad * pad, GstQuery * query)
+{
+  return GST_CS_BATCH (agg)->device->answer_context_query (query) ||
+         GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)->sink_query (agg, pad, query);
+}
+
+static gboolean
+gst_cs_batch_propose_allocation (
+    GstAggregator *, GstAggregatorPad *, GstQuery *, GstQuery * query)
+{
+  /* We read any plane layout and only the region a crop meta marks. */
+  gst_cs_query_add_layout_metas (query);
+  return TRUE;
+}
+
+/* --- properties ------------------------------------------------------- */
+
+static void
+set_channels (GstCsBatch * self, const GValue * value, double * into, bool scale)
+{
+  double v[3];
+  if (!gst_cs::batch_read_channels (value, v)) {
+    g_warning ("%s: a per-channel value is 1 or 3 numbers, as \"<0.5,0.5,0.5>\"; "
+               "unchanged",
+        GST_OBJECT_NAME (self));
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  for (int i = 0; i < 3; i++)
+    into[i] = v[i];
+  self->settings.use_scale = scale;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cs_batch_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_BATCH (object);
+  gst_cs::BatchSettings & s = self->settings;
+  switch (id) {
+    case PROP_MEAN:
+      return set_channels (self, value, s.mean, false);
+    case PROP_STD:
+      return set_channels (self, value, s.std, false);
+    case PROP_SCALE:
+      return set_channels (self, value, s.scale, true);
+    case PROP_OFFSET:
+      return set_channels (self, value, s.offset, true);
+    case PROP_DEVICE_ID:
+      return self->device->set_requested (g_value_get_int (value));
+    case PROP_TIMEOUT: {
+      const guint64 us = g_value_get_uint64 (value);
+      GST_OBJECT_LOCK (self);
+      self->timeout_us = us;
+      GST_OBJECT_UNLOCK (self);
+      /* The aggregator's own bound on waiting for live sources. */
+      g_object_set (self, "latency", (guint64)(us * GST_USECOND), NULL);
+      return;
+    }
+    default:
+      break;
+  }
+  GST_OBJECT_LOCK (self);
+  switch (id) {
+    case PROP_BATCH_SIZE:
+      s.batch_size = g_value_get_uint (value);
+      break;
+    case PROP_WIDTH:
+      s.width = g_value_get_int (value);
+      break;
+    case PROP_HEIGHT:
+      s.height = g_value_get_int (value);
+      break;
+    case PROP_LAYOUT:
+      s.layout = (GstCsBatchLayout)g_value_get_enum (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      s.order = (GstCsBatchChannelOrder)g_value_get_enum (value);
+      break;
+    case PROP_DTYPE:
+      s.dtype = (GstCsBatchDType)g_value_get_enum (value);
+      break;
+    case PROP_LETTERBOX:
+      s.letterbox = g_value_get_boolean (value);
+      break;
+    case PROP_LETTERBOX_POSITION:
+      s.position = (GstCsBatchPosition)g_value_get_enum (value);
+      break;
+    case PROP_BORDER_VALUE:
+      s.border = g_value_get_uint (value);
+      break;
+    case PROP_METHOD:
+      s.method = (GstCsConvertScaleMethod)g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cs_batch_get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+{
+  auto * self = GST_CS_BATCH (object);
+  if (id == PROP_DEVICE_ID)
+    return g_value_set_int (value, self->device->requested ());
+  if (id == PROP_HOST_WAITS)
+    return g_value_set_uint64 (value, gst_cs_wait_counter_get (self->device->waits ()));
+  GST_OBJECT_LOCK (self);
+  const gst_cs::BatchSettings & s = self->settings;
+  switch (id) {
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, s.batch_size);
+      break;
+    case PROP_WIDTH:
+      g_value_set_int (value, s.width);
+      break;
+    case PROP_HEIGHT:
+      g_value_set_int (value, s.height);
+      break;
+    case PROP_LAYOUT:
+      g_value_set_enum (value, s.layout);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, s.order);
+      break;
+    case PROP_DTYPE:
+      g_value_set_enum (value, s.dtype);
+      break;
+    case PROP_MEAN:
+      gst_cs::batch_write_channels (value, s.mean);
+      break;
+    case PROP_STD:
+      gst_cs::batch_write_channels (value, s.std);
+      break;
+    case PROP_SCALE:
+      gst_cs::batch_write_channels (value, s.scale);
+      break;
+    case PROP_OFFSET:
+      gst_cs::batch_write_channels (value, s.offset);
+      break;
+    case PROP_LETTERBOX:
+      g_value_set_boolean (value, s.letterbox);
+      break;
+    case PROP_LETTERBOX_POSITION:
+      g_value_set_enum (value, s.position);
+      break;
+    case PROP_BORDER_VALUE:
+      g_value_set_uint (value, s.border);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, s.method);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_uint64 (value, self->timeout_us);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cs_batch_finalize (GObject * object)
+{
+  auto * self = GST_CS_BATCH (object);
+  gst_clear_caps (&self->caps);
+  delete self->work;
+  delete self->device;
+  G_OBJECT_CLASS (gst_cs_batch_parent_class)->finalize (object);
+}
+
+static void
+gst_cs_batch_class_init (GstCsBatchClass * klass)
+{
+  GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
+  GstAggregatorClass * agg_class = GST_AGGREGATOR_CLASS (klass);
+
+  gobject_class->set_property = gst_cs_batch_set_property;
+  gobject_class->get_property = gst_cs_batch_get_property;
+  gobject_class->finalize = gst_cs_batch_finalize;
+  gst_cs::batch_install_properties (gobject_class, DEFAULT_TIMEOUT_US);
+
+  gst_element_class_add_static_pad_template_with_gtype (
+      element_class, &sink_template, GST_TYPE_CS_BATCH_PAD);
+  gst_element_class_add_static_pad_template_with_gtype (
+      element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
+  gst_element_class_set_static_metadata (element_class, "CUDA stream batcher",
+      "Filter/Converter/Video/Tensor/Hardware",
+      "Letterboxes, converts and normalises the frames of many streams into one "
+      "batched tensor in CUDA device memory, ordered by events on a pooled stream",
+      "gst-cudastreams developers");
+  element_class->request_new_pad = GST_DEBUG_FUNCPTR (gst_cs_batch_request_new_pad);
+  element_class->change_state = GST_DEBUG_FUNCPTR (gst_cs_batch_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cs_batch_set_context);
+
+  agg_class->aggregate = GST_DEBUG_FUNCPTR (gst_cs_batch_aggregate);
+  agg_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_batch_sink_event);
+  agg_class->sink_query = GST_DEBUG_FUNCPTR (gst_cs_batch_sink_query);
+  agg_class->src_query = GST_DEBUG_FUNCPTR (gst_cs_batch_src_query);
+  agg_class->update_src_caps = GST_DEBUG_FUNCPTR (gst_cs_batch_update_src_caps);
+  agg_class->negotiated_src_caps = GST_DEBUG_FUNCPTR (gst_cs_batch_negotiated_src_caps);
+  agg_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_batch_propose_allocation);
+  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+  agg_class->start = GST_DEBUG_FUNCPTR (gst_cs_batch_start);
+  agg_class->stop = GST_DEBUG_FUNCPTR (gst_cs_batch_stop);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BATCH_PAD, (GstPluginAPIFlags)0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BATCH_LAYOUT, (GstPluginAPIFlags)0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BATCH_CHANNEL_ORDER, (GstPluginAPIFlags)0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BATCH_DTYPE, (GstPluginAPIFlags)0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CS_BATCH_POSITION, (GstPluginAPIFlags)0);
+  GST_DEBUG_CATEGORY_INIT (gst_cs_batch_debug, "csbatch", 0, "gst-cudastreams batch");
+}
+
+static void
+gst_cs_batch_init (GstCsBatch * self)
+{
+  /* GObject zeroes the instance; the settings' defaults are C++'s. */
+  new (&self->settings) gst_cs::BatchSettings ();
+  self->timeout_us = DEFAULT_TIMEOUT_US;
+  self->device = new gst_cs::ElementDevice (GST_ELEMENT (self));
+  self->work = new gst_cs::BatchWork ();
+  g_object_set (self, "latency", (guint64)(DEFAULT_TIMEOUT_US * GST_USECOND), NULL);
+}

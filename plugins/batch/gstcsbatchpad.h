@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A sink pad of cudabatch: one source's frames and their caps. */
+#pragma once
+
+#include <gst/base/gstaggregator.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CS_BATCH_PAD (gst_cs_batch_pad_get_type ())
+G_DECLARE_FINAL_TYPE (
+    GstCsBatchPad, gst_cs_batch_pad, GST, CS_BATCH_PAD, GstAggregatorPad)
+
+/**
+ * GstCsBatchPad:
+ * @info: the caps of the frames at the head of the queue, parsed
+ * @has_info: @info is set (a caps event came)
+ * @index: N of sink_N
+ *
+ * @info and @has_info are set and read on the aggregator's thread, which
+ * handles serialized events in order with the buffers.
+ */
+struct _GstCsBatchPad {
+  GstAggregatorPad parent;
+
+  GstVideoInfo info;
+  gboolean has_info;
+  guint index;
+};
+
+G_END_DECLS

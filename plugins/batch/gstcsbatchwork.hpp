@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The GPU work of one batch (internal): every frame's picture into its
+// slot, the normalisation, one event.
+#pragma once
+
+#include <vector>
+
+#include <gst/video/video.h>
+
+#include "base/gstcsheldbuffers.hpp"
+#include "base/gstcsscratchpool.hpp"
+#include "batch/gstcsbatchsettings.hpp"
+#include "batch/gstcselementdevice.hpp"
+
+namespace gst_cs {
+
+// A frame that goes into slot `slot`, of caps `info`.
+struct BatchInput {
+  GstBuffer * buffer = nullptr;
+  const GstVideoInfo * info = nullptr;
+  guint slot = 0;
+};
+
+// Writes batches into pooled device tensors on the element's stream. Per
+// slot, the convert-scale kernel reads the frame (its stream waits on the
+// frame's event, on the GPU) and writes its letterboxed picture: into the
+// tensor itself for uint8, else into a pooled 8-bit staging batch that one
+// normalisation launch turns into the float tensor. Slots without a frame
+// are zeroed. One event, recorded after all of it, goes on the tensor and
+// on each frame's memory as a read (so that its pool's next writer waits);
+// nvcodec frames, whose pool knows nothing of our events, are kept until
+// that event completes. Used from the aggregator's thread.
+class BatchWork {
+public:
+  BatchWork () : held_ (kHeldFrames) {}
+
+  // The tensor of `batch` slots with its sync meta and batch meta (slots
+  // with a frame filled in but for their source, the others empty); NULL
+  // with `error` set where it cannot be made.
+  GstBuffer * run (ElementDevice & device, const BatchSettings & s, guint batch,
+      const std::vector<BatchInput> & inputs, GError ** error);
+
+  // At a flush or stop: lets go of kept frames (a counted wait), and at stop
+  // of the pools' memory.
+  void release_held (ElementDevice & device, GstObject * owner);
+  void reset (ElementDevice & device, GstObject * owner);
+
+private:
+  static constexpr guint kHeldFrames = 64;
+  bool write (ElementDevice & device, const BatchSettings & s, guint batch,
+      const std::vector<BatchInput> & inputs, GstBuffer * tensor, GstBuffer * staging,
+      GError ** error);
+  bool note_reads (ElementDevice & device, const std::vector<BatchInput> & inputs,
+      GstBuffer * tensor, GError ** error);
+
+  ScratchPool tensors_; /* the tensors pushed downstream */
+  ScratchPool staging_; /* 8-bit planar pictures of the float tensors */
+  HeldBuffers held_;    /* nvcodec frames our kernels still read */
+};
+
+} // namespace gst_cs

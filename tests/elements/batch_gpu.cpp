@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// On a GPU (or the stand-in): cudabatch's tensor slot by slot beside the
+// converter's CPU twin (the same letterbox, described by the converter's
+// own function) and, for float tensors, the normalisation computed here;
+// mixed formats and odd sizes in one batch, NCHW and NHWC, RGB and BGR;
+// the batch meta (source, PTS, map back to the frame, empty slots); EOS on
+// one pad then all; a stalled live pad times out into partial batches;
+// bad settings fail at start with a clear message; no host wait.
+#include <gst/app/gstappsrc.h>
+#include <gst/check/gstcheck.h>
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "convert/gstcsconvertdesc.hpp"
+#include "convert_scale.h"
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+namespace gpu = gst_cs::gpu;
+
+struct Source {
+  const char * format;
+  gint w, h;
+};
+
+/* One batch as it came out: its bytes (read on the host) and its slots. */
+struct Batch {
+  std::vector<guint8> bytes;
+  std::vector<GstCsBatchSlot> slots;
+  GstClockTime pts;
+};
+
+static GstPadProbeReturn
+keep_batch (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  auto * batches = static_cast<std::vector<Batch> *> (data);
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  Batch b;
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  b.bytes.assign (map.data, map.data + map.size);
+  gst_buffer_unmap (buf, &map);
+  GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (buf);
+  fail_unless (meta != NULL, "a batch without its batch meta");
+  fail_unless (gst_buffer_get_cs_sync_meta (buf) != NULL, "a batch without its event");
+  b.slots.assign (meta->slots, meta->slots + meta->n_slots);
+  b.pts = GST_BUFFER_PTS (buf);
+  batches->push_back (std::move (b));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstVideoInfo
+info_of (const Source & s)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (s.format), s.w, s.h);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  return info;
+}
+
+/* "cudabatch `props` ! appsink" fed by one appsrc per source. */
+static GstElement *
+batch_pipeline (
+    const std::vector<Source> & sources, const char * props, bool live = false)
+{
+  std::string line = std::string ("cudabatch name=cs ") + props +
+                     " ! fakesink name=out sync=false async=false";
+  for (size_t i = 0; i < sources.size (); i++) {
+    GstVideoInfo info = info_of (sources[i]);
+    GstCaps * caps = gst_video_info_to_caps (&info);
+    gchar * c = gst_caps_to_string (caps);
+    gchar * part =
+        g_strdup_printf (" appsrc name=s%zu format=time is-live=%s caps=\"%s\" "
+                         "! cudaupload ! cs.sink_%zu",
+            i, live ? "true" : "false", c, i);
+    line += part;
+    g_free (part);
+    g_free (c);
+    gst_caps_unref (caps);
+  }
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (line.c_str (), &err);
+  fail_unless (pipeline && !err, "%s: %s", line.c_str (), err ? err->message : "");
+  return pipeline;
+}
+
+static void
+watch_batches (GstElement * pipeline, std::vector<Batch> * batches)
+{
+  testutil::add_probe (
+      pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_batch, batches);
+}
+
+/* Pushes frame `k` of source `i` (random content, seeded by both). */
+static GstBuffer *
+push_frame (GstElement * pipeline, size_t i, const Source & s, guint k)
+{
+  GstVideoInfo info = info_of (s);
+  GstBuffer * frame = testutil::random_buffer (info.size, (guint32)(1000 * i + k + 1));
+  GST_BUFFER_PTS (frame) = k * GST_SECOND / 30;
+  GST_BUFFER_DURATION (frame) = GST_SECOND / 30;
+  gchar * name = g_strdup_printf ("s%zu", i);
+  GstElement * src = testutil::by_name (pipeline, name);
+  fail_unless_equals_int (
+      gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame)), GST_FLOW_OK);
+  gst_object_unref (src);
+  g_free (name);
+  return frame;
+}
+
+static void
+end_source (GstElement * pipeline, size_t i)
+{
+  gchar * name = g_strdup_printf ("s%zu", i);
+  GstElement * src = testutil::by_name (pipeline, name);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+  g_free (name);
+}
+
+/* The tensor settings a case uses. */
+struct Tensor {
+  gint w = 32, h = 24;
+  bool nhwc = false, bgr = false;
+  const char * dtype = "uint8";
+  bool top_left = false;
+  guint border = 0;
+  double mean[3] = { 0.485, 0.456, 0.406 };
+  double std[3] = { 0.229, 0.224, 0.225 };
+};
+
+static std::string
+props_of (const Tensor & t, guint batch_size)
+{
+  gchar * p = g_strdup_printf ("batch-size=%u width=%d height=%d layout=%s "
+                               "channel-order=%s dtype=%s letterbox-position=%s "
+                               "border-value=%u mean=\"<%g,%g,%g>\" std=\"<%g,%g,%g>\"",
+      batch_size, t.w, t.h, t.nhwc ? "nhwc" : "nchw", t.bgr ? "bgr" : "rgb", t.dtype,
+      t.top_left ? "top-left" : "center", t.border, t.mean[0], t.mean[1], t.mean[2],
+      t.std[0], t.std[1], t.std[2]);
+  std::string s = p;
+  g_free (p);
+  return s;
+}
+
+/* The planar RGB picture (3 x h x w codes) the converter's twin makes of
+ * `frame` letterboxed into the slot, and the picture's rectangle. */
+static std::vector<guint8>
+reference_picture (const Source & s, GstBuffer * frame, const Tensor & t, gint rect[4])
+{
+  GstVideoInfo ii = info_of (s), oi;
+  gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_RGBP, t.w, t.h);
+  GstVideoInfo layout = oi;
+  for (guint p = 0; p < 3; p++) {
+    GST_VIDEO_INFO_PLANE_STRIDE (&layout, p) = t.w;
+    GST_VIDEO_INFO_PLANE_OFFSET (&layout, p) = p * t.w * t.h;
+  }
+  std::vector<guint8> out ((size_t)3 * t.w * t.h);
+  GstVideoFrame fi;
+  fail_unless (gst_video_frame_map (&fi, &ii, frame, GST_MAP_READ));
+  gst_cs::ConvertSettings settings;
+  settings.border_argb = 0xff000000u | (t.border << 16) | (t.border << 8) | t.border;
+  gpu::ConvertScale op;
+  gst_cs::describe_convert (&ii, &oi, 0, 0, s.w, s.h, settings, &op);
+  if (t.top_left)
+    op.dst_x = 0, op.dst_y = 0;
+  op.in = gst_cs::convert_image (&ii, &fi.info, (guint8 *)fi.map[0].data, false);
+  op.out = gst_cs::convert_image (&oi, &layout, out.data (), true);
+  fail_unless (gpu::convert_scale_on_host (op));
+  gst_video_frame_unmap (&fi);
+  rect[0] = op.dst_x, rect[1] = op.dst_y, rect[2] = op.dst_w, rect[3] = op.dst_h;
+  return out;
+}
+
+static float
+half_to_float (guint16 h)
+{
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const float v =
+      e == 0 ? std::ldexp ((float)m, -24) : std::ldexp ((float)(m | 0x400), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+/* Value `idx` of a tensor of `dtype`. */
+static double
+value_at (const Batch & b, const char * dtype, size_t idx)
+{
+  if (g_str_equal (dtype, "uint8"))
+    return b.bytes[idx];
+  if (g_str_equal (dtype, "float16")) {
+    guint16 h;
+    std::memcpy (&h, &b.bytes[idx * 2], 2);
+    return half_to_float (h);
+  }
+  float f;
+  std::memcpy (&f, &b.bytes[idx * 4], 4);
+  return f;
+}
+
+/* Slot `n` of `b` beside `picture`: uint8 equal to the twin's codes, float
+ * within 0.5 code of them once the normalisation is undone. */
+static void
+check_slot (const Batch & b, guint n, const std::vector<guint8> & picture,
+    const Tensor & t, const std::string & what)
+{
+  const size_t plane = (size_t)t.w * t.h;
+  double worst = 0.0;
+  const bool codes = g_str_equal (t.dtype, "uint8");
+  for (int c = 0; c < 3; c++) {
+    const int k = t.bgr ? 2 - c : c; /* tensor channel c is picture channel k */
+    for (size_t p = 0; p < plane; p++) {
+      const size_t idx =
+          t.nhwc ? ((size_t)n * plane + p) * 3 + c : ((size_t)n * 3 + c) * plane + p;
+      const double v = value_at (b, t.dtype, idx);
+      const double code = codes ? v : (v * t.std[c] + t.mean[c]) * 255.0;
+      worst = std::max (worst, std::fabs (code - picture[k * plane + p]));
+    }
+  }
+  const double bound = codes ? 0.0 : 0.5;
+  fail_unless (worst <= bound, "%s slot %u: %g codes from the reference (bound %g)",
+      what.c_str (), n, worst, bound);
+}
+
+/* Every source pushes `frames` frames into one pipeline; each batch is
+ * checked slot by slot, with its meta. */
+static void
+check_batches (const std::vector<Source> & sources, const Tensor & t, guint frames)
+{
+  const std::string what = props_of (t, 0);
+  GstElement * pipeline = batch_pipeline (sources, what.c_str ());
+  std::vector<Batch> batches;
+  watch_batches (pipeline, &batches);
+  std::vector<std::vector<GstBuffer *>> pushed (sources.size ());
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (guint k = 0; k < frames; k++)
+    for (size_t i = 0; i < sources.size (); i++)
+      pushed[i].push_back (push_frame (pipeline, i, sources[i], k));
+  for (size_t i = 0; i < sources.size (); i++)
+    end_source (pipeline, i);
+  testutil::run_to_eos (pipeline, what.c_str ());
+  fail_unless_equals_int (batches.size (), frames);
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  for (guint k = 0; k < frames; k++) {
+    const Batch & b = batches[k];
+    fail_unless_equals_int (b.slots.size (), sources.size ());
+    fail_unless_equals_uint64 (b.pts, k * GST_SECOND / 30);
+    for (guint n = 0; n < sources.size (); n++) {
+      const GstCsBatchSlot & slot = b.slots[n];
+      fail_if (slot.empty);
+      /* pads take turns from the first: slot n is pad n in every batch */
+      fail_unless_equals_int (slot.pad_index, n);
+      fail_unless_equals_uint64 (slot.pts, k * GST_SECOND / 30);
+      const Source & s = sources[slot.pad_index];
+      gint rect[4];
+      const std::vector<guint8> pic = reference_picture (s, pushed[n][k], t, rect);
+      check_slot (b, n, pic, t, what + " " + s.format);
+      /* the picture's corners map onto the frame's */
+      gdouble x0, y0, x1, y1;
+      gst_cs_batch_slot_to_source (&slot, rect[0], rect[1], &x0, &y0);
+      gst_cs_batch_slot_to_source (&slot, rect[0] + rect[2], rect[1] + rect[3], &x1, &y1);
+      fail_unless (std::fabs (x0) < 1e-9 && std::fabs (y0) < 1e-9 &&
+                       std::fabs (x1 - s.w) < 1e-9 && std::fabs (y1 - s.h) < 1e-9,
+          "%s: slot %u maps its picture to (%g,%g)-(%g,%g) of a %dx%d frame",
+          what.c_str (), n, x0, y0, x1, y1, s.w, s.h);
+    }
+  }
+  for (auto & v : pushed)
+    for (GstBuffer * f : v)
+      gst_buffer_unref (f);
+  gst_object_unref (pipeline);
+}
+
+/* Mixed formats and odd sizes in one batch, wider and taller than the slot. */
+static const std::vector<Source> mixed = {
+  { "NV12", 64, 48 },
+  { "I420", 37, 21 },
+  { "RGBA", 50, 80 },
+  { "YUY2", 30, 30 },
+};
+
+GST_START_TEST (test_uint8_nchw)
+{
+  Tensor t;
+  check_batches (mixed, t, 2);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_uint8_nhwc_bgr_top_left)
+{
+  Tensor t;
+  t.nhwc = true, t.bgr = true, t.top_left = true, t.border = 114;
+  t.w = 31, t.h = 17;
+  check_batches (mixed, t, 2);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_float32_nchw)
+{
+  Tensor t;
+  t.dtype = "float32";
+  check_batches (mixed, t, 2);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_float16_nhwc_bgr)
+{
+  Tensor t;
+  t.dtype = "float16", t.nhwc = true, t.bgr = true, t.border = 114;
+  check_batches (mixed, t, 2);
+}
+GST_END_TEST;
+
+/* batch-size above the pads: the slots left are empty, marked and zeroed. */
+GST_START_TEST (test_empty_slots)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
+  Tensor t;
+  t.dtype = "float32";
+  GstElement * pipeline = batch_pipeline (two, props_of (t, 4).c_str ());
+  std::vector<Batch> batches;
+  watch_batches (pipeline, &batches);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (size_t i = 0; i < two.size (); i++) {
+    gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
+    end_source (pipeline, i);
+  }
+  testutil::run_to_eos (pipeline, "empty slots");
+  fail_unless_equals_int (batches.size (), 1);
+  const Batch & b = batches[0];
+  fail_unless_equals_int (b.slots.size (), 4);
+  fail_unless_equals_int (b.bytes.size (), 4 * 3 * 32 * 24 * 4);
+  fail_if (b.slots[0].empty || b.slots[1].empty);
+  fail_unless (b.slots[2].empty && b.slots[3].empty);
+  for (size_t i = 2 * 3 * 32 * 24 * 4; i < b.bytes.size (); i++)
+    fail_unless (b.bytes[i] == 0, "empty slot byte %zu is %u", i, b.bytes[i]);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* One pad ends first: it drops out of later batches (batch-size 0 follows
+ * the pads still in the stream); the stream ends when every pad has. */
+GST_START_TEST (test_eos_one_then_all)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "I420", 32, 24 } };
+  Tensor t;
+  GstElement * pipeline = batch_pipeline (two, props_of (t, 0).c_str ());
+  std::vector<Batch> batches;
+  watch_batches (pipeline, &batches);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
+  end_source (pipeline, 1);
+  for (guint k = 0; k < 3; k++)
+    gst_buffer_unref (push_frame (pipeline, 0, two[0], k));
+  end_source (pipeline, 0);
+  testutil::run_to_eos (pipeline, "eos one then all");
+  fail_unless_equals_int (batches.size (), 3);
+  fail_unless_equals_int (batches[0].slots.size (), 2);
+  for (guint k = 1; k < 3; k++) {
+    fail_unless_equals_int (batches[k].slots.size (), 1);
+    fail_unless_equals_int (batches[k].slots[0].pad_index, 0);
+    fail_unless_equals_int (batches[k].bytes.size (), 3 * 32 * 24);
+  }
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* A live pad that stalls: after the timeout the batch goes out without it,
+ * its slot marked empty, and the stream goes on. */
+GST_START_TEST (test_stalled_live_pad)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
+  Tensor t;
+  std::string props = props_of (t, 2) + " batched-push-timeout=20000";
+  GstElement * pipeline = batch_pipeline (two, props.c_str (), true);
+  std::vector<Batch> batches;
+  watch_batches (pipeline, &batches);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  /* both at 0, then pad 1 stalls while pad 0 goes on in real time */
+  gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
+  for (guint k = 0; k < 6; k++) {
+    gst_buffer_unref (push_frame (pipeline, 0, two[0], k));
+    g_usleep (G_USEC_PER_SEC / 30);
+  }
+  g_usleep (G_USEC_PER_SEC / 5);
+  end_source (pipeline, 0);
+  end_source (pipeline, 1);
+  testutil::run_to_eos (pipeline, "stalled live pad");
+  fail_unless (batches.size () >= 4, "%zu batches from 6 frames", batches.size ());
+  guint partial = 0;
+  for (const Batch & b : batches) {
+    fail_unless_equals_int (b.slots.size (), 2);
+    fail_if (b.slots[0].empty);
+    partial += b.slots[1].empty;
+  }
+  fail_unless (partial >= 3, "%u partial batches of %zu", partial, batches.size ());
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Settings that cannot make a tensor fail the start, saying why. */
+static void
+check_refused (const char * line, const char * expected)
+{
+  GstElement * pipeline = gst_parse_launch (line, NULL);
+  fail_unless (pipeline != NULL);
+  testutil::Outcome o = testutil::run_to_end (pipeline, 20 * GST_SECOND);
+  fail_if (o.eos);
+  fail_unless (o.error.find (expected) != std::string::npos, "%s: error \"%s\"", line,
+      o.error.c_str ());
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_bad_settings)
+{
+  check_refused ("cudabatch ! fakesink", "no sink pad is linked");
+  check_refused ("cudabatch batch-size=65535 width=16384 height=16384 ! fakesink "
+                 "videotestsrc num-buffers=1 ! cudaupload ! cudabatch0.sink_0",
+      "more than 2^31");
+}
+GST_END_TEST;
+
+/* Interlaced frames cannot be letterboxed into a slot: refused, saying so. */
+GST_START_TEST (test_unbatchable_caps)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "cudabatch name=cs ! fakesink videotestsrc num-buffers=2 ! "
+      "video/x-raw,format=NV12,width=64,height=48,interlace-mode=interleaved ! "
+      "cudaupload ! cs.sink_0",
+      NULL);
+  testutil::Outcome o = testutil::run_to_end (pipeline, 20 * GST_SECOND);
+  fail_if (o.eos);
+  fail_unless (o.warnings.find ("interlaced") != std::string::npos ||
+                   o.error.find ("interlaced") != std::string::npos,
+      "no reason given: error \"%s\", warnings \"%s\"", o.error.c_str (),
+      o.warnings.c_str ());
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* The benchmark row (BATCH_BENCH=1, on a GPU; scripts/gpu-batch.sh): 16
+ * device-resident 1080p NV12 streams (uploaded once, imagefreeze) into
+ * 16 x 3 x 640 x 640 float16, letterboxed and normalised. Two runs of
+ * different lengths; their difference drops start-up. */
+static void
+bench_run (guint frames, double * wall, double * cpu, guint64 * waits)
+{
+  std::string line = "cudabatch name=cs batch-size=16 width=640 height=640 dtype=float16 "
+                     "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
+                     "fakesink sync=false enable-last-sample=false";
+  for (int i = 0; i < 16; i++) {
+    gchar * part = g_strdup_printf (
+        " videotestsrc num-buffers=1 pattern=%d ! "
+        "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload ! "
+        "imagefreeze num-buffers=%u ! cs.sink_%d",
+        i % 20, frames, i);
+    line += part;
+    g_free (part);
+  }
+  GstElement * pipeline = gst_parse_launch (line.c_str (), NULL);
+  fail_unless (pipeline != NULL);
+  struct rusage r0, r1;
+  getrusage (RUSAGE_SELF, &r0);
+  const gint64 t0 = g_get_monotonic_time ();
+  testutil::run_to_eos (pipeline, "bench", 600 * GST_SECOND);
+  *wall = (g_get_monotonic_time () - t0) / 1e6;
+  getrusage (RUSAGE_SELF, &r1);
+  *cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
+         (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
+         ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
+             (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) /
+             1e6;
+  *waits = testutil::host_waits (pipeline, "cs");
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_bench)
+{
+  if (!g_getenv ("BATCH_BENCH") || testutil::on_stand_in ())
+    return;
+  const guint few = 100, many = 1100;
+  double w0, c0, w1, c1;
+  guint64 h0, h1;
+  bench_run (few, &w0, &c0, &h0);
+  bench_run (many, &w1, &c1, &h1);
+  const double n = many - few;
+  std::printf ("BENCH batch 16x1080p-NV12 -> 16x3x640x640 float16: %.1f batches/s, "
+               "%.1f CPU us/batch, host waits %" G_GUINT64_FORMAT
+               " and %" G_GUINT64_FORMAT " (runs of %u and %u batches)\n",
+      n / (w1 - w0), 1e6 * (c1 - c0) / n, h0, h1, few, many);
+  fail_unless_equals_int (h1, 0);
+}
+GST_END_TEST;
+
+static Suite *
+batch_gpu_suite (void)
+{
+  Suite * s = suite_create ("batch_gpu");
+  TCase * tc = tcase_create ("gpu");
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_uint8_nchw);
+  tcase_add_test (tc, test_uint8_nhwc_bgr_top_left);
+  tcase_add_test (tc, test_float32_nchw);
+  tcase_add_test (tc, test_float16_nhwc_bgr);
+  tcase_add_test (tc, test_empty_slots);
+  tcase_add_test (tc, test_eos_one_then_all);
+  tcase_add_test (tc, test_stalled_live_pad);
+  tcase_add_test (tc, test_bad_settings);
+  tcase_add_test (tc, test_unbatchable_caps);
+  tcase_add_test (tc, test_bench);
+  return s;
+}
+
+TESTUTIL_GPU_CHECK_MAIN (batch_gpu);
