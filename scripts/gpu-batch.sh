@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
-B=/tmp/gcs-batch-build
+B=${BUILD_DIR:-/tmp/gcs-batch-build}
 [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 >"$OUT/setup.txt" 2>&1
 ninja -C $B >"$OUT/build.txt" 2>&1 || { grep -A5 error "$OUT/build.txt" | head -30; exit 1; }
 meson test -C $B batch_gpu batch_gpu_fake --no-rebuild --print-errorlogs >"$OUT/tests.txt" 2>&1
@@ -19,7 +19,7 @@ timeout 150 meson test -C $B batch_gpu --no-rebuild --timeout-multiplier 10 --lo
   >"$OUT/memcheck.txt" 2>&1
 BATCH_BENCH=1 GST_CHECKS=test_bench timeout 120 meson test -C $B batch_gpu --no-rebuild -v \
   >"$OUT/bench.txt" 2>&1
-nvcc -std=c++17 -O3 -arch=sm_90 -Igpu scripts/batch-kernel-time.cu gpu/batch_normalize.cu \
+nvcc -std=c++17 -O3 -arch=sm_90 -Igpu pipelines/batch_kernel_time.cu gpu/batch_normalize.cu \
   gpu/batch_normalize_host.cpp -o $B/batch-kernel-time >"$OUT/kernel-build.txt" 2>&1 &&
   $B/batch-kernel-time 16 640 640 >"$OUT/kernel.txt" 2>&1
 echo "== summary (cudabatch, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
