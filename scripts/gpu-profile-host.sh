@@ -24,7 +24,7 @@ BUILD_DIR=$B OUT=$OUT/bench BENCH_SECONDS=${BENCH_SECONDS:-1} BENCH_PROFILE=1 \
   pipelines/bench > $OUT/bench.txt 2>&1
 grep -E "^  (ours|nvcodec).* host-" $OUT/bench.txt
 sed -n '/^row /,/^cudaconvertscale vs/p' $OUT/bench.txt
-grep "misses:" $OUT/bench.txt | head -40
+grep "misses:" $OUT/bench.txt | sort -u | head -40
 cp $OUT/bench/convert-benchmark.csv $OUT/bench/convert-benchmark.png $OUT/ 2> /dev/null
 # Nsight Compute on the kernels of PROFILE_ROWS (scripts/gpu-profile-convert.sh).
 [ -n "${PROFILE_ROWS:-}" ] && BUILD_DIR=$B OUT=$OUT scripts/gpu-profile-convert.sh
