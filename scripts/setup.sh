@@ -83,10 +83,19 @@ PYTHON_ARGS=
 if PYTHON=$(pick_python); then
   PYTHON_ARGS="-Dpython=$PYTHON"
 fi
+# The kernels for one GPU architecture: this machine's GPU, or, without
+# one (the kernels are then only compiled, to check them), sm_90. Each
+# further architecture costs as long again; MESON_ARGS=-Dgpu_archs=...
+# chooses others.
+ARCH_ARGS=
+if [[ "${MESON_ARGS:-}" != *gpu_archs* ]]; then
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d ' .')
+  ARCH_ARGS="-Dgpu_archs=${arch:-90}"
+fi
 if [ -f "$BUILD_DIR/build.ninja" ]; then
-  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $PYTHON_ARGS ${MESON_ARGS:-}
+  quietly meson setup --reconfigure "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $ARCH_ARGS $PYTHON_ARGS ${MESON_ARGS:-}
 else
-  quietly meson setup "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $PYTHON_ARGS ${MESON_ARGS:-}
+  quietly meson setup "$BUILD_DIR" "$ROOT" -Dnvcodec_interop=enabled $ARCH_ARGS $PYTHON_ARGS ${MESON_ARGS:-}
 fi
 quietly ninja -C "$BUILD_DIR"
 echo "setup: built in $BUILD_DIR" >&2
