@@ -89,7 +89,7 @@ fi
 # chooses others.
 ARCH_ARGS=
 if [[ "${MESON_ARGS:-}" != *gpu_archs* ]]; then
-  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d ' .')
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2> /dev/null | head -1 | tr -d ' .' || true)
   ARCH_ARGS="-Dgpu_archs=${arch:-90}"
 fi
 if [ -f "$BUILD_DIR/build.ninja" ]; then
