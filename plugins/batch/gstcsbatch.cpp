@@ -44,7 +44,6 @@
 #include "batch/gstcsbatchpad.h"
 #include "batch/gstcsbatchprops.hpp"
 #include "batch/gstcsbatchsettings.hpp"
-#include "batch/gstcsbatchtensormeta.hpp"
 #include "batch/gstcsbatchwork.hpp"
 #include "batch/gstcselementdevice.hpp"
 #include "gstcsbatchmeta.h"
@@ -327,7 +326,6 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   GstBuffer * tensor = self->work->run (*self->device, s, batch, inputs, &err);
   if (tensor) {
     stamp_batch (self, tensor, chosen, frames);
-    gst_cs::add_tensor_meta (tensor, s, batch);
   }
   for (GstBuffer * f : frames)
     gst_buffer_unref (f);
