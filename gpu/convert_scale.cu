@@ -23,6 +23,8 @@ launch (const ConvertScale & op, cudaStream_t stream)
       return launch_one_sample (op, stream);
     case Path::FIXED_POINT:
       return launch_fixed_point (op, stream);
+    case Path::PLANES:
+      return launch_planes (op, stream);
     case Path::TWO_TAP:
       if (op.filter == Filter::NEAREST)
         return wide ? launch_two_tap<Filter::NEAREST, 2> (op, stream)

@@ -12,7 +12,7 @@
 // The arithmetic lives in convert_scale_pixels.h and is the same code on the
 // GPU and in convert_scale_on_host (the CPU twin): the tests compare the two
 // bit for bit. The GPU's faster paths (convert_scale_one_sample.h,
-// convert_scale_two_tap.h) compute the same bits; the CUDA stand-in runs
+// convert_scale_two_tap.h, convert_scale_planes.h) compute the same bits; the CUDA stand-in runs
 // them on the CPU (convert_scale_as_gpu_on_host). A decoder's 8-bit frames
 // resampled into 8-bit RGB or 4:4:4 are computed in fixed point instead
 // (convert_scale_fixed_point.h), by the kernel and the twin alike.
@@ -154,7 +154,7 @@ bool convert_scale_on_host (const ConvertScale & op);
 bool convert_scale_as_gpu_on_host (const ConvertScale & op);
 
 // The kernel path that computes `op` ("direct", "staged", "one sample",
-// "fixed point", "two taps" or "taps per pixel"; see convert_scale.cu), or
+// "fixed point", "planes", "two taps" or "taps per pixel"; see convert_scale.cu), or
 // nullptr where convert_scale refuses it: for logs, benchmarks and tests.
 const char * convert_scale_path (const ConvertScale & op);
 

@@ -9,6 +9,7 @@
 #include "convert_scale_one_sample.h"
 #include "convert_scale_path.h"
 #include "convert_scale_pixels.h"
+#include "convert_scale_planes.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu {
@@ -246,6 +247,16 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
       break;
     case Path::FIXED_POINT:
       fixed_point_as_gpu (resolved, nbx, nby);
+      break;
+    case Path::PLANES:
+      planes::dispatch (resolved, [&] (auto f, auto ib, auto ob, auto word) {
+        for (int bx = 0; bx < nbx; bx++)
+          planes::write_column<decltype (f)::value, decltype (ib)::value,
+              decltype (ob)::value, decltype (word)::value> (
+              resolved, bx, 0, nby, 1, nby, [&] (int by) {
+                return planes::line_taps<decltype (f)::value> (resolved, true, by);
+              });
+      });
       break;
     case Path::TWO_TAP:
       two_tap_as_gpu (resolved, nbx, nby);

@@ -11,6 +11,7 @@
 #include "convert_scale_fixed_point.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
+#include "convert_scale_planes.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu::kernels {
@@ -200,6 +201,27 @@ __launch_bounds__ (kTileX * kTileY, 6)
       blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
 }
 
+/* YUV resampled plane by plane (planes::write_column): a thread writes
+ * `rows / kTileY` blocks of a column of blocks, its column's taps computed
+ * once, and the CUDA block's threads compute the taps of its rows once,
+ * together, into shared memory. */
+template <Filter F, int IB, int OB, int SubWord>
+__global__ void
+__launch_bounds__ (kTileX * kTileY)
+    convert_scale_planes_kernel (ConvertScale op, int nbx, int nby, int rows)
+{
+  __shared__ planes::LineTaps row_taps[planes::kMaxRows];
+  const int by0 = blockIdx.y * rows;
+  for (int k = threadIdx.y * kTileX + threadIdx.x; k < rows && by0 + k < nby;
+       k += kTileX * kTileY)
+    row_taps[k] = planes::line_taps<F> (op, true, by0 + k);
+  __syncthreads ();
+  const int bx = blockIdx.x * kTileX + threadIdx.x;
+  if (bx < nbx)
+    planes::write_column<F, IB, OB, SubWord> (op, bx, by0 + threadIdx.y, by0 + rows,
+        kTileY, nby, [&] (int by) { return row_taps[by - by0]; });
+}
+
 /* The families' launches, defined below and instantiated in the files
  * named beside them. */
 void launch_direct (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
@@ -207,7 +229,8 @@ void launch_staged (const ConvertScale & op, cudaStream_t stream); /* _one_sampl
 void launch_one_sample (
     const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
 void launch_fixed_point (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_point.cu */
+    const ConvertScale & op, cudaStream_t stream);                 /* _fixed_point.cu */
+void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
 template <Filter F>

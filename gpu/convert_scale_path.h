@@ -7,6 +7,7 @@
 
 #include "convert_scale_direct.h"
 #include "convert_scale_one_sample.h"
+#include "convert_scale_planes.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu {
@@ -16,6 +17,7 @@ enum class Path {
   STAGED,         // packed 4-byte words, not resampled, through shared memory
   ONE_SAMPLE,     // not resampled: one read per word or component
   FIXED_POINT,    // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
+  PLANES,         // YUV to YUV resampled plane by plane (convert_scale_planes.h)
   TWO_TAP,        // at most two taps per axis, taps per tile
   TAPS_PER_PIXEL, // bicubic, area shrinking
 };
@@ -31,6 +33,8 @@ choose_path (const ConvertScale & resolved)
     return Path::ONE_SAMPLE;
   if (resolved.fixed.on)
     return Path::FIXED_POINT;
+  if (planes::applies (resolved))
+    return Path::PLANES;
   return two_tap::applies (resolved) ? Path::TWO_TAP : Path::TAPS_PER_PIXEL;
 }
 
@@ -38,7 +42,7 @@ inline const char *
 path_name (Path p)
 {
   static const char * const names[] = { "direct", "staged", "one sample", "fixed point",
-    "two taps", "taps per pixel" };
+    "planes", "two taps", "taps per pixel" };
   return names[static_cast<int> (p)];
 }
 

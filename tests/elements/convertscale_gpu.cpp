@@ -536,6 +536,62 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
 }
 GST_END_TEST;
 
+/* YUV resampled into YUV of the same subsampling and colours takes the
+ * plane-by-plane path (convert_scale_planes.h), which must equal the twin
+ * in every orientation, crop, border and sample size; another colour
+ * matrix (luma and chroma mixed) and the four-tap filters do not take it. */
+GST_START_TEST (test_yuv_resampled_by_planes)
+{
+  const struct {
+    const char *in, *out;
+    gpu::Filter filter;
+    const char * path;
+  } paths[] = {
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR,
+        "planes" },
+    { "video/x-raw,format=I420,width=1920,height=1080,colorimetry=bt709",
+        "video/x-raw,format=NV12,width=640,height=360,colorimetry=bt709",
+        gpu::Filter::NEAREST, "planes" },
+    { "video/x-raw,format=P010_10LE,width=1920,height=1080",
+        "video/x-raw,format=P010_10LE,width=1280,height=720", gpu::Filter::BILINEAR,
+        "planes" },
+    { "video/x-raw,format=NV12,width=1280,height=720",
+        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::AREA, "planes" },
+    { "video/x-raw,format=NV12,width=1920,height=1080,colorimetry=bt601",
+        "video/x-raw,format=NV12,width=1280,height=720,colorimetry=bt709",
+        gpu::Filter::BILINEAR, "two taps" },
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=NV12,width=1280,height=720", gpu::Filter::AREA,
+        "taps per pixel" },
+  };
+  for (const auto & c : paths) {
+    const std::string path = path_of (c.in, c.out, c.filter);
+    fail_unless (path == c.path, "%s -> %s: the %s path, not the %s one", c.in, c.out,
+        path.c_str (), c.path);
+  }
+  const char * const formats[] = { "NV12", "NV21", "I420", "YV12", "P010_10LE", "P016_LE",
+    "Y42B" };
+  int n = 0;
+  for (int m = GST_VIDEO_ORIENTATION_IDENTITY; m <= GST_VIDEO_ORIENTATION_UR_LL; m++) {
+    for (const char * in : formats) {
+      const char * out = formats[(n * 3 + 1) % G_N_ELEMENTS (formats)];
+      const bool y42b = !strcmp (in, "Y42B") || !strcmp (out, "Y42B");
+      Case c{ in, 45, 29, y42b ? in : out, 30 + n % 5, 51 - n % 4 };
+      c.direction = (GstVideoOrientationMethod)m;
+      c.crop = { n % 3, n % 2, 1, 2 };
+      c.filter = n % 2 ? gpu::Filter::BILINEAR : gpu::Filter::NEAREST;
+      if (n % 3 == 0) {
+        c.border = 0xff2080c0;
+        c.out_extra = ",pixel-aspect-ratio=1/1";
+      }
+      check_against_twin (c);
+      n++;
+    }
+  }
+}
+GST_END_TEST;
+
 /* cudacrop's zero-copy output (a crop meta on the uploaded frame) reaches
  * cudaconvertscale as it is: the crop and the scale are one kernel. */
 static GstPadProbeReturn
@@ -1400,6 +1456,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_orientations_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
+  tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
   tcase_add_test (tc, test_conversions_near_videoconvert);
   tcase_add_test (tc, test_scaling_near_videoconvertscale);

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# On the GPU machine, one iteration on the converter's kernels in one call:
+# builds what it needs for one architecture, runs the converter's GPU suite
+# (every frame against the CPU twin, bit for bit), then times every row of
+# pipelines/convert_rows.txt (gcs-convert-time: the kernel beside a device
+# copy of its bytes). SWEEP="VAR=a,b,c" times the rows again for each value
+# of an environment variable that a launch reads while it is tuned.
+#   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-kernel-iter.sh
+set -u
+cd "$(dirname "$0")/.."
+B=${BUILD_DIR:-/tmp/gcs-kernel-iter}
+OUT=${OUT:-/tmp/gcs-out}
+mkdir -p "$OUT"
+t0=$SECONDS
+[ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=${ARCH:-90} > "$OUT/setup.txt" 2>&1 ||
+  { tail -30 "$OUT/setup.txt"; exit 1; }
+ninja -C $B pipelines/gcs-convert-time tests/test_convertscale_gpu plugins/libgstcudastreams.so \
+  > "$OUT/build.txt" 2>&1 || { grep -B2 -A12 "error" "$OUT/build.txt" | head -60; exit 1; }
+echo "built in $((SECONDS - t0)) s"
+timeout 400 meson test -C $B --no-rebuild convertscale_gpu --print-errorlogs > "$OUT/test.txt" 2>&1
+grep -hE "Checks:|:F:|Ok:|Fail:|Timeout:" "$OUT/test.txt" $B/meson-logs/testlog.txt | sort -u | head -12
+table () {
+  python3 -c '
+import json, sys
+for line in sys.stdin:
+    if line.startswith("CONVERT-TIME "):
+        r = json.loads(line[13:])
+        print("%-36s %-14s %8.2f %7.2f %5.2fx" % (r["row"], r.get("path", ""), r["kernel_us"],
+              r["copy_us"], r["kernel_us"] / r["copy_us"]))'
+}
+$B/pipelines/gcs-convert-time > "$OUT/time.txt" 2>&1
+echo "row                                  path            kernel    copy  ratio"
+table < "$OUT/time.txt"
+if [ -n "${SWEEP:-}" ]; then
+  var=${SWEEP%%=*}
+  for v in $(echo "${SWEEP#*=}" | tr , ' '); do
+    echo "== $var=$v"
+    env "$var=$v" $B/pipelines/gcs-convert-time ${SWEEP_ROWS:-} 2>&1 | table
+  done
+fi
+# PROFILE_ROWS: Nsight Compute on those rows' kernels (one launch each).
+for row in ${PROFILE_ROWS:-}; do
+  ncu --kernel-name regex:convert_scale --launch-skip 5 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum \
+    $B/pipelines/gcs-convert-time "$row" > "$OUT/ncu-$row.txt" 2>&1
+  echo "== $row"
+  grep -E "Duration|Registers Per|Achieved Occupancy|inst_executed|Memory Throughput|DRAM Throughput|L1/TEX Hit|Warp Cycles Per Issued|Grid Size|Stall" "$OUT/ncu-$row.txt" | head -16
+done
+echo "done in $((SECONDS - t0)) s"
