@@ -465,9 +465,10 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 }
 
 // Calls fn (members) with the Members type of op's kernel instance: fixed
-// for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
-// words, P010's in 4-byte ones, I420's apart) into 8-bit RGB or 4:4:4
-// (OB = 1: RGBA, RGBP ...), LumaMembers where it matches, else
+// for packed RGB with alpha or without, and for YUV with subsampled chroma
+// (a decoder's frames: NV12's UV in 2-byte words, P010's in 4-byte ones,
+// I420's apart), into 8-bit RGB or 4:4:4 (OB = 1: RGBA, RGBP ...),
+// LumaMembers where it matches, else
 // AnyMembers. Of the fixed ones, those with op.fixed.on (8-bit samples in
 // and out) take fixed_point's kernel instead (convert_scale_fixed_point.h).
 template <int OB, class Fn>
@@ -475,6 +476,12 @@ inline void
 dispatch_members (const ConvertScale & op, Fn fn)
 {
   if constexpr (OB == 1) {
+    /* Packed RGB (RGBA, BGRx ...) into 8-bit RGB or 4:4:4, with alpha
+     * or without. */
+    if (FixedMembers<15u, 0u, 0>::matches (op))
+      return fn (FixedMembers<15u, 0u, 0>{});
+    if (FixedMembers<7u, 0u, 0>::matches (op))
+      return fn (FixedMembers<7u, 0u, 0>{});
     if (FixedMembers<1u, 6u, 2>::matches (op))
       return fn (FixedMembers<1u, 6u, 2>{});
     if (FixedMembers<1u, 6u, 4>::matches (op))
