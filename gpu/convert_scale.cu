@@ -31,9 +31,13 @@ launch (const ConvertScale & op, cudaStream_t stream)
                     : launch_two_tap<Filter::NEAREST, 1> (op, stream);
       return wide ? launch_two_tap<Filter::BILINEAR, 2> (op, stream)
                   : launch_two_tap<Filter::BILINEAR, 1> (op, stream);
-    case Path::TAPS_PER_PIXEL:
+    case Path::TAP_TILE:
       if (op.filter == Filter::BICUBIC)
-        return launch_taps_per_pixel<Filter::BICUBIC> (op, stream);
+        return wide ? launch_tap_tile<Filter::BICUBIC, 2> (op, stream)
+                    : launch_tap_tile<Filter::BICUBIC, 1> (op, stream);
+      return wide ? launch_tap_tile<Filter::AREA, 2> (op, stream)
+                  : launch_tap_tile<Filter::AREA, 1> (op, stream);
+    case Path::TAPS_PER_PIXEL: /* area shrinking only (tap_tile::applies) */
       return launch_taps_per_pixel<Filter::AREA> (op, stream);
   }
 }

@@ -4,12 +4,15 @@
  * every block in turn. */
 #include "convert_scale.h"
 
+#include <memory>
+
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_path.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_planes.h"
+#include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu {
@@ -209,6 +212,33 @@ two_tap_as_gpu (const ConvertScale & resolved, int nbx, int nby)
   });
 }
 
+/* The tap-tile kernel's tiles (convert_scale_tap_tile_kernel). */
+void
+tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
+{
+  const int rows = tap_tile::tile_rows (nbx, nby);
+  auto tile = std::make_unique<tap_tile::Tile> ();
+  pixels::dispatch (op, [&] (auto f, auto ib, auto ob) {
+    constexpr Filter F = decltype (f)::value;
+    constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
+    if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
+      tap_tile::dispatch_members<OB> (op, [&] (auto members) {
+        for (int ty = 0; ty * rows < nby; ty++)
+          for (int tx = 0; tx * two_tap::kTileX < nbx; tx++) {
+            const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
+            for (int k = 0; k < two_tap::tile_entries (lines); k++)
+              tap_tile::fill_entry<F> (op, lines, *tile, k);
+            for (int bx = tx * two_tap::kTileX;
+                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+              for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                tap_tile::write_block<F, IB, OB, decltype (members)> (
+                    op, lines, *tile, bx, by);
+          }
+      });
+    }
+  });
+}
+
 } // namespace
 
 bool
@@ -260,6 +290,9 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
       break;
     case Path::TWO_TAP:
       two_tap_as_gpu (resolved, nbx, nby);
+      break;
+    case Path::TAP_TILE:
+      tap_tile_as_gpu (resolved, nbx, nby);
       break;
     case Path::TAPS_PER_PIXEL:
       plain_twin (resolved);

@@ -12,6 +12,7 @@
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_planes.h"
+#include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu::kernels {
@@ -222,6 +223,29 @@ __launch_bounds__ (kTileX * kTileY)
         kTileY, nby, [&] (int by) { return row_taps[by - by0]; });
 }
 
+/* Bicubic and area shrinking (tap_tile::write_block): the CUDA block's
+ * tile gets its taps once, in shared memory; each thread then writes
+ * `rows / kTileY` blocks of its column. */
+template <Filter F, int IB, int OB, class Members>
+__global__ void
+__launch_bounds__ (kTileX * kTileY)
+    convert_scale_tap_tile_kernel (ConvertScale op, int nbx, int nby, int rows)
+{
+  __shared__ tap_tile::Tile tile;
+  const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
+  const int n = two_tap::tile_entries (lines);
+  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
+    tap_tile::fill_entry<F> (op, lines, tile, k);
+  __syncthreads ();
+  const int bx = blockIdx.x * kTileX + threadIdx.x;
+  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
+  if (bx >= nbx)
+    return;
+  GCS_NO_UNROLL
+  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+    tap_tile::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+}
+
 /* The families' launches, defined below and instantiated in the files
  * named beside them. */
 void launch_direct (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
@@ -233,9 +257,11 @@ void launch_fixed_point (
 void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
+template <Filter F, int IB>
+void launch_tap_tile (const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
 template <Filter F>
 void launch_taps_per_pixel (
-    const ConvertScale & op, cudaStream_t stream); /* _taps_*.cu */
+    const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
 
 #if defined(GCS_DEFINE_LAUNCHES)
 inline dim3
@@ -274,6 +300,26 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
             <<<tiles, threads, 0, stream>>> (op, rows);
       });
   });
+}
+
+template <Filter F, int IB>
+void
+launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const int rows = tap_tile::tile_rows (nbx, nby);
+  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  auto launch = [&] (auto ob) {
+    constexpr int OB = decltype (ob)::value;
+    tap_tile::dispatch_members<OB> (op, [&] (auto members) {
+      convert_scale_tap_tile_kernel<F, IB, OB, decltype (members)>
+          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+    });
+  };
+  if (op.out.bytes == 2)
+    launch (std::integral_constant<int, 2>{});
+  else
+    launch (std::integral_constant<int, 1>{});
 }
 
 template <Filter F>

@@ -8,18 +8,20 @@
 #include "convert_scale_direct.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_planes.h"
+#include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
 
 namespace gst_cs::gpu {
 
 enum class Path {
-  DIRECT,         // YUV to YUV on one chroma grid (convert_scale_direct.h)
-  STAGED,         // packed 4-byte words, not resampled, through shared memory
-  ONE_SAMPLE,     // not resampled: one read per word or component
-  FIXED_POINT,    // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
-  PLANES,         // YUV to YUV resampled plane by plane (convert_scale_planes.h)
-  TWO_TAP,        // at most two taps per axis, taps per tile
-  TAPS_PER_PIXEL, // bicubic, area shrinking
+  DIRECT,      // YUV to YUV on one chroma grid (convert_scale_direct.h)
+  STAGED,      // packed 4-byte words, not resampled, through shared memory
+  ONE_SAMPLE,  // not resampled: one read per word or component
+  FIXED_POINT, // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
+  PLANES,      // YUV to YUV resampled plane by plane (convert_scale_planes.h)
+  TWO_TAP,     // at most two taps per axis, taps per tile
+  TAP_TILE,    // bicubic, area shrinking: more taps, per tile (convert_scale_tap_tile.h)
+  TAPS_PER_PIXEL, // area shrinking by more than tap_tile::kMaxTaps - 2 times
 };
 
 inline Path
@@ -35,14 +37,16 @@ choose_path (const ConvertScale & resolved)
     return Path::FIXED_POINT;
   if (planes::applies (resolved))
     return Path::PLANES;
-  return two_tap::applies (resolved) ? Path::TWO_TAP : Path::TAPS_PER_PIXEL;
+  if (two_tap::applies (resolved))
+    return Path::TWO_TAP;
+  return tap_tile::applies (resolved) ? Path::TAP_TILE : Path::TAPS_PER_PIXEL;
 }
 
 inline const char *
 path_name (Path p)
 {
   static const char * const names[] = { "direct", "staged", "one sample", "fixed point",
-    "planes", "two taps", "taps per pixel" };
+    "planes", "two taps", "taps per tile", "taps per pixel" };
   return names[static_cast<int> (p)];
 }
 

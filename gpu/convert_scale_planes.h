@@ -35,29 +35,13 @@ applies (const ConvertScale & op)
 // The taps in the input plane of resolution g (0: full, 1: chroma) of
 // output position d of the picture along one output axis (vertical: its
 // y), d relative to the picture's corner (a chroma sample's between two
-// pixels: d + 0.5). As source_position
-// and plane_position place it, in the same float operations (whole and
-// half numbers: every step is exact but the scaling, done in the same
-// order).
+// pixels: d + 0.5).
 template <Filter F>
 GCS_HD TwoTaps
 axis_taps (const ConvertScale & op, int g, bool vertical, float d)
 {
-  const bool swap = pixels::rotates (op.orientation);
-  const int extent = vertical ? op.dst_h : op.dst_w;
-  const Orientation r = op.orientation;
-  const bool reversed =
-      vertical
-          ? (swap ? (r == Orientation::ROTATE_90L || r == Orientation::ANTI_TRANSPOSE)
-                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_V))
-          : (swap ? (r == Orientation::ROTATE_90R || r == Orientation::ANTI_TRANSPOSE)
-                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_H));
-  const bool source_y = vertical != swap;
-  const float c = reversed ? (float)extent - 1 - d : d;
-  const int src = source_y ? op.src_y : op.src_x;
-  const float scale = source_y ? op.scale_y : op.scale_x;
-  const pixels::PlanePosition p =
-      pixels::plane_position (op, g, source_y, (float)src + (c + 0.5f) * scale - 0.5f);
+  const two_tap::LineSource l = two_tap::line_source (op, vertical, d);
+  const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
   return two_tap::two_taps<F> (p.p, p.lo, p.hi);
 }
 

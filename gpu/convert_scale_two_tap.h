@@ -58,6 +58,38 @@ two_taps (float p, int lo, int hi)
     t };
 }
 
+// Where position d of the output's picture along one output axis
+// (vertical: its y; d from the picture's corner, whole or half: a chroma
+// sample between two pixels) comes from: the source axis it runs along
+// (source_y; the orientation may swap the axes), the luma position s on
+// it and the source pixels per output pixel there, as source_position
+// computes them (the same float operations).
+struct LineSource {
+  bool source_y;
+  float s, scale;
+};
+
+GCS_HD LineSource
+line_source (const ConvertScale & op, bool vertical, float d)
+{
+  const bool swap = pixels::rotates (op.orientation);
+  const int extent = vertical ? op.dst_h : op.dst_w;
+  const Orientation r = op.orientation;
+  const bool reversed =
+      vertical
+          ? (swap ? (r == Orientation::ROTATE_90L || r == Orientation::ANTI_TRANSPOSE)
+                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_V))
+          : (swap ? (r == Orientation::ROTATE_90R || r == Orientation::ANTI_TRANSPOSE)
+                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_H));
+  const bool source_y = vertical != swap;
+  /* The picture coordinate (before orientation): whole and half numbers,
+   * exact in any order. */
+  const float c = reversed ? (float)extent - 1 - d : d;
+  const int src = source_y ? op.src_y : op.src_x;
+  const float scale = source_y ? op.scale_y : op.scale_x;
+  return LineSource{ source_y, (float)src + (c + 0.5f) * scale - 0.5f, scale };
+}
+
 // The taps, in the input plane of resolution g (0: full, 1: chroma), of
 // output column (vertical = false) or row `o`, and whether it lies in the
 // picture (else border). An output column maps to a source column, or to
@@ -66,26 +98,11 @@ template <Filter F>
 GCS_HD TwoTaps
 output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * inside)
 {
-  const bool swap = pixels::rotates (op.orientation);
   const int d = vertical ? o - op.dst_y : o - op.dst_x;
-  const int extent = vertical ? op.dst_h : op.dst_w;
-  *inside = d >= 0 && d < extent;
-  /* The picture coordinate (before orientation) that d gives, on the
-   * source axis it runs along. */
-  const bool source_y = vertical != swap;
-  const Orientation r = op.orientation;
-  const bool reversed =
-      vertical
-          ? (swap ? (r == Orientation::ROTATE_90L || r == Orientation::ANTI_TRANSPOSE)
-                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_V))
-          : (swap ? (r == Orientation::ROTATE_90R || r == Orientation::ANTI_TRANSPOSE)
-                  : (r == Orientation::ROTATE_180 || r == Orientation::FLIP_H));
-  const int c = reversed ? extent - 1 - d : d;
-  const int src = source_y ? op.src_y : op.src_x;
-  const float scale = source_y ? op.scale_y : op.scale_x;
-  /* As source_position and sample_inputs place it. */
-  const pixels::PlanePosition p = pixels::plane_position (
-      op, g, source_y, (float)src + ((float)c + 0.5f) * scale - 0.5f);
+  *inside = d >= 0 && d < (vertical ? op.dst_h : op.dst_w);
+  const LineSource l = line_source (op, vertical, (float)d);
+  /* As sample_inputs places it. */
+  const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
   return two_taps<F> (p.p, p.lo, p.hi);
 }
 
@@ -193,6 +210,26 @@ struct LumaMembers {
     return (op.chroma_direct || op.chroma_resampled) && op.out.yuv &&
            (c.log2_x | c.log2_y) != 0 && op.in_full == 1u &&
            (op.inputs_luma & op.in_full) == 1u && (op.inputs_luma & op.in_sub) == 0;
+  }
+};
+
+// ... or, for write_block, packed RGB in 4-byte words (RGBA, BGRx ...)
+// into an output whose chroma is subsampled (NV12, I420 ...): every pixel
+// then needs op.inputs_all, which is Full, all at full resolution, and its
+// chroma is filtered down from full-resolution pixels (downsample_chroma).
+template <unsigned Full> struct PackedRgbMembers {
+  static constexpr bool kFixed = false;
+  static GCS_HD unsigned of (const ConvertScale &, int g, unsigned)
+  {
+    return g == 0 ? Full : 0u;
+  }
+  static constexpr GCS_HD int word (int g) { return g == 0 ? 4 : 0; }
+  static bool matches (const ConvertScale & op)
+  {
+    const Component & c = op.out.comp[1];
+    return op.out.yuv && (c.log2_x | c.log2_y) != 0 && !op.chroma_direct &&
+           !op.chroma_resampled && op.in_sub == 0 && op.in_full == Full &&
+           (op.inputs_all & Full) == Full && op.in_words[0].word == 4;
   }
 };
 
@@ -491,6 +528,10 @@ dispatch_members (const ConvertScale & op, Fn fn)
   }
   if (LumaMembers::matches (op))
     return fn (LumaMembers{});
+  if (PackedRgbMembers<15u>::matches (op))
+    return fn (PackedRgbMembers<15u>{});
+  if (PackedRgbMembers<7u>::matches (op))
+    return fn (PackedRgbMembers<7u>{});
   fn (AnyMembers{});
 }
 

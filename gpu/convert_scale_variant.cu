@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // One instance of a resampling family, chosen by the build (gpu/meson.build
 // compiles this file once per instance, in parallel): GCS_TWO_TAP_FILTER
-// and GCS_SAMPLE_BYTES for the two-tap family, or GCS_TAPS_FILTER for the
-// taps-per-pixel one (bicubic, area shrinking).
+// and GCS_SAMPLE_BYTES for the two-tap family, GCS_TAP_TILE_FILTER and
+// GCS_SAMPLE_BYTES for the tap-tile one (bicubic, area shrinking), or
+// GCS_TAPS_FILTER for the taps-per-pixel one (area shrinking further).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 
@@ -10,6 +11,10 @@ namespace gst_cs::gpu::kernels {
 
 #if defined(GCS_TWO_TAP_FILTER)
 template void launch_two_tap<Filter::GCS_TWO_TAP_FILTER, GCS_SAMPLE_BYTES> (
+    const ConvertScale & op, cudaStream_t stream);
+#endif
+#if defined(GCS_TAP_TILE_FILTER)
+template void launch_tap_tile<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES> (
     const ConvertScale & op, cudaStream_t stream);
 #endif
 #if defined(GCS_TAPS_FILTER)

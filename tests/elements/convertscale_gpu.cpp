@@ -526,7 +526,7 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
         "two taps" },
     { "video/x-raw,format=NV12,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BICUBIC, false,
-        "taps per pixel" },
+        "taps per tile" },
   };
   for (const auto & c : cases) {
     const std::string path = path_of (c.in, c.out, c.filter, c.borders);
@@ -563,6 +563,9 @@ GST_START_TEST (test_yuv_resampled_by_planes)
         gpu::Filter::BILINEAR, "two taps" },
     { "video/x-raw,format=NV12,width=3840,height=2160",
         "video/x-raw,format=NV12,width=1280,height=720", gpu::Filter::AREA,
+        "taps per tile" },
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=NV12,width=480,height=270", gpu::Filter::AREA,
         "taps per pixel" },
   };
   for (const auto & c : paths) {
