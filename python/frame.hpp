@@ -31,6 +31,22 @@ private:
   std::shared_ptr<std::atomic<int>> count_;
 };
 
+/* Where a pulled buffer's memory lives and which stream wrote it last: a
+ * device (-1 for system memory) and, for device memory, the stream of its
+ * sync meta. */
+struct BufferPlace {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  bool has_stream = false;
+
+  explicit BufferPlace (GstBuffer * buffer);
+  pybind11::object device_object () const;
+  pybind11::object stream_object () const;
+};
+
+/* A GStreamer time as Python sees it: an int of nanoseconds, or None. */
+pybind11::object clock_time (GstClockTime t);
+
 class Frame {
 public:
   /* ValueError when the sample is not raw video. */
@@ -49,15 +65,13 @@ public:
   void release () { held_.reset (); }
 
   /* The device the memory lives on, -1 for system memory. */
-  int device_id () const { return device_; }
+  int device_id () const { return place_.device; }
 
 private:
   std::shared_ptr<Held> held_;
   FrameLayout layout_;
   GstClockTime pts_ = GST_CLOCK_TIME_NONE, duration_ = GST_CLOCK_TIME_NONE;
-  int device_ = -1;
-  cudaStream_t stream_ = nullptr;
-  bool has_stream_ = false;
+  BufferPlace place_;
 };
 
 /* One plane of a Frame; exports through the frame's holder. */
