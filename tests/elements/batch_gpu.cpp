@@ -9,8 +9,6 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 
-#include <sys/resource.h>
-
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -447,60 +445,6 @@ GST_START_TEST (test_unbatchable_caps)
 }
 GST_END_TEST;
 
-/* The benchmark row (BATCH_BENCH=1, on a GPU; scripts/gpu-batch.sh): 16
- * device-resident 1080p NV12 streams (uploaded once, imagefreeze) into
- * 16 x 3 x 640 x 640 float16, letterboxed and normalised. Two runs of
- * different lengths; their difference drops start-up. */
-static void
-bench_run (guint frames, double * wall, double * cpu, guint64 * waits)
-{
-  std::string line = "cudabatch name=cs batch-size=16 width=640 height=640 dtype=float16 "
-                     "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
-                     "fakesink sync=false enable-last-sample=false";
-  for (int i = 0; i < 16; i++) {
-    gchar * part = g_strdup_printf (
-        " videotestsrc num-buffers=1 pattern=%d ! "
-        "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload ! "
-        "imagefreeze num-buffers=%u ! cs.sink_%d",
-        i % 20, frames, i);
-    line += part;
-    g_free (part);
-  }
-  GstElement * pipeline = gst_parse_launch (line.c_str (), NULL);
-  fail_unless (pipeline != NULL);
-  struct rusage r0, r1;
-  getrusage (RUSAGE_SELF, &r0);
-  const gint64 t0 = g_get_monotonic_time ();
-  testutil::run_to_eos (pipeline, "bench", 600 * GST_SECOND);
-  *wall = (g_get_monotonic_time () - t0) / 1e6;
-  getrusage (RUSAGE_SELF, &r1);
-  *cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-         (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-         ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-             (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) /
-             1e6;
-  *waits = testutil::host_waits (pipeline, "cs");
-  gst_object_unref (pipeline);
-}
-
-GST_START_TEST (test_bench)
-{
-  if (!g_getenv ("BATCH_BENCH") || testutil::on_stand_in ())
-    return;
-  const guint few = 100, many = 1100;
-  double w0, c0, w1, c1;
-  guint64 h0, h1;
-  bench_run (few, &w0, &c0, &h0);
-  bench_run (many, &w1, &c1, &h1);
-  const double n = many - few;
-  std::printf ("BENCH batch 16x1080p-NV12 -> 16x3x640x640 float16: %.1f batches/s, "
-               "%.1f CPU us/batch, host waits %" G_GUINT64_FORMAT
-               " and %" G_GUINT64_FORMAT " (runs of %u and %u batches)\n",
-      n / (w1 - w0), 1e6 * (c1 - c0) / n, h0, h1, few, many);
-  fail_unless_equals_int (h1, 0);
-}
-GST_END_TEST;
-
 static Suite *
 batch_gpu_suite (void)
 {
@@ -517,7 +461,6 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_stalled_live_pad);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_unbatchable_caps);
-  tcase_add_test (tc, test_bench);
   return s;
 }
 
