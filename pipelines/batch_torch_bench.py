@@ -31,25 +31,15 @@ import re
 import sys
 import time
 
+from torch_common import Window, require
+
 W, H, SIDE = 1920, 1080, 640
 PW, PH = SIDE, SIDE * H // W  # the picture in a slot: 640 x 360
 TOP = (SIDE - PH) // 2
 ROW_KEY = "torch {} NV12 1920x1080 device"
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError as e:
-    print(f"SKIP: batch_torch_bench needs PyTorch ({e})")
-    sys.exit(77)
-if not torch.cuda.is_available():
-    print("SKIP: batch_torch_bench needs a CUDA device that PyTorch can use")
-    sys.exit(77)
-try:
-    import cudastreams
-except ImportError as e:
-    print(f"FAIL: cannot import cudastreams ({e}); PYTHONPATH={os.environ.get('PYTHONPATH')}")
-    sys.exit(1)
+torch, _, cudastreams = require("batch_torch_bench")
+import torch.nn.functional as F  # noqa: E402 - after the check that torch is there
 
 MEAN_STD = "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\""
 
@@ -116,34 +106,22 @@ def consume(x, acc):
 
 
 def run_row(row, stream, seconds, warmup):
-    """Batches/s, CPU ms and host waits per batch, and the last batch."""
+    """Batches/s, CPU us and host waits per batch, and the last batch."""
+    window = Window(seconds, warmup, cudastreams.host_waits, on_open=stream.synchronize)
     with cudastreams.Pipeline(row.desc, max_held_frames=8) as p, torch.cuda.stream(stream):
         acc = torch.zeros((), dtype=torch.float32, device="cuda")
-        n, t0, warm_until = 0, None, None
-        while True:
+        x = row.batch(p)
+        consume(x, acc)
+        while window.tick():
             x = row.batch(p)
             consume(x, acc)
-            n += 1
-            now = time.perf_counter()
-            if warm_until is None:
-                warm_until = now + warmup
-            elif t0 is None:
-                if now >= warm_until:
-                    stream.synchronize()  # the window opens on a finished batch
-                    t0, cpu0, w0, n0 = time.perf_counter(), time.process_time(), \
-                        cudastreams.host_waits(), n
-            elif now - t0 >= seconds:
-                break
-        cpu1, w1 = time.process_time(), cudastreams.host_waits()
-        stream.synchronize()
-        t1 = time.perf_counter()
+        r = window.close(stream.synchronize)
         if not bool(torch.isfinite(acc)):
             raise RuntimeError(f"the consumer's result is {acc.item()}")
         last = x.clone()
         stream.synchronize()
-    batches = n - n0
-    return {"bps": batches / (t1 - t0), "cpu_us": (cpu1 - cpu0) * 1e6 / batches,
-            "waits": (w1 - w0) / batches, "batches": batches, "seconds": t1 - t0}, last
+    return {"bps": r["rate"], "cpu_us": r["cpu_us"], "waits": r["waits"],
+            "batches": r["items"], "seconds": r["seconds"]}, last
 
 
 def main():

@@ -120,9 +120,7 @@ Batch::slots () const
 std::shared_ptr<Held>
 Batch::held () const
 {
-  if (!held_)
-    throw py::value_error ("the batch was released");
-  return held_;
+  return Held::check (held_, "batch");
 }
 
 py::capsule

@@ -120,11 +120,17 @@ Frame::stream () const
 }
 
 std::shared_ptr<Held>
+Held::check (const std::shared_ptr<Held> & held, const char * what)
+{
+  if (!held)
+    throw py::value_error (std::string ("the ") + what + " was released");
+  return held;
+}
+
+std::shared_ptr<Held>
 Frame::held () const
 {
-  if (!held_)
-    throw py::value_error ("the frame was released");
-  return held_;
+  return Held::check (held_, "frame");
 }
 
 py::tuple

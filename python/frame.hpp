@@ -19,6 +19,10 @@ namespace cspy {
  * DLPack deleter may run without the GIL), so nothing here touches Python. */
 class Held {
 public:
+  /* `held`, or ValueError saying "the `what` was released" once it was. */
+  static std::shared_ptr<Held> check (
+      const std::shared_ptr<Held> & held, const char * what);
+
   Held (SamplePtr sample, std::shared_ptr<std::atomic<int>> count);
   ~Held ();
   Held (const Held &) = delete;

@@ -97,6 +97,18 @@ watch_batches (GstElement * pipeline, std::vector<Batch> * batches)
       pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_batch, batches);
 }
 
+/* batch_pipeline's pipeline PLAYING, its batches kept in `batches`. */
+static GstElement *
+start_batches (const std::vector<Source> & sources, const char * props,
+    std::vector<Batch> * batches, bool live = false)
+{
+  GstElement * pipeline = batch_pipeline (sources, props, live);
+  watch_batches (pipeline, batches);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  return pipeline;
+}
+
 /* Pushes frame `k` of source `i` (random content, seeded by both). */
 static GstBuffer *
 push_frame (GstElement * pipeline, size_t i, const Source & s, guint k)
@@ -233,12 +245,9 @@ static void
 check_batches (const std::vector<Source> & sources, const Tensor & t, guint frames)
 {
   const std::string what = props_of (t, 0);
-  GstElement * pipeline = batch_pipeline (sources, what.c_str ());
-  std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
   std::vector<std::vector<GstBuffer *>> pushed (sources.size ());
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<Batch> batches;
+  GstElement * pipeline = start_batches (sources, what.c_str (), &batches);
   for (guint k = 0; k < frames; k++)
     for (size_t i = 0; i < sources.size (); i++)
       pushed[i].push_back (push_frame (pipeline, i, sources[i], k));
@@ -323,11 +332,8 @@ GST_START_TEST (test_empty_slots)
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
   Tensor t;
   t.dtype = "float32";
-  GstElement * pipeline = batch_pipeline (two, props_of (t, 4).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props_of (t, 4).c_str (), &batches);
   for (size_t i = 0; i < two.size (); i++) {
     gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
     end_source (pipeline, i);
@@ -351,11 +357,8 @@ GST_START_TEST (test_eos_one_then_all)
 {
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "I420", 32, 24 } };
   Tensor t;
-  GstElement * pipeline = batch_pipeline (two, props_of (t, 0).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props_of (t, 0).c_str (), &batches);
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   end_source (pipeline, 1);
   for (guint k = 0; k < 3; k++)
@@ -381,11 +384,8 @@ GST_START_TEST (test_eos_first_then_rest)
   const std::vector<Source> three = { { "NV12", 64, 48 }, { "I420", 32, 24 },
     { "RGBA", 20, 30 } };
   Tensor t;
-  GstElement * pipeline = batch_pipeline (three, props_of (t, 0).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (three, props_of (t, 0).c_str (), &batches);
   const guint frames[3] = { 1, 3, 4 };
   for (size_t i = 0; i < three.size (); i++) {
     for (guint k = 0; k < frames[i]; k++)
@@ -478,16 +478,14 @@ GST_START_TEST (test_pads_while_playing)
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "I420", 32, 24 } };
   const Source added = { "RGBA", 40, 20 };
   Tensor t;
-  GstElement * pipeline = batch_pipeline (two, props_of (t, 0).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
+  GstElement * pipeline = start_batches (two, props_of (t, 0).c_str (), &batches);
+  /* Nothing flows before the first push: the probes see every batch. */
   std::atomic<guint> seen{ 0 };
   std::atomic<bool> queued_ended{ false };
   testutil::add_probe (
       pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, count_batch, &seen);
   GstElement * cs = testutil::by_name (pipeline, "cs");
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   for (size_t i = 0; i < two.size (); i++)
     gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
   wait_until ([&] { return seen.load () == 1; }, "the first batch");
@@ -547,11 +545,8 @@ GST_START_TEST (test_stalled_live_pad)
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
   Tensor t;
   std::string props = props_of (t, 2) + " batched-push-timeout=20000";
-  GstElement * pipeline = batch_pipeline (two, props.c_str (), true);
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props.c_str (), &batches, true);
   /* both at 0, then pad 1 stalls while pad 0 goes on in real time */
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   for (guint k = 0; k < 6; k++) {
