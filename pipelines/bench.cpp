@@ -42,6 +42,14 @@
  * --cuda-sync blocking makes host waits sleep instead of spin (CUDA's default
  * while cores are idle), to show what spinning costs in CPU time.
  *
+ * --wait-gpu, for a sink that gets device memory: the window opens and
+ * closes only once the GPU has finished the buffer at hand (a host wait on
+ * its event, through the library's counted helper). Without it, a window
+ * of device buffers times how fast the CPU enqueues work, which CUDA's
+ * launch queue lets run far ahead of the GPU. The two waits are the
+ * benchmark's, not the pipeline's: they are left out of cpu_us and waits
+ * and reported as bench_waits.
+ *
  * It runs either plugin: the pipeline is a plain description, and
  * --expect-plugin checks which plugin the cuda* elements came from (ours and
  * nvcodec's share element names: load both in one process only with our
@@ -366,6 +374,7 @@ gcs_bench_src_init (GcsBenchSrc * self)
 /* ---- the measurement ---- */
 
 struct Snapshot {
+  gint64 us = 0;
   gint64 cpu_us = 0;
   guint64 waits_total = 0;
   guint64 pool_waits = 0;
@@ -379,6 +388,8 @@ struct Measure {
   gint64 window_us = 2000000;
   GcsBenchSrc * src = nullptr;
   std::vector<GstElement *> counted; /* elements with "host-waits" */
+  bool wait_gpu = false;
+  GstCsWaitCounter bench_waits{}; /* the --wait-gpu waits */
   /* streaming thread */
   guint64 frames = 0;
   gint64 first_us = -1;
@@ -387,6 +398,7 @@ struct Measure {
   gint64 start_us = 0, end_us = 0;
   Snapshot start, end;
   gsize out_bytes = 0;
+  std::string gpu_error; /* a --wait-gpu wait that failed */
   std::atomic<bool> done{ false };
 };
 
@@ -414,6 +426,7 @@ source_pool_waits (GcsBenchSrc * src)
 static void
 take_snapshot (Measure * m, Snapshot * s)
 {
+  s->us = g_get_monotonic_time ();
   s->cpu_us = process_cpu_us ();
   s->waits_total = gst_cs_host_waits_total ();
   s->pool_waits = m->src ? source_pool_waits (m->src) : 0;
@@ -442,6 +455,31 @@ sink_frame_bytes (GstPad * pad)
   return bytes;
 }
 
+/* --wait-gpu: blocks until the GPU has finished `buf` (its event). The
+ * streaming thread waits here, so nothing new is enqueued meanwhile and the
+ * CPU the wait spins is the benchmark's own: the snapshots around it leave
+ * it out. Returns the time the GPU was done. */
+static gint64
+gpu_done_at (Measure * m, GstBuffer * buf)
+{
+  GError * err = NULL;
+  if (buf && !gst_cs_sync_meta_wait_host (buf, &m->bench_waits, &err)) {
+    m->gpu_error = std::string ("waiting for the GPU: ") + (err ? err->message : "?");
+    g_clear_error (&err);
+  }
+  return g_get_monotonic_time ();
+}
+
+static GstBuffer *
+last_buffer (GstPadProbeInfo * info)
+{
+  if (!(info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST))
+    return GST_PAD_PROBE_INFO_BUFFER (info);
+  GstBufferList * list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+  const guint n = gst_buffer_list_length (list);
+  return n ? gst_buffer_list_get (list, n - 1) : NULL;
+}
+
 static GstPadProbeReturn
 on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -459,14 +497,16 @@ on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     if (m->frames >= m->warm_frames && now - m->first_us >= m->warm_us) {
       m->started = true;
       m->start_frame = m->frames;
-      m->start_us = now;
       m->out_bytes = sink_frame_bytes (pad);
+      if (m->wait_gpu)
+        gpu_done_at (m, last_buffer (info));
       take_snapshot (m, &m->start);
+      m->start_us = m->start.us;
     }
   } else if (now - m->start_us >= m->window_us) {
     m->end_frame = m->frames;
-    m->end_us = now;
     take_snapshot (m, &m->end);
+    m->end_us = m->wait_gpu ? gpu_done_at (m, last_buffer (info)) : m->end.us;
     m->done.store (true);
     /* The source ends the stream at its next frame; draining stays untimed.
      * A pipeline's own source is stopped by run() instead. */
@@ -523,6 +563,7 @@ struct Options {
   gchar * expect_plugin = NULL;
   gchar * cuda_sync = NULL;
   gchar ** tags = NULL;
+  gboolean wait_gpu = FALSE;
 };
 
 /* How a host wait (cudaEventSynchronize) waits. CUDA's default spins while
@@ -625,6 +666,8 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
        ",\"out_bytes\":" + std::to_string (m.out_bytes);
   f += ",\"src_mem\":" + json_string (src ? src->memory_kind : "pipeline");
   f += ",\"src_fills\":" + std::to_string (src ? src->fills_total : 0);
+  f += ",\"gpu_done\":" + std::string (m.wait_gpu ? "true" : "false") +
+       ",\"bench_waits\":" + std::to_string (gst_cs_wait_counter_get (&m.bench_waits));
   return f;
 }
 
@@ -780,6 +823,10 @@ main (int argc, char ** argv)
         "NAME" },
     { "cuda-sync", 0, 0, G_OPTION_ARG_STRING, &o.cuda_sync,
         "How host waits wait: auto (CUDA's default), spin, yield or blocking", "MODE" },
+    { "wait-gpu", 0, 0, G_OPTION_ARG_NONE, &o.wait_gpu,
+        "Open and close the window once the GPU has finished the sink's buffer (its "
+        "event): for sinks of device memory",
+        NULL },
     { "tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags,
         "KEY=VALUE copied into the RESULT line (repeatable)", "KV" },
     { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL }
@@ -849,6 +896,7 @@ main (int argc, char ** argv)
   m.warm_frames = (guint64)MAX (o.warm_frames, 1);
   m.window_us = (gint64)(o.seconds * 1e6);
   m.src = src;
+  m.wait_gpu = o.wait_gpu;
   collect_counted (pipeline, &m.counted);
   GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_sink");
   GstPad * pad = gst_element_get_static_pad (sink, "sink");
@@ -858,6 +906,8 @@ main (int argc, char ** argv)
 
   double timeout = o.timeout > 0 ? o.timeout : 4 * (o.warmup + o.seconds) + 30;
   std::string err = run (pipeline, m, timeout);
+  if (err.empty ())
+    err = m.gpu_error;
   int rc = 0;
   if (err.empty ()) {
     print_result (o, "ok", NULL,

@@ -47,6 +47,8 @@ import threading
 import time
 import warnings
 
+from torch_common import Window, require
+
 W, H = 3840, 2160
 CROP = "left=960 right=960 top=540 bottom=540"
 FMT, SIZE, SOURCE = "RGBA", f"{W}x{H}", "pinned"
@@ -54,24 +56,7 @@ FMT, SIZE, SOURCE = "RGBA", f"{W}x{H}", "pinned"
 MW, MH, MFMT, SIDE = 1920, 1080, "NV12", 640
 MSIZE = f"{MW}x{MH}"
 
-try:
-    import torch
-except ImportError as e:
-    print(f"SKIP: torch_bench needs PyTorch ({e})")
-    sys.exit(77)
-if not torch.cuda.is_available():
-    print("SKIP: torch_bench needs a CUDA device that PyTorch can use")
-    sys.exit(77)
-try:
-    import numpy as np
-except ImportError as e:
-    print(f"SKIP: torch_bench needs NumPy ({e})")
-    sys.exit(77)
-try:
-    import cudastreams
-except ImportError as e:
-    print(f"FAIL: cannot import cudastreams ({e}); PYTHONPATH={os.environ.get('PYTHONPATH')}")
-    sys.exit(1)
+torch, np, cudastreams = require("torch_bench", numpy=True)
 
 # The download row reads a read-only frame: torch says so once per process.
 warnings.filterwarnings("ignore", message="The given NumPy array is not writable")
@@ -152,25 +137,17 @@ def run_case(desc, consumer, frame, stream, seconds, warmup):
     try:
         with torch.cuda.stream(stream):
             acc = torch.zeros((), dtype=torch.float32, device="cuda")
-            n, n0, t0, warm_until = 0, 0, None, None
-            while True:
+            window, more = Window(seconds, warmup, cudastreams.host_waits), True
+            while more:
                 f = p.pull(timeout=20)
                 if f is None:
                     why = f": the feeder failed: {feed_errors[0]!r}" if feed_errors else ""
-                    raise RuntimeError(f"EOS after {n} frames, before the timed window ended{why}")
+                    raise RuntimeError(
+                        f"EOS after {window.n} frames, before the timed window ended{why}")
                 consumer(f, acc)
                 del f
-                n += 1
-                now = time.perf_counter()
-                if warm_until is None:
-                    warm_until = now + warmup
-                elif t0 is None:
-                    if now >= warm_until:
-                        t0, cpu0, w0, n0 = now, time.process_time(), cudastreams.host_waits(), n
-                elif now - t0 >= seconds:
-                    break
-            torch.cuda.synchronize()
-            t1, cpu1, w1 = time.perf_counter(), time.process_time(), cudastreams.host_waits()
+                more = window.tick()
+            r = window.close(torch.cuda.synchronize)
             if not bool(torch.isfinite(acc)):
                 raise RuntimeError(f"the consumer's result is {acc.item()}")
     finally:
@@ -184,9 +161,8 @@ def run_case(desc, consumer, frame, stream, seconds, warmup):
                 break
         p.close()
         feeder.join(timeout=10)
-    frames = n - n0
-    return {"fps": frames / (t1 - t0), "cpu_ms": (cpu1 - cpu0) * 1e3 / frames,
-            "waits": (w1 - w0) / frames, "frames": frames, "seconds": t1 - t0}
+    return {"fps": r["rate"], "cpu_ms": r["cpu_us"] / 1e3, "waits": r["waits"],
+            "frames": r["items"], "seconds": r["seconds"]}
 
 
 def limit_from_file(path):

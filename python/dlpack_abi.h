@@ -30,6 +30,7 @@ constexpr int32_t kDLCUDAHost = 3;
 
 /* DLDataTypeCode values we use. */
 constexpr uint8_t kDLUInt = 1;
+constexpr uint8_t kDLFloat = 2;
 
 /* DLManagedTensorVersioned flags. */
 constexpr uint64_t kFlagReadOnly = 1ull << 0;

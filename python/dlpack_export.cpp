@@ -26,8 +26,8 @@ struct ExportCtx {
   std::thread::id exporter; /* whose cudaStreamPerThread `reader` may be */
   bool mapped = false;
   GstMapInfo map{};
-  int64_t shape[3] = {};
-  int64_t strides[3] = {};
+  int64_t shape[kMaxExportDims] = {};
+  int64_t strides[kMaxExportDims] = {};
   dl::DLManagedTensor unversioned{};
   dl::DLManagedTensorVersioned versioned{};
 };
@@ -176,7 +176,8 @@ fill_tensor (dl::DLTensor * t, ExportCtx * ctx, void * data, const ExportShape &
   t->device = ctx->device >= 0 ? dl::DLDevice{ dl::kDLCUDA, ctx->device }
                                : dl::DLDevice{ dl::kDLCPU, 0 };
   t->ndim = shape.ndim;
-  t->dtype = dl::DLDataType{ dl::kDLUInt, (uint8_t)(shape.itemsize * 8), 1 };
+  t->dtype = dl::DLDataType{ shape.is_float ? dl::kDLFloat : dl::kDLUInt,
+    (uint8_t)(shape.itemsize * 8), 1 };
   t->shape = ctx->shape;
   t->strides = ctx->strides;
   t->byte_offset = 0;
@@ -187,7 +188,7 @@ export_tensor (std::shared_ptr<Held> held, const ExportShape & shape, int device
     const ExportRequest & req)
 {
   check_request (req, device);
-  int64_t strides[3];
+  int64_t strides[kMaxExportDims];
   if (!shape.element_strides (strides))
     throw py::buffer_error (
         "the frame's pitch or plane spacing is not a whole number of elements");

@@ -13,7 +13,7 @@ ExportShape::extent () const
 }
 
 bool
-ExportShape::element_strides (int64_t out[3]) const
+ExportShape::element_strides (int64_t out[kMaxExportDims]) const
 {
   for (int i = 0; i < ndim; i++) {
     if (byte_strides[i] % itemsize != 0)

@@ -26,7 +26,44 @@ Held::~Held ()
   count_->fetch_sub (1);
 }
 
+BufferPlace::BufferPlace (GstBuffer * buffer)
+{
+  if (buffer && gst_buffer_n_memory (buffer) > 0) {
+    GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
+    if (gst_is_cs_memory (mem))
+      device = reinterpret_cast<GstCsMemory *> (mem)->device_id;
+  }
+  if (device >= 0) {
+    if (GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer)) {
+      stream = meta->stream;
+      has_stream = true;
+    }
+  }
+}
+
+py::object
+BufferPlace::device_object () const
+{
+  return device >= 0 ? py::object (py::int_ (device)) : py::object (py::none ());
+}
+
+py::object
+BufferPlace::stream_object () const
+{
+  if (!has_stream)
+    return py::none ();
+  return py::int_ (reinterpret_cast<uintptr_t> (stream));
+}
+
+py::object
+clock_time (GstClockTime t)
+{
+  return GST_CLOCK_TIME_IS_VALID (t) ? py::object (py::int_ (t))
+                                     : py::object (py::none ());
+}
+
 Frame::Frame (SamplePtr sample, std::shared_ptr<std::atomic<int>> count)
+    : place_ (gst_sample_get_buffer (sample.get ()))
 {
   GstBuffer * buffer = gst_sample_get_buffer (sample.get ());
   GstCaps * caps = gst_sample_get_caps (sample.get ());
@@ -40,25 +77,7 @@ Frame::Frame (SamplePtr sample, std::shared_ptr<std::atomic<int>> count)
   layout_ = frame_layout (buffer, &info);
   pts_ = GST_BUFFER_PTS (buffer);
   duration_ = GST_BUFFER_DURATION (buffer);
-  if (gst_buffer_n_memory (buffer) > 0) {
-    GstMemory * mem = gst_buffer_peek_memory (buffer, 0);
-    if (gst_is_cs_memory (mem))
-      device_ = reinterpret_cast<GstCsMemory *> (mem)->device_id;
-  }
-  if (device_ >= 0) {
-    if (GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer)) {
-      stream_ = meta->stream;
-      has_stream_ = true;
-    }
-  }
   held_ = std::make_shared<Held> (std::move (sample), std::move (count));
-}
-
-static py::object
-clock_time (GstClockTime t)
-{
-  return GST_CLOCK_TIME_IS_VALID (t) ? py::object (py::int_ (t))
-                                     : py::object (py::none ());
 }
 
 py::object
@@ -91,23 +110,27 @@ Frame::pitches () const
 py::object
 Frame::device () const
 {
-  return device_ >= 0 ? py::object (py::int_ (device_)) : py::object (py::none ());
+  return place_.device_object ();
 }
 
 py::object
 Frame::stream () const
 {
-  if (!has_stream_)
-    return py::none ();
-  return py::int_ (reinterpret_cast<uintptr_t> (stream_));
+  return place_.stream_object ();
+}
+
+std::shared_ptr<Held>
+Held::check (const std::shared_ptr<Held> & held, const char * what)
+{
+  if (!held)
+    throw py::value_error (std::string ("the ") + what + " was released");
+  return held;
 }
 
 std::shared_ptr<Held>
 Frame::held () const
 {
-  if (!held_)
-    throw py::value_error ("the frame was released");
-  return held_;
+  return Held::check (held_, "frame");
 }
 
 py::tuple

@@ -19,6 +19,10 @@ namespace cspy {
  * DLPack deleter may run without the GIL), so nothing here touches Python. */
 class Held {
 public:
+  /* `held`, or ValueError saying "the `what` was released" once it was. */
+  static std::shared_ptr<Held> check (
+      const std::shared_ptr<Held> & held, const char * what);
+
   Held (SamplePtr sample, std::shared_ptr<std::atomic<int>> count);
   ~Held ();
   Held (const Held &) = delete;
@@ -30,6 +34,22 @@ private:
   SamplePtr sample_;
   std::shared_ptr<std::atomic<int>> count_;
 };
+
+/* Where a pulled buffer's memory lives and which stream wrote it last: a
+ * device (-1 for system memory) and, for device memory, the stream of its
+ * sync meta. */
+struct BufferPlace {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  bool has_stream = false;
+
+  explicit BufferPlace (GstBuffer * buffer);
+  pybind11::object device_object () const;
+  pybind11::object stream_object () const;
+};
+
+/* A GStreamer time as Python sees it: an int of nanoseconds, or None. */
+pybind11::object clock_time (GstClockTime t);
 
 class Frame {
 public:
@@ -49,15 +69,13 @@ public:
   void release () { held_.reset (); }
 
   /* The device the memory lives on, -1 for system memory. */
-  int device_id () const { return device_; }
+  int device_id () const { return place_.device; }
 
 private:
   std::shared_ptr<Held> held_;
   FrameLayout layout_;
   GstClockTime pts_ = GST_CLOCK_TIME_NONE, duration_ = GST_CLOCK_TIME_NONE;
-  int device_ = -1;
-  cudaStream_t stream_ = nullptr;
-  bool has_stream_ = false;
+  BufferPlace place_;
 };
 
 /* One plane of a Frame; exports through the frame's holder. */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The Python module cudastreams: its classes and functions as Python sees
- * them. The behaviour is in pipeline.cpp, frame.cpp, dlpack_export.cpp and
- * push.cpp; docs/python.md is the user's reference. */
+ * them. The behaviour is in pipeline.cpp, frame.cpp, batch.cpp,
+ * dlpack_export.cpp and push.cpp; docs/python.md is the user's reference. */
 #include <pybind11/pybind11.h>
 
 #include <gst/gst.h>
 #include <gstcudastreams.h>
 
+#include "batch.hpp"
 #include "config.h"
 #include "dlpack_export.hpp"
 #include "error.hpp"
@@ -15,6 +16,8 @@
 
 namespace py = pybind11;
 using namespace pybind11::literals;
+using cspy::Batch;
+using cspy::BatchSlot;
 using cspy::Frame;
 using cspy::Pipeline;
 using cspy::Plane;
@@ -37,6 +40,12 @@ struct FrameIterator {
   }
 };
 
+FrameIterator
+iterate (py::object self, py::object sink, py::object timeout)
+{
+  return FrameIterator{ self, sink, timeout };
+}
+
 void
 bind_pipeline (py::module_ & m)
 {
@@ -52,12 +61,9 @@ bind_pipeline (py::module_ & m)
           "max_held_frames"_a = 8)
       .def ("start", &Pipeline::start)
       .def ("pull", &Pipeline::pull, "sink"_a = py::none (), "timeout"_a = py::none ())
-      .def (
-          "frames",
-          [] (py::object self, py::object sink, py::object timeout) {
-            return FrameIterator{ self, sink, timeout };
-          },
-          "sink"_a = py::none (), "timeout"_a = py::none ())
+      .def ("frames", &iterate, "sink"_a = py::none (), "timeout"_a = py::none ())
+      .def ("batches", &iterate, "sink"_a = py::none (), "timeout"_a = py::none (),
+          "frames() under the name a cudabatch appsink's Batches read best by")
       .def ("push", &Pipeline::push, "data"_a, "src"_a = py::none (), py::kw_only (),
           "pts"_a = py::none (), "duration"_a = py::none (), "stream"_a = py::none ())
       .def ("end_of_stream", &Pipeline::end_of_stream, "src"_a = py::none ())
@@ -118,6 +124,44 @@ bind_frame (py::module_ & m)
       .def ("release", &Frame::release);
 }
 
+void
+bind_batch (py::module_ & m)
+{
+  py::class_<BatchSlot> (m, "BatchSlot",
+      "Where one slot of a Batch came from, and how its coordinates map back.")
+      .def_property_readonly ("empty", [] (const BatchSlot & s) { return s.slot.empty; })
+      .def_property_readonly ("pad", &BatchSlot::pad_name)
+      .def_property_readonly (
+          "pad_index", [] (const BatchSlot & s) { return s.slot.pad_index; })
+      .def_property_readonly ("pts", &BatchSlot::pts)
+      .def_property_readonly (
+          "source_width", [] (const BatchSlot & s) { return s.slot.source_width; })
+      .def_property_readonly (
+          "source_height", [] (const BatchSlot & s) { return s.slot.source_height; })
+      .def_property_readonly ("scale", &BatchSlot::scale)
+      .def_property_readonly ("offset", &BatchSlot::offset)
+      .def ("to_source", &BatchSlot::to_source, "x"_a, "y"_a)
+      .def ("box_to_source", &BatchSlot::box_to_source, "x0"_a, "y0"_a, "x1"_a, "y1"_a);
+
+  py::class_<Batch, std::shared_ptr<Batch>> (
+      m, "Batch", "One tensor of cudabatch pulled from an appsink, with its slots.")
+      .def_property_readonly ("shape", &Batch::shape_tuple)
+      .def_property_readonly ("dtype", &Batch::dtype)
+      .def_property_readonly ("pts", &Batch::pts)
+      .def_property_readonly (
+          "device", [] (const Batch & b) { return b.place ().device_object (); })
+      .def_property_readonly (
+          "stream", [] (const Batch & b) { return b.place ().stream_object (); })
+      .def_property_readonly ("slots", &Batch::slots)
+      .def ("__len__", [] (const Batch & b) { return b.shape ().shape[0]; })
+      .def ("__dlpack__", &cspy::batch_dlpack, py::kw_only (), "stream"_a = py::none (),
+          "max_version"_a = py::none (), "dl_device"_a = py::none (),
+          "copy"_a = py::none ())
+      .def ("__dlpack_device__",
+          [] (const Batch & b) { return cspy::dlpack_device (b.place ().device); })
+      .def ("release", &Batch::release);
+}
+
 } // namespace
 
 PYBIND11_MODULE (cudastreams, m)
@@ -138,6 +182,7 @@ PYBIND11_MODULE (cudastreams, m)
       "Host waits of the gst-cudastreams library so far (the CPU blocking on the GPU).");
   bind_pipeline (m);
   bind_frame (m);
+  bind_batch (m);
   /* Before finalisation: see Pipeline::close_all. */
   m.def ("_close_all", &Pipeline::close_all);
   py::module_::import ("atexit").attr ("register") (m.attr ("_close_all"));

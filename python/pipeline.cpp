@@ -11,6 +11,7 @@
 #include <gst/video/video.h>
 #include <gstcudastreams.h>
 
+#include "batch.hpp"
 #include "frame.hpp"
 #include "push.hpp"
 #include "stream_arg.hpp"
@@ -168,7 +169,12 @@ answer_allocation (GstPad *, GstPadProbeInfo * info, gpointer user_data)
   GstCaps * caps = nullptr;
   gst_query_parse_allocation (query, &caps, nullptr);
   GstVideoInfo vinfo;
-  guint size = caps && gst_video_info_from_caps (&vinfo, caps) ? vinfo.size : 0;
+  /* Tensors (cudabatch) come from the element's own pool: no size here. */
+  const bool video =
+      caps && gst_caps_get_size (caps) > 0 &&
+      g_str_has_prefix (
+          gst_structure_get_name (gst_caps_get_structure (caps, 0)), "video/");
+  guint size = video && gst_video_info_from_caps (&vinfo, caps) ? vinfo.size : 0;
   gst_query_add_allocation_pool (query, nullptr, size, held, held);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, nullptr);
   gst_query_add_allocation_meta (query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
@@ -364,6 +370,8 @@ Pipeline::pull (py::object sink_name, py::object timeout)
       if (!s)
         eos = gst_app_sink_is_eos (GST_APP_SINK (sink.get ()));
     }
+    if (s && batch_sample (s))
+      return py::cast (std::make_shared<Batch> (SamplePtr (s), held_));
     if (s)
       return py::cast (std::make_shared<Frame> (SamplePtr (s), held_));
     if (closed_)

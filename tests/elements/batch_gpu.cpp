@@ -3,14 +3,14 @@
 // converter's CPU twin (the same letterbox, described by the converter's
 // own function) and, for float tensors, the normalisation computed here;
 // mixed formats and odd sizes in one batch, NCHW and NHWC, RGB and BGR;
-// the batch meta (source, PTS, map back to the frame, empty slots); EOS on
-// one pad then all; a stalled live pad times out into partial batches;
+// the batch meta (source, PTS, map back to the frame, empty slots); EOS
+// orders (one pad then all, the first then the rest); pads requested and
+// released while PLAYING; a stalled live pad times out into partial batches;
 // bad settings fail at start with a clear message; no host wait.
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 
-#include <sys/resource.h>
-
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -95,6 +95,18 @@ watch_batches (GstElement * pipeline, std::vector<Batch> * batches)
 {
   testutil::add_probe (
       pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_batch, batches);
+}
+
+/* batch_pipeline's pipeline PLAYING, its batches kept in `batches`. */
+static GstElement *
+start_batches (const std::vector<Source> & sources, const char * props,
+    std::vector<Batch> * batches, bool live = false)
+{
+  GstElement * pipeline = batch_pipeline (sources, props, live);
+  watch_batches (pipeline, batches);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  return pipeline;
 }
 
 /* Pushes frame `k` of source `i` (random content, seeded by both). */
@@ -233,12 +245,9 @@ static void
 check_batches (const std::vector<Source> & sources, const Tensor & t, guint frames)
 {
   const std::string what = props_of (t, 0);
-  GstElement * pipeline = batch_pipeline (sources, what.c_str ());
-  std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
   std::vector<std::vector<GstBuffer *>> pushed (sources.size ());
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<Batch> batches;
+  GstElement * pipeline = start_batches (sources, what.c_str (), &batches);
   for (guint k = 0; k < frames; k++)
     for (size_t i = 0; i < sources.size (); i++)
       pushed[i].push_back (push_frame (pipeline, i, sources[i], k));
@@ -323,11 +332,8 @@ GST_START_TEST (test_empty_slots)
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
   Tensor t;
   t.dtype = "float32";
-  GstElement * pipeline = batch_pipeline (two, props_of (t, 4).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props_of (t, 4).c_str (), &batches);
   for (size_t i = 0; i < two.size (); i++) {
     gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
     end_source (pipeline, i);
@@ -351,11 +357,8 @@ GST_START_TEST (test_eos_one_then_all)
 {
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "I420", 32, 24 } };
   Tensor t;
-  GstElement * pipeline = batch_pipeline (two, props_of (t, 0).c_str ());
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props_of (t, 0).c_str (), &batches);
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   end_source (pipeline, 1);
   for (guint k = 0; k < 3; k++)
@@ -373,6 +376,168 @@ GST_START_TEST (test_eos_one_then_all)
 }
 GST_END_TEST;
 
+/* The first pad ends first, and a pad ends right after its last frame:
+ * that frame is still batched, the pad drops out of the batches after it
+ * (the tensor shrinks with batch-size 0), the stream ends with the last. */
+GST_START_TEST (test_eos_first_then_rest)
+{
+  const std::vector<Source> three = { { "NV12", 64, 48 }, { "I420", 32, 24 },
+    { "RGBA", 20, 30 } };
+  Tensor t;
+  std::vector<Batch> batches;
+  GstElement * pipeline = start_batches (three, props_of (t, 0).c_str (), &batches);
+  const guint frames[3] = { 1, 3, 4 };
+  for (size_t i = 0; i < three.size (); i++) {
+    for (guint k = 0; k < frames[i]; k++)
+      gst_buffer_unref (push_frame (pipeline, i, three[i], k));
+    end_source (pipeline, i);
+  }
+  testutil::run_to_eos (pipeline, "eos first then rest");
+  const std::vector<std::vector<guint>> want = { { 0, 1, 2 }, { 1, 2 }, { 1, 2 }, { 2 } };
+  fail_unless_equals_int (batches.size (), want.size ());
+  for (size_t k = 0; k < want.size (); k++) {
+    const Batch & b = batches[k];
+    fail_unless_equals_int (b.slots.size (), want[k].size ());
+    fail_unless_equals_int (b.bytes.size (), want[k].size () * 3 * t.w * t.h);
+    for (size_t n = 0; n < want[k].size (); n++) {
+      fail_if (b.slots[n].empty, "batch %zu slot %zu empty", k, n);
+      fail_unless_equals_int (b.slots[n].pad_index, want[k][n]);
+      fail_unless_equals_uint64 (b.slots[n].pts, k * GST_SECOND / 30);
+    }
+  }
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
+/* Counts the batches that reached the sink, as they come. */
+static GstPadProbeReturn
+count_batch (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  static_cast<std::atomic<guint> *> (data)->fetch_add (1);
+  return GST_PAD_PROBE_OK;
+}
+
+/* Polls `done` for up to 20 s (the streaming threads run on meanwhile). */
+template <typename F>
+static void
+wait_until (F done, const char * what)
+{
+  for (int i = 0; i < 2000 && !done (); i++)
+    g_usleep (10000);
+  fail_unless (done (), "waited 20 s for %s", what);
+}
+
+/* A frame handed to the aggregator as a buffer of its own (the same memory
+ * and metas), so that its end is seen: pooled buffers are never freed. */
+static GstPadProbeReturn
+watch_frame_end (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  GstBuffer * copy = gst_buffer_copy (GST_PAD_PROBE_INFO_BUFFER (info));
+  gst_mini_object_weak_ref (
+      GST_MINI_OBJECT (copy),
+      [] (gpointer ended, GstMiniObject *) {
+        static_cast<std::atomic<bool> *> (ended)->store (true);
+      },
+      data);
+  gst_buffer_unref (GST_PAD_PROBE_INFO_BUFFER (info));
+  GST_PAD_PROBE_INFO_DATA (info) = copy;
+  return GST_PAD_PROBE_OK;
+}
+
+/* "appsrc name=`name` ! cudaupload" for source `s`, added to `pipeline`
+ * and linked to cudabatch's new pad `pad` while it plays. */
+static void
+add_source (GstElement * pipeline, GstElement * cs, const Source & s, const char * name,
+    const char * pad)
+{
+  GstVideoInfo info = info_of (s);
+  GstCaps * caps = gst_video_info_to_caps (&info);
+  gchar * c = gst_caps_to_string (caps);
+  gchar * line = g_strdup_printf (
+      "appsrc name=%s format=time caps=\"%s\" ! cudaupload name=up_%s", name, c, name);
+  GError * err = NULL;
+  GstElement * bin = gst_parse_bin_from_description (line, TRUE, &err);
+  fail_unless (bin && !err, "%s: %s", line, err ? err->message : "");
+  gst_bin_add (GST_BIN (pipeline), bin);
+  GstPad * sink = gst_element_request_pad_simple (cs, pad);
+  GstPad * src = gst_element_get_static_pad (bin, "src");
+  fail_unless (sink != NULL && gst_pad_link (src, sink) == GST_PAD_LINK_OK);
+  fail_unless (gst_element_sync_state_with_parent (bin));
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  g_free (line);
+  g_free (c);
+  gst_caps_unref (caps);
+}
+
+/* Pads requested and released while PLAYING: a released pad's queued frame
+ * is let go at once (no dangling frame), the released pad is in no later
+ * batch, a new pad joins the next one, and its slots are right. */
+GST_START_TEST (test_pads_while_playing)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "I420", 32, 24 } };
+  const Source added = { "RGBA", 40, 20 };
+  Tensor t;
+  std::vector<Batch> batches;
+  GstElement * pipeline = start_batches (two, props_of (t, 0).c_str (), &batches);
+  /* Nothing flows before the first push: the probes see every batch. */
+  std::atomic<guint> seen{ 0 };
+  std::atomic<bool> queued_ended{ false };
+  testutil::add_probe (
+      pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, count_batch, &seen);
+  GstElement * cs = testutil::by_name (pipeline, "cs");
+  for (size_t i = 0; i < two.size (); i++)
+    gst_buffer_unref (push_frame (pipeline, i, two[i], 0));
+  wait_until ([&] { return seen.load () == 1; }, "the first batch");
+
+  /* sink_1's next frame waits in its pad for sink_0's, which never comes
+   * before sink_1 is released. */
+  GstPad * pad1 = gst_element_get_static_pad (cs, "sink_1");
+  GstPad * up1 = gst_pad_get_peer (pad1);
+  gst_pad_add_probe (
+      up1, GST_PAD_PROBE_TYPE_BUFFER, watch_frame_end, &queued_ended, NULL);
+  gst_buffer_unref (push_frame (pipeline, 1, two[1], 1));
+  wait_until ([&] { return gst_aggregator_pad_has_buffer (GST_AGGREGATOR_PAD (pad1)); },
+      "sink_1's frame in its pad");
+  fail_if (queued_ended.load (), "the queued frame ended before its pad was released");
+  gst_pad_unlink (up1, pad1);
+  gst_element_release_request_pad (cs, pad1);
+  gst_object_unref (pad1);
+  wait_until (
+      [&] { return queued_ended.load (); }, "the released pad's frame to be let go");
+  gst_object_unref (up1);
+
+  add_source (pipeline, cs, added, "s2", "sink_2");
+  std::vector<GstBuffer *> pushed[2];
+  for (guint k = 1; k < 3; k++) {
+    pushed[0].push_back (push_frame (pipeline, 0, two[0], k));
+    pushed[1].push_back (push_frame (pipeline, 2, added, k));
+  }
+  end_source (pipeline, 0);
+  end_source (pipeline, 2);
+  end_source (pipeline, 1); /* its appsrc is still in the pipeline, unlinked */
+  testutil::run_to_eos (pipeline, "pads while playing");
+  fail_unless_equals_int (batches.size (), 3);
+  fail_unless_equals_int (batches[0].slots.size (), 2);
+  for (guint k = 1; k < 3; k++) {
+    const Batch & b = batches[k];
+    fail_unless_equals_int (b.slots.size (), 2);
+    fail_unless_equals_int (b.slots[0].pad_index, 0);
+    fail_unless_equals_int (b.slots[1].pad_index, 2);
+    fail_unless_equals_uint64 (b.slots[1].pts, k * GST_SECOND / 30);
+    gint rect[4];
+    check_slot (b, 0, reference_picture (two[0], pushed[0][k - 1], t, rect), t, "sink_0");
+    check_slot (b, 1, reference_picture (added, pushed[1][k - 1], t, rect), t, "sink_2");
+  }
+  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+  for (auto & v : pushed)
+    for (GstBuffer * f : v)
+      gst_buffer_unref (f);
+  gst_object_unref (cs);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* A live pad that stalls: after the timeout the batch goes out without it,
  * its slot marked empty, and the stream goes on. */
 GST_START_TEST (test_stalled_live_pad)
@@ -380,11 +545,8 @@ GST_START_TEST (test_stalled_live_pad)
   const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
   Tensor t;
   std::string props = props_of (t, 2) + " batched-push-timeout=20000";
-  GstElement * pipeline = batch_pipeline (two, props.c_str (), true);
   std::vector<Batch> batches;
-  watch_batches (pipeline, &batches);
-  fail_unless (
-      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  GstElement * pipeline = start_batches (two, props.c_str (), &batches, true);
   /* both at 0, then pad 1 stalls while pad 0 goes on in real time */
   gst_buffer_unref (push_frame (pipeline, 1, two[1], 0));
   for (guint k = 0; k < 6; k++) {
@@ -447,60 +609,6 @@ GST_START_TEST (test_unbatchable_caps)
 }
 GST_END_TEST;
 
-/* The benchmark row (BATCH_BENCH=1, on a GPU; scripts/gpu-batch.sh): 16
- * device-resident 1080p NV12 streams (uploaded once, imagefreeze) into
- * 16 x 3 x 640 x 640 float16, letterboxed and normalised. Two runs of
- * different lengths; their difference drops start-up. */
-static void
-bench_run (guint frames, double * wall, double * cpu, guint64 * waits)
-{
-  std::string line = "cudabatch name=cs batch-size=16 width=640 height=640 dtype=float16 "
-                     "mean=\"<0.485,0.456,0.406>\" std=\"<0.229,0.224,0.225>\" ! "
-                     "fakesink sync=false enable-last-sample=false";
-  for (int i = 0; i < 16; i++) {
-    gchar * part = g_strdup_printf (
-        " videotestsrc num-buffers=1 pattern=%d ! "
-        "video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload ! "
-        "imagefreeze num-buffers=%u ! cs.sink_%d",
-        i % 20, frames, i);
-    line += part;
-    g_free (part);
-  }
-  GstElement * pipeline = gst_parse_launch (line.c_str (), NULL);
-  fail_unless (pipeline != NULL);
-  struct rusage r0, r1;
-  getrusage (RUSAGE_SELF, &r0);
-  const gint64 t0 = g_get_monotonic_time ();
-  testutil::run_to_eos (pipeline, "bench", 600 * GST_SECOND);
-  *wall = (g_get_monotonic_time () - t0) / 1e6;
-  getrusage (RUSAGE_SELF, &r1);
-  *cpu = (r1.ru_utime.tv_sec - r0.ru_utime.tv_sec) +
-         (r1.ru_stime.tv_sec - r0.ru_stime.tv_sec) +
-         ((r1.ru_utime.tv_usec - r0.ru_utime.tv_usec) +
-             (r1.ru_stime.tv_usec - r0.ru_stime.tv_usec)) /
-             1e6;
-  *waits = testutil::host_waits (pipeline, "cs");
-  gst_object_unref (pipeline);
-}
-
-GST_START_TEST (test_bench)
-{
-  if (!g_getenv ("BATCH_BENCH") || testutil::on_stand_in ())
-    return;
-  const guint few = 100, many = 1100;
-  double w0, c0, w1, c1;
-  guint64 h0, h1;
-  bench_run (few, &w0, &c0, &h0);
-  bench_run (many, &w1, &c1, &h1);
-  const double n = many - few;
-  std::printf ("BENCH batch 16x1080p-NV12 -> 16x3x640x640 float16: %.1f batches/s, "
-               "%.1f CPU us/batch, host waits %" G_GUINT64_FORMAT
-               " and %" G_GUINT64_FORMAT " (runs of %u and %u batches)\n",
-      n / (w1 - w0), 1e6 * (c1 - c0) / n, h0, h1, few, many);
-  fail_unless_equals_int (h1, 0);
-}
-GST_END_TEST;
-
 static Suite *
 batch_gpu_suite (void)
 {
@@ -514,10 +622,11 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_float16_nhwc_bgr);
   tcase_add_test (tc, test_empty_slots);
   tcase_add_test (tc, test_eos_one_then_all);
+  tcase_add_test (tc, test_eos_first_then_rest);
+  tcase_add_test (tc, test_pads_while_playing);
   tcase_add_test (tc, test_stalled_live_pad);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_unbatchable_caps);
-  tcase_add_test (tc, test_bench);
   return s;
 }
 

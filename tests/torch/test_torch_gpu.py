@@ -13,7 +13,10 @@
   - the model-input recipe: cudaconvertscale's letterboxed 640x640 RGBP as
     one 3 x 640 x 640 tensor over the planes' own memory, at least 40 dB
     PSNR from CPU videoconvertscale's (tests/elements/convertscale_gpu.cpp's
-    bound; 57-63 dB on the CUDA stand-in, which runs the kernel's CPU twin).
+    bound; 57-63 dB on the CUDA stand-in, which runs the kernel's CPU twin);
+  - cudabatch's batches as torch tensors: N x 3 x H x W float16 over the
+    batch's own memory (no copy), its slots' map, no host wait in 200
+    batches, and the values of a one-colour source normalised as asked.
 
 Exit 0 when everything passed, 1 when something failed, 77 (skipped) without
 PyTorch, NumPy or a CUDA device.
@@ -363,8 +366,56 @@ def test_model_input_rgbp():
     return f"{n} frames 1280x720 RGBA -> 640x640 RGBP letterbox, PSNR >= {worst:.1f} dB"
 
 
+# ---------------------------------------------------------------------------
+# cudabatch: the batch tensor in torch
+
+def test_batch_from_dlpack():
+    warm, n, side = 10, 200, 64
+    # Two one-colour sources of other shapes (red 128x64, green 32x64),
+    # uploaded once: each slot is its colour inside the picture, 0 around.
+    srcs = "".join(
+        f"videotestsrc pattern={pat} num-buffers=1 ! video/x-raw,format=RGBA,width={w},"
+        f"height={h},framerate=1000/1 ! cudaupload ! imagefreeze num-buffers={warm + n + 5} "
+        f"! b.sink_{i} " for i, (pat, w, h) in enumerate([("red", 128, 64), ("green", 32, 64)]))
+    desc = (f"{srcs}cudabatch name=b width={side} height={side} dtype=float16 "
+            'mean="<0.5,0.5,0.5>" std="<0.5,0.5,0.5>" ! appsink sync=false')
+    s = torch.cuda.Stream()
+    what = "cudabatch -> torch"
+    with cudastreams.Pipeline(desc) as p, torch.cuda.stream(s):
+        acc = torch.zeros((), dtype=torch.float32, device="cuda")
+        for i in range(warm):
+            acc += torch.from_dlpack(pull(p, None, what, i)).float().mean()
+        before = cudastreams.host_waits()
+        for i in range(n):
+            b = pull(p, None, what, warm + i)
+            t = torch.from_dlpack(b)
+            acc += t.float().mean()
+            if i < n - 1:
+                del t, b
+        after = cudastreams.host_waits()
+        check(t.shape == (2, 3, side, side) and t.dtype == torch.float16 and t.is_cuda,
+              f"{what}: tensor {tuple(t.shape)} {t.dtype}")
+        check(t.data_ptr() == torch.from_dlpack(b).data_ptr(),
+              f"{what}: two exports of one batch are two memories (a copy?)")
+        sl = b.slots
+        check([x.pad for x in sl] == ["sink_0", "sink_1"] and not any(x.empty for x in sl),
+              f"{what}: slots {[x.pad for x in sl]}")
+        check(sl[0].box_to_source(0, 16, 64, 48) == (0.0, 0.0, 128.0, 64.0),
+              f"{what}: slot 0 maps its picture to {sl[0].box_to_source(0, 16, 64, 48)}")
+        torch.cuda.synchronize()
+        # red inside slot 0's picture (rows 16..47): (1, -1, -1); border -1
+        want = torch.tensor([1.0, -1.0, -1.0], device="cuda").view(3, 1)
+        got = t[0, :, 16:48, :].float().reshape(3, -1)
+        check(bool(((got - want).abs() < 1e-2).all()), f"{what}: slot 0 is not red")
+        check(bool((t[0, :, :16].float() + 1).abs().max() < 1e-2), f"{what}: slot 0's border")
+        check(bool(torch.isfinite(acc)), f"{what}: the torch op gave {acc.item()}")
+    check(after == before, f"{what}: {after - before} host waits in {n} batches; want 0")
+    return f"{n} batches of 2 x 3 x {side} x {side} float16, 0 host waits"
+
+
 TESTS = [test_exact_vs_videocrop, test_no_host_waits, test_held_tensor_kept,
-         test_app_streams, test_push_round_trip, test_model_input_rgbp]
+         test_app_streams, test_push_round_trip, test_model_input_rgbp,
+         test_batch_from_dlpack]
 
 
 def main():
