@@ -21,7 +21,7 @@ ninja -C $B >"$OUT/build.txt" 2>&1 || { grep -A5 error "$OUT/build.txt" | head -
 listed=$(meson test -C $B --list --no-rebuild 2>/dev/null)
 TESTS="" missing=""
 for t in batch_gpu batch_gpu_fake python_fakecuda_batch torch_gpu batch_infer_example; do
-  if grep -qE " / $t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
+  if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
 # shellcheck disable=SC2086
 timeout 200 meson test -C $B $TESTS --no-rebuild --print-errorlogs >"$OUT/tests.txt" 2>&1
