@@ -8,6 +8,13 @@
 
 namespace gst_cs {
 
+namespace {
+/* Epochs of every TraceStats of the process: never one twice. */
+std::atomic<guint64> next_epoch{ 1 };
+} // namespace
+
+TraceStats::TraceStats () : epoch_ (next_epoch.fetch_add (1)) {}
+
 ElementStats &
 TraceStats::get (GstElement * element, const gchar * name, bool ours)
 {
@@ -36,21 +43,15 @@ TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
   s.streams.insert (stream);
 }
 
-void
-TraceStats::add_cpu (GstElement * element, double cpu_us)
-{
-  std::lock_guard<std::mutex> hold (lock_);
-  ElementStats & s =
-      get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
-  s.cpu_frames++;
-  s.cpu_us += cpu_us;
-}
-
-void
-TraceStats::seen (GstElement * element)
+CpuSums *
+TraceStats::cpu_sums (GstElement * element)
 {
   std::lock_guard<std::mutex> hold (lock_);
   get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
+  std::unique_ptr<CpuSums> & sums = cpu_[element];
+  if (!sums)
+    sums = std::make_unique<CpuSums> ();
+  return sums.get ();
 }
 
 bool
@@ -108,9 +109,18 @@ std::vector<SummaryRow>
 TraceStats::take_summary ()
 {
   std::lock_guard<std::mutex> hold (lock_);
+  /* A push hook still adding under the old epoch counts in the next run. */
+  epoch_.store (next_epoch.fetch_add (1), std::memory_order_release);
   std::vector<SummaryRow> rows;
-  for (GstElement * e : order_)
-    rows.push_back (row_of (elements_[e]));
+  for (GstElement * e : order_) {
+    ElementStats & s = elements_[e];
+    auto sums = cpu_.find (e);
+    if (sums != cpu_.end ()) {
+      s.cpu_frames = sums->second->frames.exchange (0);
+      s.cpu_us = sums->second->ns.exchange (0) / 1000.0;
+    }
+    rows.push_back (row_of (s));
+  }
   elements_.clear ();
   order_.clear ();
   return rows;

@@ -2,8 +2,11 @@
 // What the tracer sums per element, and the summary made of it.
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +28,11 @@ struct ElementStats {
   std::set<std::string> streams;
 };
 
+// An element's CPU time as the push hooks add it, without a lock.
+struct CpuSums {
+  std::atomic<guint64> frames{ 0 }, ns{ 0 };
+};
+
 // One summary line's figures (GPU ones NaN where not measured).
 struct SummaryRow {
   std::string element, streams, note;
@@ -38,10 +46,14 @@ public:
   void add_gpu_frame (GstElement * element, const std::string & name,
       const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
       guint64 host_waits);
-  // From its streaming thread: `element` is alive.
-  void add_cpu (GstElement * element, double cpu_us);
-  // A buffer enters `element`: the summary lists elements in this order.
-  void seen (GstElement * element);
+  // A buffer enters `element` (alive: from its streaming thread): the
+  // summary lists elements in this order. Its CPU sums, to add to until
+  // epoch () changes; they live as long as this.
+  CpuSums * cpu_sums (GstElement * element);
+  // Changes when take_summary () starts afresh; unique to this instance,
+  // so that callers can cache what cpu_sums () gave under it.
+  guint64 epoch () const { return epoch_.load (std::memory_order_acquire); }
+  TraceStats ();
   bool empty ();
   // The rows, upstream elements first as they were first seen; clears.
   std::vector<SummaryRow> take_summary ();
@@ -51,6 +63,9 @@ private:
   std::mutex lock_;
   std::map<GstElement *, ElementStats> elements_;
   std::vector<GstElement *> order_;
+  // Never shrinks: the push hooks of other threads may still hold them.
+  std::unordered_map<GstElement *, std::unique_ptr<CpuSums>> cpu_;
+  std::atomic<guint64> epoch_;
 };
 
 // The summary as a table for people.
