@@ -4,7 +4,10 @@
 // its own work (start, end), for one frame in every () per element, read
 // back later without blocking (cudaEventQuery) as frames go by, and with a
 // host wait only at the end of a run (drain). A frame's GPU time is its own
-// work, start to end; start - begin is its wait for its input.
+// work, start to end, with the stream held by a gate (gstcsstreamgate.hpp)
+// from before start until the end is enqueued, so that the host's launch
+// does not count; start - begin is its wait for its input (and for the
+// host's enqueuing).
 #pragma once
 
 #include <deque>

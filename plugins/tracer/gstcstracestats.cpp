@@ -31,11 +31,12 @@ TraceStats::get (GstElement * element, const gchar * name, bool ours)
 void
 TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
     const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
-    guint64 host_waits)
+    guint64 host_waits, bool gated)
 {
   std::lock_guard<std::mutex> hold (lock_);
   ElementStats & s = get (element, name.c_str (), true);
   s.gpu_frames++;
+  s.ungated += gated ? 0 : 1;
   s.gpu_us.push_back ((float)gpu_us);
   s.gpu_wait_us += wait_us;
   s.enqueue_cpu_us += enqueue_cpu_us;
@@ -101,6 +102,13 @@ row_of (ElementStats & s)
   r.host_waits = (double)s.host_waits / r.frames;
   for (const std::string & st : s.streams)
     r.streams += (r.streams.empty () ? "" : " ") + st;
+  /* Without a gate the span starts before the host's launch of the work
+   * (stream memory operations unusable, or a host wait opened it). */
+  if (s.ungated)
+    r.mark = s.ungated == s.gpu_frames
+                 ? "includes launch latency"
+                 : "includes launch latency in " + std::to_string (s.ungated) + " of " +
+                       std::to_string (s.gpu_frames) + " frames";
   return r;
 }
 } // namespace
@@ -150,12 +158,14 @@ format_summary (const std::vector<SummaryRow> & rows)
   out += head;
   g_free (head);
   for (const SummaryRow & r : rows) {
+    const std::string where = !r.note.empty ()  ? r.note
+                              : r.mark.empty () ? r.streams
+                                                : r.streams + " (GPU " + r.mark + ")";
     gchar * line = g_strdup_printf (
         "%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n", r.element.c_str (),
         r.frames, figure (r.gpu_mean).c_str (), figure (r.gpu_p50).c_str (),
         figure (r.gpu_p99).c_str (), figure (r.gpu_wait).c_str (),
-        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (),
-        r.note.empty () ? r.streams.c_str () : r.note.c_str ());
+        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (), where.c_str ());
     out += line;
     g_free (line);
   }

@@ -19,6 +19,7 @@ struct ElementStats {
   std::string name;
   bool ours = false;         // a cudastreams element (GPU time measured)
   guint64 gpu_frames = 0;    // frames whose GPU work was timed
+  guint64 ungated = 0;       // ... without a stream gate: launch latency included
   std::vector<float> gpu_us; // each frame's GPU time of its own work
   double gpu_wait_us = 0;    // sum: waiting on the GPU for the input's producer
   double enqueue_cpu_us = 0; // sum: CPU time of the per-frame GPU path
@@ -36,6 +37,7 @@ struct CpuSums {
 // One summary line's figures (GPU ones NaN where not measured).
 struct SummaryRow {
   std::string element, streams, note;
+  std::string mark; // what the GPU figures include besides the work
   guint64 frames = 0;
   double gpu_mean = 0, gpu_p50 = 0, gpu_p99 = 0, gpu_wait = 0, cpu = 0, host_waits = 0;
 };
@@ -45,7 +47,7 @@ public:
   // `element` is a key only (it may be gone by then): `name` names it.
   void add_gpu_frame (GstElement * element, const std::string & name,
       const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
-      guint64 host_waits);
+      guint64 host_waits, bool gated);
   // A buffer enters `element` (alive: from its streaming thread): the
   // summary lists elements in this order. Its CPU sums, to add to until
   // epoch () changes; they live as long as this.
