@@ -97,15 +97,6 @@ parse_row (const std::string & line, Row * r)
   return ok;
 }
 
-bool
-check (cudaError_t e, const char * what)
-{
-  if (e == cudaSuccess)
-    return true;
-  std::fprintf (stderr, "%s: %s\n", what, cudaGetErrorString (e));
-  return false;
-}
-
 /* Mean time of `n` runs of `work` on `stream`, after 10 untimed ones, in µs. */
 template <class Work>
 double

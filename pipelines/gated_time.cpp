@@ -7,10 +7,8 @@
 
 #include "tracer/gstcsstreamgate.hpp"
 
-namespace {
-
 bool
-ok (cudaError_t e, const char * what)
+check (cudaError_t e, const char * what)
 {
   if (e == cudaSuccess)
     return true;
@@ -18,19 +16,21 @@ ok (cudaError_t e, const char * what)
   return false;
 }
 
+namespace {
+
 /* One piece between two events behind a gate; its time in µs. */
 bool
 time_one (int device, cudaStream_t stream, cudaEvent_t start, cudaEvent_t stop,
     const std::function<bool ()> & work, double * us, bool * held)
 {
   gst_cs::StreamGate gate = gst_cs::StreamGate::close (device, stream);
-  bool fine = ok (cudaEventRecord (start, stream), "cudaEventRecord") && work () &&
-              ok (cudaEventRecord (stop, stream), "cudaEventRecord");
+  bool fine = check (cudaEventRecord (start, stream), "cudaEventRecord") && work () &&
+              check (cudaEventRecord (stop, stream), "cudaEventRecord");
   gate.open ();
   *held = gate.held ();
   float ms = 0;
-  fine = ok (cudaEventSynchronize (stop), "cudaEventSynchronize") && fine &&
-         ok (cudaEventElapsedTime (&ms, start, stop), "cudaEventElapsedTime");
+  fine = check (cudaEventSynchronize (stop), "cudaEventSynchronize") && fine &&
+         check (cudaEventElapsedTime (&ms, start, stop), "cudaEventElapsedTime");
   *us = 1000.0 * ms;
   return fine;
 }
@@ -42,8 +42,8 @@ time_one_at_a_time (int device, cudaStream_t stream, int n,
     const std::function<bool ()> & work, GatedTime * out)
 {
   cudaEvent_t start = nullptr, stop = nullptr;
-  if (!ok (cudaEventCreate (&start), "cudaEventCreate") ||
-      !ok (cudaEventCreate (&stop), "cudaEventCreate"))
+  if (!check (cudaEventCreate (&start), "cudaEventCreate") ||
+      !check (cudaEventCreate (&stop), "cudaEventCreate"))
     return false;
   std::vector<double> times;
   bool fine = true, all_held = true;

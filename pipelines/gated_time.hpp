@@ -12,6 +12,9 @@
 
 #include <functional>
 
+/* Whether `e` is cudaSuccess; else says what failed on stderr. */
+bool check (cudaError_t e, const char * what);
+
 struct GatedTime {
   double median_us = 0, mean_us = 0;
   bool gated = false; /* every piece ran behind a gate (else: launch included) */

@@ -30,6 +30,13 @@ struct Stream {
     cudaEventDestroy (after);
     cudaStreamDestroy (s);
   }
+  // A gate on the stream, and `after` recorded behind it.
+  gst_cs::StreamGate gate_then_record ()
+  {
+    gst_cs::StreamGate gate = gst_cs::StreamGate::close (0, s);
+    fail_unless_equals_int (cudaEventRecord (after, s), cudaSuccess);
+    return gate;
+  }
 };
 
 /* What this run expects: the stand-in's second run refuses the operations. */
@@ -46,9 +53,8 @@ GST_START_TEST (test_gate_holds_until_opened)
 {
   Stream st;
   fail_unless_equals_int (gst_cs::stream_gates_supported (0), gates_expected ());
-  gst_cs::StreamGate gate = gst_cs::StreamGate::close (0, st.s);
+  gst_cs::StreamGate gate = st.gate_then_record ();
   fail_unless_equals_int (gate.closed (), gates_expected ());
-  fail_unless_equals_int (cudaEventRecord (st.after, st.s), cudaSuccess);
   if (gate.closed ()) /* a GPU cannot pass it; the stand-in runs nothing yet */
     fail_unless_equals_int (cudaEventQuery (st.after), cudaErrorNotReady);
   gate.open ();
@@ -64,8 +70,7 @@ GST_START_TEST (test_dropped_gate_opens)
 {
   Stream st;
   {
-    gst_cs::StreamGate gate = gst_cs::StreamGate::close (0, st.s);
-    fail_unless_equals_int (cudaEventRecord (st.after, st.s), cudaSuccess);
+    gst_cs::StreamGate gate = st.gate_then_record ();
     gst_cs::StreamGate moved = std::move (gate);
     fail_if (gate.closed ());
     fail_unless_equals_int (moved.closed (), gates_expected ());
@@ -79,8 +84,7 @@ GST_END_TEST;
 GST_START_TEST (test_host_wait_opens_gates)
 {
   Stream st;
-  gst_cs::StreamGate gate = gst_cs::StreamGate::close (0, st.s);
-  fail_unless_equals_int (cudaEventRecord (st.after, st.s), cudaSuccess);
+  gst_cs::StreamGate gate = st.gate_then_record ();
   fail_unless (gst_cs_host_wait_event (st.after, NULL, NULL));
   gate.open ();
   fail_if (gate.held ());
