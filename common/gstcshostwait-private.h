@@ -10,6 +10,10 @@
 
 G_BEGIN_DECLS
 
+/* Called right before a thread blocks on the GPU (see
+ * gst_cs_host_wait_set_hook()). */
+typedef void (*GstCsHostWaitHook) (void);
+
 /* clang-format off */
 GST_CS_API
 void     gst_cs_wait_counter_reset (GstCsWaitCounter * counter);
@@ -31,6 +35,9 @@ gboolean gst_cs_host_wait_stream   (cudaStream_t       stream,
 
 GST_CS_API
 void     gst_cs_host_wait_count    (GstCsWaitCounter * counter);
+
+GST_CS_API
+void     gst_cs_host_wait_set_hook (GstCsHostWaitHook  hook);
 
 /* clang-format on */
 

@@ -8,10 +8,14 @@
 
 namespace {
 std::atomic<guint64> total_waits{ 0 };
+std::atomic<GstCsHostWaitHook> before_wait{ nullptr };
 
+/* Every host wait passes here before it blocks. */
 void
 count (GstCsWaitCounter * counter)
 {
+  if (GstCsHostWaitHook hook = before_wait.load (std::memory_order_acquire))
+    hook ();
   total_waits.fetch_add (1, std::memory_order_relaxed);
   if (counter)
     __atomic_fetch_add (&counter->waits, 1, __ATOMIC_RELAXED);
@@ -132,6 +136,22 @@ void
 gst_cs_host_wait_count (GstCsWaitCounter * counter)
 {
   count (counter);
+}
+
+/**
+ * gst_cs_host_wait_set_hook:
+ * @hook: (nullable): called right before any host wait blocks, on the
+ *   waiting thread; %NULL removes it
+ *
+ * For the tracer, which holds streams on a word of host memory while it
+ * enqueues a timed frame (plugins/tracer/gstcsstreamgate.hpp): a thread
+ * that blocks on the GPU might wait for work behind such a gate, so the
+ * hook opens every gate first. One hook per process; it must not block.
+ */
+void
+gst_cs_host_wait_set_hook (GstCsHostWaitHook hook)
+{
+  before_wait.store (hook, std::memory_order_release);
 }
 
 /**

@@ -6,7 +6,15 @@
  * events in one process. The kernel is described by the element's own
  * function (plugins/gstcsconvertdesc), so it is the element's launch.
  *
- *   gcs-convert-time [--rows FILE] [TEXT]
+ * Two figures per kernel: back to back (kernel_us: 200 launches between
+ * two events, each launch's start overlapping the one before), and one
+ * launch at a time (kernel_one_us, the median; each launch alone on an idle
+ * GPU behind a stream gate, as the cudastreams tracer times a frame:
+ * pipelines/gated_time.hpp). With --copies, the copies of cudaupload and
+ * cudadownload too, one at a time the same way: the input frame from
+ * pinned memory to the device (up_us) and the output frame back (down_us).
+ *
+ *   gcs-convert-time [--rows FILE] [--copies] [TEXT]
  *       -> one line "CONVERT-TIME {json}" per row of FILE (default:
  *          pipelines/convert_rows.txt), those whose name holds TEXT (one
  *          kernel to profile)
@@ -22,6 +30,8 @@
 
 #include "convert_scale.h"
 #include "convert/gstcsconvertdesc.hpp"
+#include "gated_time.hpp"
+#include "gstcsvideo-private.h"
 
 namespace {
 
@@ -87,15 +97,6 @@ parse_row (const std::string & line, Row * r)
   return ok;
 }
 
-bool
-check (cudaError_t e, const char * what)
-{
-  if (e == cudaSuccess)
-    return true;
-  std::fprintf (stderr, "%s: %s\n", what, cudaGetErrorString (e));
-  return false;
-}
-
 /* Mean time of `n` runs of `work` on `stream`, after 10 untimed ones, in µs. */
 template <class Work>
 double
@@ -118,8 +119,59 @@ time_us (cudaStream_t stream, int n, Work work)
   return 1000.0 * ms / n;
 }
 
+/* A frame between host and device as cudaupload and cudadownload copy it:
+ * plane by plane. */
 bool
-run_row (const Row & r, cudaStream_t stream)
+copy_frame (guint8 * dst, const guint8 * src, const GstVideoInfo * info,
+    cudaMemcpyKind kind, cudaStream_t stream)
+{
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    const gsize offset = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+    const gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+    if (!check (cudaMemcpy2DAsync (dst + offset, stride, src + offset, stride,
+                    gst_cs_video_plane_row_bytes (info, p),
+                    gst_cs_video_plane_rows (info, p), kind, stream),
+            "cudaMemcpy2DAsync"))
+      return false;
+  }
+  return true;
+}
+
+/* The upload of `in` and the download of `out`, one at a time, from and
+ * into pinned memory: ",\"up_us\":...,\"down_us\":..." for the row's
+ * line, or "" where they fail. */
+std::string
+copy_figures (const GstVideoInfo * in, const GstVideoInfo * out, guint8 * din,
+    guint8 * dout, int device, cudaStream_t stream)
+{
+  guint8 *hin = nullptr, *hout = nullptr;
+  GatedTime up, down;
+  const bool fine =
+      check (cudaHostAlloc ((void **)&hin, in->size, cudaHostAllocDefault), "pinned") &&
+      check (cudaHostAlloc ((void **)&hout, out->size, cudaHostAllocDefault), "pinned") &&
+      time_one_at_a_time (
+          device, stream, 50,
+          [&] { return copy_frame (din, hin, in, cudaMemcpyHostToDevice, stream); },
+          &up) &&
+      time_one_at_a_time (
+          device, stream, 50,
+          [&] { return copy_frame (hout, dout, out, cudaMemcpyDeviceToHost, stream); },
+          &down);
+  cudaFreeHost (hin);
+  cudaFreeHost (hout);
+  if (!fine)
+    return "";
+  gchar * s = g_strdup_printf (",\"up_us\":%.2f,\"up_mean_us\":%.2f,\"down_us\":%.2f,"
+                               "\"down_mean_us\":%.2f,\"copies_gated\":%s",
+      up.median_us, up.mean_us, down.median_us, down.mean_us,
+      up.gated && down.gated ? "true" : "false");
+  std::string text = s;
+  g_free (s);
+  return text;
+}
+
+bool
+run_row (const Row & r, cudaStream_t stream, bool copies)
 {
   GstVideoInfo in, out;
   gst_video_info_set_format (&in, r.in_format, r.in_w, r.in_h);
@@ -150,6 +202,15 @@ run_row (const Row & r, cudaStream_t stream)
   bool ok = check (gst_cs::gpu::convert_scale (op, stream), "convert_scale");
   const double kernel =
       time_us (stream, 200, [&] { gst_cs::gpu::convert_scale (op, stream); });
+  int device = 0;
+  GatedTime one;
+  ok = ok && check (cudaGetDevice (&device), "cudaGetDevice") &&
+       time_one_at_a_time (
+           device, stream, 200,
+           [&] {
+             return check (gst_cs::gpu::convert_scale (op, stream), "convert_scale");
+           },
+           &one);
   /* The CPU's share of a frame: describing it as the element does and
    * launching the kernel (the stream runs behind). */
   const auto t0 = std::chrono::steady_clock::now ();
@@ -169,11 +230,15 @@ run_row (const Row & r, cudaStream_t stream)
     cudaMemcpyAsync (copy_b, copy_a, copy_bytes, cudaMemcpyDeviceToDevice, stream);
   });
   ok = ok && check (cudaStreamSynchronize (stream), "the timed work");
-  std::printf ("CONVERT-TIME {\"row\":\"%s\",\"kernel_us\":%.2f,\"copy_us\":%.2f,"
+  const std::string copy_times =
+      copies && ok ? copy_figures (&in, &out, din, dout, device, stream) : "";
+  std::printf ("CONVERT-TIME {\"row\":\"%s\",\"kernel_us\":%.2f,\"kernel_one_us\":%.2f,"
+               "\"kernel_one_mean_us\":%.2f,\"gated\":%s,\"copy_us\":%.2f,"
                "\"ratio\":%.3f,\"host_us\":%.2f,\"in_bytes\":%zu,\"out_bytes\":%zu,"
-               "\"path\":\"%s\"}\n",
-      r.name.c_str (), kernel, copy, kernel / copy, host, read_bytes, out.size,
-      gst_cs::gpu::convert_scale_path (op));
+               "\"path\":\"%s\"%s}\n",
+      r.name.c_str (), kernel, one.median_us, one.mean_us, one.gated ? "true" : "false",
+      copy, kernel / copy, host, read_bytes, out.size,
+      gst_cs::gpu::convert_scale_path (op), copy_times.c_str ());
   cudaFree (din);
   cudaFree (dout);
   cudaFree (copy_a);
@@ -190,9 +255,12 @@ main (int argc, char ** argv)
    * argument picks those whose name holds it. */
   const char * rows_path = GCS_CONVERT_ROWS;
   const char * pick = nullptr;
+  bool copies = false;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--rows") == 0 && i + 1 < argc)
       rows_path = argv[++i];
+    else if (std::strcmp (argv[i], "--copies") == 0)
+      copies = true;
     else
       pick = argv[i];
   }
@@ -219,7 +287,7 @@ main (int argc, char ** argv)
   bool ok = true;
   for (const Row & r : rows)
     if (!pick || r.name.find (pick) != std::string::npos)
-      ok = run_row (r, stream) && ok;
+      ok = run_row (r, stream, copies) && ok;
   cudaStreamDestroy (stream);
   return ok ? 0 : 1;
 }

@@ -21,6 +21,7 @@ struct _GstCsBaseTransformPrivate {
   GstCsStreamPool * lease_stream_pool; /* the one the stream is leased from */
   cudaStream_t stream;
   GstCsWaitCounter waits;
+  guint64 frames; /* counted by gst_cs_base_transform_count_frame() */
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
@@ -316,6 +317,15 @@ GstCsWaitCounter *
 gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 {
   return &self->priv->waits;
+}
+
+/* Frames counted before this one (the tracer's hook counts those it sees,
+ * to time one in N without a lookup of its own). From the streaming
+ * thread: the sink pad's stream lock serialises the calls. */
+guint64
+gst_cs_base_transform_count_frame (GstCsBaseTransform * self)
+{
+  return self->priv->frames++;
 }
 
 /* The before_transform of a subclass with controllable properties: they

@@ -67,6 +67,8 @@ cudaStream_t       gst_cs_base_transform_get_stream      (GstCsBaseTransform * s
 
 GstCsWaitCounter * gst_cs_base_transform_get_waits       (GstCsBaseTransform * self);
 
+guint64            gst_cs_base_transform_count_frame     (GstCsBaseTransform * self);
+
 void               gst_cs_base_transform_sync_controlled (GstBaseTransform   * trans,
                                                           GstBuffer          * buffer);
 

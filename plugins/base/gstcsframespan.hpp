@@ -2,7 +2,8 @@
 // The hook that lets a tracer time one frame's GPU work in an element
 // (internal). Elements open a FrameSpan where they enqueue a frame's work;
 // while no tracer observes, that costs one branch at each end and no CUDA
-// call. The tracer (plugins/tracer/) records the timing events.
+// call; while one does, a frame it does not time costs a count. The tracer
+// (plugins/tracer/) records the timing events.
 #pragma once
 
 #include <atomic>
@@ -30,10 +31,13 @@ struct FrameSpanData {
   gpointer observer_data = nullptr;                 // the observer's, from open to close
 };
 
-// Implemented by the tracer. Both calls run in the streaming thread, with the
+// Implemented by the tracer. The calls run in the streaming thread, with the
 // element's device current, and never block.
 class FrameObserver {
 public:
+  // The frames it times: one in every () per element; the others never
+  // reach it.
+  guint every () const { return every_.load (std::memory_order_relaxed); }
   // Before the element enqueues anything for the frame: records a start
   // event on the stream. False: this frame is not traced.
   virtual bool open (FrameSpanData & span) = 0;
@@ -45,6 +49,7 @@ public:
 
 protected:
   ~FrameObserver () = default;
+  std::atomic<guint> every_{ 1 };
 };
 
 // Set while a cudastreams tracer lives, nullptr otherwise.
@@ -60,8 +65,9 @@ public:
   FrameSpan (GstCsBaseTransform * element, GstBuffer * input, GstBuffer * const & output)
       : output_ (output)
   {
-    if (G_UNLIKELY (frame_observer.load (std::memory_order_acquire)))
-      open (element, input);
+    FrameObserver * observer = frame_observer.load (std::memory_order_acquire);
+    if (G_UNLIKELY (observer != nullptr))
+      open (element, input, observer);
   }
   ~FrameSpan ()
   {
@@ -84,7 +90,7 @@ public:
   FrameSpan & operator= (const FrameSpan &) = delete;
 
 private:
-  void open (GstCsBaseTransform * element, GstBuffer * input);
+  void open (GstCsBaseTransform * element, GstBuffer * input, FrameObserver * observer);
   void close ();
 
   GstBuffer * const & output_;

@@ -5,6 +5,7 @@
 
 #include "gstcserror-private.h"
 #include "gstcshostwait-private.h"
+#include "tracer/gstcsstreamgate.hpp"
 #include "tracer/gstcstracerecords.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cs_tracer_debug);
@@ -22,6 +23,9 @@ struct GpuFrames::Frame {
   // Before the element's waits, at its work's start and end.
   cudaEvent_t begin = nullptr, start = nullptr, end = nullptr;
   bool started = false, ended = false;
+  // Holds the stream from before start until end is enqueued; held () says
+  // whether it did (else the span includes the host's launch).
+  StreamGate gate;
   std::shared_ptr<Frame> producer; // until read back
   nvtxRangeId_t range = 0;
   TimingEventPool * pool = nullptr;
@@ -80,12 +84,6 @@ GpuFrames::~GpuFrames ()
 bool
 GpuFrames::open (FrameSpanData & span)
 {
-  {
-    /* One frame in every_ per element: the others cost nothing here. */
-    std::lock_guard<std::mutex> hold (lock_);
-    if (seen_[span.element]++ % every_ != 0)
-      return false;
-  }
   auto f = std::make_shared<Frame> ();
   f->pool = &events_;
   f->span = span;
@@ -135,10 +133,14 @@ GpuFrames::open (FrameSpanData & span)
   return true;
 }
 
+/* The gate closes before start and opens after end: the GPU runs start,
+ * the work and end as one, however long the host takes to enqueue them. */
 void
 GpuFrames::work (FrameSpanData & span, bool begins)
 {
   Frame & f = **static_cast<std::shared_ptr<Frame> *> (span.observer_data);
+  if (begins)
+    f.gate = StreamGate::close (span.device, span.stream);
   GError * err = NULL;
   if (GST_CS_CHECK (cudaEventRecord (begins ? f.start : f.end, span.stream), &err)) {
     (begins ? f.started : f.ended) = true;
@@ -146,6 +148,8 @@ GpuFrames::work (FrameSpanData & span, bool begins)
     GST_WARNING_OBJECT (span.element, "frame not traced: %s", err->message);
     g_clear_error (&err);
   }
+  if (!begins || !f.started)
+    f.gate.open ();
 }
 
 void
@@ -154,6 +158,7 @@ GpuFrames::close (FrameSpanData & span)
   auto * held = static_cast<std::shared_ptr<Frame> *> (span.observer_data);
   std::shared_ptr<Frame> f = std::move (*held);
   delete held;
+  f->gate.open (); /* where the element's work never ended */
   if (f->range)
     nvtxDomainRangeEnd (nvtx_domain (), f->range);
   f->span = span;
@@ -222,7 +227,8 @@ GpuFrames::resolve (Frame & f, bool wait)
   const double cpu = (f.span.cpu_end - f.span.cpu_begin) / 1000.0;
   const guint64 waits = f.span.host_waits_end - f.span.host_waits_begin;
   const std::string stream = stream_name (device, f.span.stream);
-  stats_.add_gpu_frame (f.span.element, f.element, stream, gpu, wait_us, cpu, waits);
+  stats_.add_gpu_frame (
+      f.span.element, f.element, stream, gpu, wait_us, cpu, waits, f.gate.held ());
   log_frame_record (f.element.c_str (), gst_util_get_timestamp (), f.span.pts,
       stream.c_str (), (guint64)(gpu * 1000), (guint64)(wait_us * 1000),
       (guint64)(cpu * 1000), waits);

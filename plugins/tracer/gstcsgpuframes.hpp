@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The tracer's side of the frame spans (base/gstcsframespan.hpp): events
 // with timing on the element's stream, before its waits (begin) and around
-// its own work (start, end), for one frame in every_, read back later
-// without blocking (cudaEventQuery) as frames go by, and with a host wait
-// only at the end of a run (drain). A frame's GPU time is its own work,
-// start to end; start - begin is its wait for its input.
+// its own work (start, end), for one frame in every () per element, read
+// back later without blocking (cudaEventQuery) as frames go by, and with a
+// host wait only at the end of a run (drain). A frame's GPU time is its own
+// work, start to end, with the stream held by a gate (gstcsstreamgate.hpp)
+// from before start until the end is enqueued, so that the host's launch
+// does not count; start - begin is its wait for its input (and for the
+// host's enqueuing).
 #pragma once
 
 #include <deque>
@@ -28,7 +31,7 @@ public:
   ~GpuFrames ();
   void set_nvtx (bool on) { nvtx_ = on; }
   // GPU time of one frame in `every` per element.
-  void set_every (guint every) { every_ = every ? every : 1; }
+  void set_every (guint every) { every_.store (every ? every : 1); }
 
   bool open (FrameSpanData & span) override;
   void work (FrameSpanData & span, bool begins) override;
@@ -62,8 +65,6 @@ private:
   TraceStats & stats_;
   TraceJson & json_;
   bool nvtx_ = false;
-  guint every_ = 1;
-  std::unordered_map<GstElement *, guint64> seen_; // frames opened per element
   TimingEventPool events_;
   std::mutex lock_;
   // Frames not read back yet, per device and stream: the events of one

@@ -78,7 +78,8 @@ trace_records_init ()
       "host-waits", GST_TYPE_STRUCTURE, field (G_TYPE_DOUBLE, "host waits per frame", E),
       "streams", GST_TYPE_STRUCTURE,
       field (G_TYPE_STRING, "the CUDA streams it ran on", E), "note", GST_TYPE_STRUCTURE,
-      field (G_TYPE_STRING, "why figures are missing", E), NULL));
+      field (G_TYPE_STRING, "why figures are missing, or what the GPU ones include", E),
+      NULL));
   g_once_init_leave (&done, 1);
 }
 
@@ -111,7 +112,7 @@ log_summary_record (const SummaryRow & r)
   auto v = [] (double x) { return std::isnan (x) ? -1.0 : x; };
   gst_tracer_record_log (summary_record, r.element.c_str (), r.frames, v (r.gpu_mean),
       v (r.gpu_p50), v (r.gpu_p99), v (r.gpu_wait), v (r.cpu), v (r.host_waits),
-      r.streams.c_str (), r.note.c_str ());
+      r.streams.c_str (), (r.note.empty () ? r.mark : r.note).c_str ());
 }
 
 } // namespace gst_cs

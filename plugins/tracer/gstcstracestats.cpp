@@ -8,6 +8,13 @@
 
 namespace gst_cs {
 
+namespace {
+/* Epochs of every TraceStats of the process: never one twice. */
+std::atomic<guint64> next_epoch{ 1 };
+} // namespace
+
+TraceStats::TraceStats () : epoch_ (next_epoch.fetch_add (1)) {}
+
 ElementStats &
 TraceStats::get (GstElement * element, const gchar * name, bool ours)
 {
@@ -24,11 +31,12 @@ TraceStats::get (GstElement * element, const gchar * name, bool ours)
 void
 TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
     const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
-    guint64 host_waits)
+    guint64 host_waits, bool gated)
 {
   std::lock_guard<std::mutex> hold (lock_);
   ElementStats & s = get (element, name.c_str (), true);
   s.gpu_frames++;
+  s.ungated += gated ? 0 : 1;
   s.gpu_us.push_back ((float)gpu_us);
   s.gpu_wait_us += wait_us;
   s.enqueue_cpu_us += enqueue_cpu_us;
@@ -36,21 +44,15 @@ TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
   s.streams.insert (stream);
 }
 
-void
-TraceStats::add_cpu (GstElement * element, double cpu_us)
-{
-  std::lock_guard<std::mutex> hold (lock_);
-  ElementStats & s =
-      get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
-  s.cpu_frames++;
-  s.cpu_us += cpu_us;
-}
-
-void
-TraceStats::seen (GstElement * element)
+CpuSums *
+TraceStats::cpu_sums (GstElement * element)
 {
   std::lock_guard<std::mutex> hold (lock_);
   get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
+  std::unique_ptr<CpuSums> & sums = cpu_[element];
+  if (!sums)
+    sums = std::make_unique<CpuSums> ();
+  return sums.get ();
 }
 
 bool
@@ -100,6 +102,13 @@ row_of (ElementStats & s)
   r.host_waits = (double)s.host_waits / r.frames;
   for (const std::string & st : s.streams)
     r.streams += (r.streams.empty () ? "" : " ") + st;
+  /* Without a gate the span starts before the host's launch of the work
+   * (stream memory operations unusable, or a host wait opened it). */
+  if (s.ungated)
+    r.mark = s.ungated == s.gpu_frames
+                 ? "includes launch latency"
+                 : "includes launch latency in " + std::to_string (s.ungated) + " of " +
+                       std::to_string (s.gpu_frames) + " frames";
   return r;
 }
 } // namespace
@@ -108,9 +117,18 @@ std::vector<SummaryRow>
 TraceStats::take_summary ()
 {
   std::lock_guard<std::mutex> hold (lock_);
+  /* A push hook still adding under the old epoch counts in the next run. */
+  epoch_.store (next_epoch.fetch_add (1), std::memory_order_release);
   std::vector<SummaryRow> rows;
-  for (GstElement * e : order_)
-    rows.push_back (row_of (elements_[e]));
+  for (GstElement * e : order_) {
+    ElementStats & s = elements_[e];
+    auto sums = cpu_.find (e);
+    if (sums != cpu_.end ()) {
+      s.cpu_frames = sums->second->frames.exchange (0);
+      s.cpu_us = sums->second->ns.exchange (0) / 1000.0;
+    }
+    rows.push_back (row_of (s));
+  }
   elements_.clear ();
   order_.clear ();
   return rows;
@@ -140,12 +158,14 @@ format_summary (const std::vector<SummaryRow> & rows)
   out += head;
   g_free (head);
   for (const SummaryRow & r : rows) {
+    const std::string where = !r.note.empty ()  ? r.note
+                              : r.mark.empty () ? r.streams
+                                                : r.streams + " (GPU " + r.mark + ")";
     gchar * line = g_strdup_printf (
         "%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n", r.element.c_str (),
         r.frames, figure (r.gpu_mean).c_str (), figure (r.gpu_p50).c_str (),
         figure (r.gpu_p99).c_str (), figure (r.gpu_wait).c_str (),
-        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (),
-        r.note.empty () ? r.streams.c_str () : r.note.c_str ());
+        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (), where.c_str ());
     out += line;
     g_free (line);
   }

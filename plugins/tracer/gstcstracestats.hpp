@@ -2,8 +2,11 @@
 // What the tracer sums per element, and the summary made of it.
 #pragma once
 
+#include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@ struct ElementStats {
   std::string name;
   bool ours = false;         // a cudastreams element (GPU time measured)
   guint64 gpu_frames = 0;    // frames whose GPU work was timed
+  guint64 ungated = 0;       // ... without a stream gate: launch latency included
   std::vector<float> gpu_us; // each frame's GPU time of its own work
   double gpu_wait_us = 0;    // sum: waiting on the GPU for the input's producer
   double enqueue_cpu_us = 0; // sum: CPU time of the per-frame GPU path
@@ -25,9 +29,15 @@ struct ElementStats {
   std::set<std::string> streams;
 };
 
+// An element's CPU time as the push hooks add it, without a lock.
+struct CpuSums {
+  std::atomic<guint64> frames{ 0 }, ns{ 0 };
+};
+
 // One summary line's figures (GPU ones NaN where not measured).
 struct SummaryRow {
   std::string element, streams, note;
+  std::string mark; // what the GPU figures include besides the work
   guint64 frames = 0;
   double gpu_mean = 0, gpu_p50 = 0, gpu_p99 = 0, gpu_wait = 0, cpu = 0, host_waits = 0;
 };
@@ -37,11 +47,15 @@ public:
   // `element` is a key only (it may be gone by then): `name` names it.
   void add_gpu_frame (GstElement * element, const std::string & name,
       const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
-      guint64 host_waits);
-  // From its streaming thread: `element` is alive.
-  void add_cpu (GstElement * element, double cpu_us);
-  // A buffer enters `element`: the summary lists elements in this order.
-  void seen (GstElement * element);
+      guint64 host_waits, bool gated);
+  // A buffer enters `element` (alive: from its streaming thread): the
+  // summary lists elements in this order. Its CPU sums, to add to until
+  // epoch () changes; they live as long as this.
+  CpuSums * cpu_sums (GstElement * element);
+  // Changes when take_summary () starts afresh; unique to this instance,
+  // so that callers can cache what cpu_sums () gave under it.
+  guint64 epoch () const { return epoch_.load (std::memory_order_acquire); }
+  TraceStats ();
   bool empty ();
   // The rows, upstream elements first as they were first seen; clears.
   std::vector<SummaryRow> take_summary ();
@@ -51,6 +65,9 @@ private:
   std::mutex lock_;
   std::map<GstElement *, ElementStats> elements_;
   std::vector<GstElement *> order_;
+  // Never shrinks: the push hooks of other threads may still hold them.
+  std::unordered_map<GstElement *, std::unique_ptr<CpuSums>> cpu_;
+  std::atomic<guint64> epoch_;
 };
 
 // The summary as a table for people.

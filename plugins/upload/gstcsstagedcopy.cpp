@@ -5,7 +5,7 @@
 
 #include "gstcserror-private.h"
 #include "upload/gstcshostcopy.hpp"
-#include "upload/gstcshostsignal.hpp"
+#include "base/gstcshostsignal.hpp"
 #include "gstcshostwait-private.h"
 #include "gstcspinnedmemory-private.h"
 #include "gstcsvideo-private.h"

@@ -23,6 +23,10 @@
  * Environment:
  *   FAKECUDA_DEVICES               number of devices (default 1)
  *   FAKECUDA_POLLS_BEFORE_PROGRESS see above
+ *   FAKECUDA_NO_STREAM_WAIT_VALUE=1 no cuStreamWaitValue32 entry point (a
+ *                                  driver without it)
+ *   FAKECUDA_NO_STREAM_MEM_OPS=1   the device says it cannot use stream
+ *                                  memory operations (the entry point stays)
  *   FAKECUDA_TRACE=1               names every host block on stderr (which
  *                                  call, how many so far), to find the
  *                                  ones a count does not explain

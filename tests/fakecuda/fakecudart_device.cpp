@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace fakecuda {
@@ -84,11 +85,25 @@ fill_properties (cudaDeviceProp * p, int device)
   p->hostRegisterSupported = 1;
 }
 
+/* The driver's CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (the runtime
+ * keeps its number reserved): FAKECUDA_NO_STREAM_MEM_OPS=1 says no, as a
+ * driver loaded without stream memory operations did. */
+constexpr int kCanUseStreamMemOps = 92;
+
+bool
+stream_mem_ops_refused ()
+{
+  const char * off = std::getenv ("FAKECUDA_NO_STREAM_MEM_OPS");
+  return off && *off && *off != '0';
+}
+
 } // namespace
 
 int
 device_attribute (int attr, int device)
 {
+  if (attr == kCanUseStreamMemOps)
+    return stream_mem_ops_refused () ? 0 : 1;
   return attr == cudaDevAttrPciBusId ? device + 1 : figure ((cudaDeviceAttr)attr);
 }
 
@@ -225,6 +240,8 @@ cudaGetDeviceProperties (struct cudaDeviceProp * prop, int device)
  * nvcodec's context sharing asks for. */
 extern "C" int cuInit (unsigned int flags);
 extern "C" int cuDevicePrimaryCtxRetain (Context ** ctx, int device);
+extern "C" int cuDeviceGet (int * device, int ordinal);
+extern "C" int cuDeviceGetAttribute (int * value, int attrib, int device);
 
 namespace {
 
@@ -247,8 +264,9 @@ driver_is_stand_in ()
 } // namespace
 
 /* The driver's entry points the project asks the runtime for: the stream
- * wait on host memory that the staged upload uses, and the primary context
- * that nvcodec's context sharing wraps. */
+ * wait on host memory that the staged upload and the tracer's gate use
+ * (and the device attribute that says whether it may), and the primary
+ * context that nvcodec's context sharing wraps. */
 cudaError_t
 cudaGetDriverEntryPointByVersion (const char * symbol, void ** funcPtr, unsigned int,
     unsigned long long, enum cudaDriverEntryPointQueryResult * driverStatus)
@@ -256,6 +274,10 @@ cudaGetDriverEntryPointByVersion (const char * symbol, void ** funcPtr, unsigned
   void * fn = nullptr;
   if (symbol && std::strcmp (symbol, "cuStreamWaitValue32") == 0)
     fn = stream_wait_value32_entry ();
+  else if (symbol && std::strcmp (symbol, "cuDeviceGet") == 0)
+    fn = reinterpret_cast<void *> (&cuDeviceGet);
+  else if (symbol && std::strcmp (symbol, "cuDeviceGetAttribute") == 0)
+    fn = reinterpret_cast<void *> (&cuDeviceGetAttribute);
   else if (symbol && std::strcmp (symbol, "cuDevicePrimaryCtxRetain") == 0 &&
            driver_is_stand_in ())
     fn = reinterpret_cast<void *> (&cuDevicePrimaryCtxRetain);

@@ -61,6 +61,19 @@ def summary_rows(stderr):
     return rows
 
 
+LATENCY_MARK = "includes launch latency"
+
+
+def check_gated(stderr, gated):
+    """Our elements' GPU figures say whether a stream gate kept the host's
+    launch out of them (the stand-in has the gate unless told otherwise)."""
+    rows = summary_rows(stderr)
+    for name in ("up", "cs", "down"):
+        marked = LATENCY_MARK in " ".join(rows.get(name, []))
+        check(marked != gated, f"{name}'s GPU time {'without' if gated else 'with'} the mark "
+              f"'{LATENCY_MARK}': {rows.get(name)}")
+
+
 def check_summary(stderr):
     rows = summary_rows(stderr)
     for name in ("up", "cs", "down"):
@@ -130,6 +143,11 @@ def main():
         trace = os.path.join(d, "trace.json")
         err = run(f"file={trace},nvtx=true,every=1", {"GST_DEBUG": "GST_TRACER:7"})
         check_summary(err)
+        if "--gpu" not in sys.argv:
+            check_gated(err, True)
+            # A driver without stream memory operations: no gate, a marked figure.
+            check_gated(run("every=1", {"FAKECUDA_NO_STREAM_WAIT_VALUE": "1"}), False)
+            check_gated(run("every=1", {"FAKECUDA_NO_STREAM_MEM_OPS": "1"}), False)
         check("cudastreams-frame" in err and "cudastreams-summary" in err
               and "cudastreams-cpu" in err, "the records are logged at GST_TRACER:7")
         check_trace(trace)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// Streams that wait for CPU threads (internal).
+// Streams that wait for CPU threads (internal): the upload's staging and
+// the tracer's stream gate.
 #pragma once
 
 #include <glib.h>
@@ -17,6 +18,12 @@ namespace gst_cs {
 // False where the driver lacks it; then the copy must be complete before
 // its DMA is enqueued.
 bool host_signal_supported ();
+
+// As host_signal_supported (), and `device` does not say that it cannot
+// use stream memory operations (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS;
+// drivers that no longer answer it have them always). Asked once per
+// device.
+bool host_signal_supported (int device);
 
 // Enqueues on `stream` a wait until the counter at `device_address` (the
 // device's address of pinned host memory) reaches `value`, counting with
