@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "base/gstcshostsignal.hpp"
 
-#include <map>
 #include <mutex>
 
 #include <cuda.h>
@@ -13,8 +12,6 @@ namespace gst_cs {
 namespace {
 
 using WaitValueFn = CUresult (*) (CUstream, CUdeviceptr, cuuint32_t, unsigned int);
-using DeviceGetFn = CUresult (*) (CUdevice *, int);
-using AttributeFn = CUresult (*) (int *, CUdevice_attribute, CUdevice);
 
 /* A driver entry point, or nullptr (with the runtime's error cleared). */
 void *
@@ -40,43 +37,16 @@ wait_value_fn ()
   return fn;
 }
 
-/* Whether the driver says `device` cannot use stream memory operations.
- * CUDA 12 deprecated the attribute (the operations are always there); an
- * attribute the driver no longer knows is no "no". */
-bool
-device_refuses_memory_ops (int device)
-{
-  auto get = reinterpret_cast<DeviceGetFn> (driver_entry ("cuDeviceGet"));
-  auto attribute = reinterpret_cast<AttributeFn> (driver_entry ("cuDeviceGetAttribute"));
-  CUdevice handle = 0;
-  int can = 1;
-  if (!get || !attribute || get (&handle, device) != CUDA_SUCCESS)
-    return false;
-  return attribute (&can, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, handle) ==
-             CUDA_SUCCESS &&
-         !can;
-}
-
 } // namespace
 
+/* Not CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: CUDA 12 deprecated it,
+ * and a driver of today (580 on an H200) answers 0 while the operations
+ * work. A device that refuses them refuses the call when it is enqueued
+ * (stream_wait_host_signal), and the callers fall back then. */
 bool
 host_signal_supported ()
 {
   return wait_value_fn () != nullptr;
-}
-
-bool
-host_signal_supported (int device)
-{
-  static std::mutex lock;
-  static std::map<int, bool> known;
-  if (!host_signal_supported ())
-    return false;
-  std::lock_guard<std::mutex> hold (lock);
-  auto it = known.find (device);
-  if (it == known.end ())
-    it = known.emplace (device, !device_refuses_memory_ops (device)).first;
-  return it->second;
 }
 
 bool

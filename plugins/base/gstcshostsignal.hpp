@@ -19,12 +19,6 @@ namespace gst_cs {
 // its DMA is enqueued.
 bool host_signal_supported ();
 
-// As host_signal_supported (), and `device` does not say that it cannot
-// use stream memory operations (CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS;
-// drivers that no longer answer it have them always). Asked once per
-// device.
-bool host_signal_supported (int device);
-
 // Enqueues on `stream` a wait until the counter at `device_address` (the
 // device's address of pinned host memory) reaches `value`, counting with
 // wrap-around.

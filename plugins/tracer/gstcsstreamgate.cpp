@@ -174,9 +174,9 @@ Gates::open_all ()
 } // namespace
 
 bool
-stream_gates_supported (int device)
+stream_gates_supported (int)
 {
-  return host_signal_supported (device);
+  return host_signal_supported ();
 }
 
 StreamGate

@@ -85,25 +85,11 @@ fill_properties (cudaDeviceProp * p, int device)
   p->hostRegisterSupported = 1;
 }
 
-/* The driver's CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1 (the runtime
- * keeps its number reserved): FAKECUDA_NO_STREAM_MEM_OPS=1 says no, as a
- * driver loaded without stream memory operations did. */
-constexpr int kCanUseStreamMemOps = 92;
-
-bool
-stream_mem_ops_refused ()
-{
-  const char * off = std::getenv ("FAKECUDA_NO_STREAM_MEM_OPS");
-  return off && *off && *off != '0';
-}
-
 } // namespace
 
 int
 device_attribute (int attr, int device)
 {
-  if (attr == kCanUseStreamMemOps)
-    return stream_mem_ops_refused () ? 0 : 1;
   return attr == cudaDevAttrPciBusId ? device + 1 : figure ((cudaDeviceAttr)attr);
 }
 

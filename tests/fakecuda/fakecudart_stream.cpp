@@ -81,6 +81,11 @@ CUresult
 stream_wait_value32 (
     CUstream stream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
 {
+  /* FAKECUDA_NO_STREAM_MEM_OPS=1: a device that refuses stream memory
+   * operations, which says so when one is enqueued. */
+  const char * refused = std::getenv ("FAKECUDA_NO_STREAM_MEM_OPS");
+  if (refused && *refused && *refused != '0')
+    return CUDA_ERROR_NOT_SUPPORTED;
   const cudaError_t err = call ([&] {
     Stream * s = resolve (reinterpret_cast<cudaStream_t> (stream));
     if (!s)

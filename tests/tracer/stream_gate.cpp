@@ -39,7 +39,8 @@ struct Stream {
   }
 };
 
-/* What this run expects: the stand-in's second run refuses the operations. */
+/* What this run expects: the stand-in's second run refuses the operations
+ * when one is enqueued. */
 bool
 gates_expected ()
 {
@@ -52,7 +53,9 @@ gates_expected ()
 GST_START_TEST (test_gate_holds_until_opened)
 {
   Stream st;
-  fail_unless_equals_int (gst_cs::stream_gates_supported (0), gates_expected ());
+  /* The driver has the call (a refusing device says no when a wait is
+   * enqueued: then no gate closes). */
+  fail_unless (gst_cs::stream_gates_supported (0));
   gst_cs::StreamGate gate = st.gate_then_record ();
   fail_unless_equals_int (gate.closed (), gates_expected ());
   if (gate.closed ()) /* a GPU cannot pass it; the stand-in runs nothing yet */
