@@ -139,7 +139,7 @@ void
 GpuFrames::work (FrameSpanData & span, bool begins)
 {
   Frame & f = **static_cast<std::shared_ptr<Frame> *> (span.observer_data);
-  if (begins)
+  if (begins && gate_)
     f.gate = StreamGate::close (span.device, span.stream);
   GError * err = NULL;
   if (GST_CS_CHECK (cudaEventRecord (begins ? f.start : f.end, span.stream), &err)) {

@@ -32,6 +32,8 @@ public:
   void set_nvtx (bool on) { nvtx_ = on; }
   // GPU time of one frame in `every` per element.
   void set_every (guint every) { every_.store (every ? every : 1); }
+  // Whether traced frames gate their stream (TraceOptions::gate).
+  void set_gate (bool on) { gate_ = on; }
 
   bool open (FrameSpanData & span) override;
   void work (FrameSpanData & span, bool begins) override;
@@ -65,6 +67,7 @@ private:
   TraceStats & stats_;
   TraceJson & json_;
   bool nvtx_ = false;
+  bool gate_ = false;
   TimingEventPool events_;
   std::mutex lock_;
   // Frames not read back yet, per device and stream: the events of one

@@ -57,6 +57,8 @@ parse_trace_params (const gchar * params)
           o->nvtx = as_bool (value, &ok);
         else if (name == "print")
           o->print = as_bool (value, &ok);
+        else if (name == "gate")
+          o->gate = as_bool (value, &ok);
         else if (name == "file")
           o->file = as_text (value);
         else if (name == "every") {

@@ -17,6 +17,12 @@ struct TraceOptions {
   // three timing events on the element's stream, which cost a GPU-bound
   // stream about 1.5 us each (H200, 2026-11-27); 1 traces every frame.
   guint every = 16;
+  // Gate each traced frame's stream until its work is enqueued (stream
+  // memory operations), so that its GPU time leaves the host's launch out.
+  // Off by default: a gated stream waits on this thread, and a call of
+  // another thread that waits for the whole device (cudaFree ...) while
+  // holding the driver's lock stalls both (seen as hangs on an H200).
+  bool gate = false;
   std::vector<std::string> unknown; // parameters nobody asked for
   std::string invalid;              // set when the string does not parse
 };

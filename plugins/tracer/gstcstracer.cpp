@@ -136,6 +136,7 @@ gst_cs_tracer_constructed (GObject * object)
   }
   priv->gpu.set_nvtx (priv->options.nvtx);
   priv->gpu.set_every (priv->options.every);
+  priv->gpu.set_gate (priv->options.gate);
   gst_cs::trace_records_init ();
 
   gst_cs::FrameObserver * none = nullptr;
