@@ -5,8 +5,9 @@
 #  1. builds (-Dgpu_archs=90) and runs the tracer's tests (tracer_gpu and
 #     stream_gate_gpu on the GPU, their _fake twins on the stand-in);
 #  2. the truth: each element's GPU µs/frame by the tracer (median and mean,
-#     one frame in 16 timed, behind its stream gate) beside the same work
-#     timed one piece at a time behind a gate by gcs-convert-time --copies
+#     one frame in 16 timed, ungated as by default) beside the same work
+#     timed one piece at a time, ungated too, by gcs-convert-time --copies
+#     (and gated, for reference)
 #     (row nv12-4k-rgba-1080p, 4K NV12 -> 1080p RGBA bilinear): the kernel
 #     for cudaconvertscale (its back-to-back figure printed beside), the
 #     input frame's pinned host-to-device copy for cudaupload, the output
