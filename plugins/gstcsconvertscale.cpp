@@ -501,8 +501,9 @@ static GstFlowReturn
 gst_cs_convert_scale_submit_input_buffer (
     GstBaseTransform * trans, gboolean discont, GstBuffer * inbuf)
 {
-  const GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-                                ->submit_input_buffer (trans, discont, inbuf);
+  const GstFlowReturn ret =
+      GST_CS_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+          ->submit_input_buffer (trans, discont, inbuf);
   if (ret == GST_FLOW_NOT_NEGOTIATED) {
     GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad);
     explain_refusal (GST_CS_CONVERT_SCALE (trans), incaps);
@@ -691,7 +692,7 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
-  trans_class->submit_input_buffer =
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cs_convert_scale_submit_input_buffer);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);

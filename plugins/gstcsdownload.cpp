@@ -318,7 +318,7 @@ gst_cs_download_submit_input_buffer (
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+    return GST_CS_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
         ->submit_input_buffer (trans, is_discont, input);
   /* Renegotiate when asked to (and get our pool), as basetransform does. */
   if (!gst_base_transform_reconfigure (trans) || !self->pool) {
@@ -342,7 +342,7 @@ gst_cs_download_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
-    return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+    return GST_CS_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
         ->generate_output (trans, outbuf);
   *outbuf = NULL;
   if (self->pending->size () <= in_flight (self))
@@ -511,9 +511,10 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_cs_download_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cs_download_decide_allocation);
-  trans_class->submit_input_buffer =
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cs_download_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR (gst_cs_download_generate_output);
+  GST_CS_BASE_TRANSFORM_CLASS (klass)->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cs_download_generate_output);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_download_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_download_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_download_query);

@@ -282,19 +282,22 @@ classify_input (GstCsUpload * self, GstBuffer * inbuf, const guint8 * data, gint
 
 /* Enqueues the copy of `geometry`'s planes from host to device memory: the
  * copy engine reads pinned memory itself; pageable memory goes through
- * staging. */
+ * staging. `span`'s work begins with the copy engine's (for staging: once
+ * the stream has waited for the copy threads). */
 static gboolean
 copy_in (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & input,
     const gst_cs::Planes & src, const gst_cs::Planes & dst, const GstVideoInfo * geometry,
-    HostMemory kind, cudaStream_t stream, GError ** err)
+    HostMemory kind, cudaStream_t stream, gst_cs::FrameSpan & span, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
-  if (kind != HostMemory::STAGED)
+  if (kind != HostMemory::STAGED) {
+    span.work_begins ();
     return gst_cs::copy_planes (src, dst, geometry, cudaMemcpyHostToDevice, stream, err);
+  }
   self->staged->set_threads ((guint)g_atomic_int_get (&self->copy_threads));
   return self->staged->copy (input, src, dst, geometry,
       gst_cs_base_transform_get_device (base), stream,
-      gst_cs_base_transform_get_waits (base), err);
+      gst_cs_base_transform_get_waits (base), span, err);
 }
 
 /* Enqueues the copy of the input's visible region (all of it, or what its
@@ -302,7 +305,7 @@ copy_in (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & input,
 static gboolean
 upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & input,
     const gst_cs::Region & region, GstBuffer * outbuf, cudaStream_t stream,
-    HostMemory kind, GError ** err)
+    HostMemory kind, gst_cs::FrameSpan & span, GError ** err)
 {
   auto * base = GST_CS_BASE_TRANSFORM (self);
   guint8 * data = input->data ();
@@ -317,7 +320,7 @@ upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & 
   guint8 * dst = out.data ();
   if (region.offsets_only)
     return copy_in (self, input, gst_cs::region_planes (data, region),
-        gst_cs::planes_at (dst, &dst_layout), info, kind, stream, err);
+        gst_cs::planes_at (dst, &dst_layout), info, kind, stream, span, err);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
    * cannot express it. Upload the whole frame, then copy the region on the
@@ -335,7 +338,7 @@ upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & 
       gst_cs::buffer_layout (
           staged, &whole, &staged_layout, gst_buffer_get_size (staged), err) &&
       copy_in (self, input, gst_cs::planes_at (data, &region.frame),
-          gst_cs::planes_at (mid, &staged_layout), &whole, kind, stream, err) &&
+          gst_cs::planes_at (mid, &staged_layout), &whole, kind, stream, span, err) &&
       gst_cs::launch_region_copy (
           mid, gst_cs::region_in (region, &staged_layout), dst, &dst_layout, stream, err);
   /* Written and read on our stream only: stream order protects its reuse. */
@@ -398,8 +401,7 @@ gst_cs_upload_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer 
       gst_cs::locate_visible (inbuf, &base->in_info, input->size (), &region, &err) &&
       gst_cs_buffer_wait_writable (outbuf, stream, &err);
   if (ok) {
-    span.work_begins ();
-    ok = upload_region (self, input, region, outbuf, stream, kind, &err);
+    ok = upload_region (self, input, region, outbuf, stream, kind, span, &err);
     span.work_ends ();
   }
   /* The event is also the copy's read of the input: our pinned pool waits

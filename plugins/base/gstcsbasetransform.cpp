@@ -5,6 +5,7 @@
 #include "gstcsdevice-private.h"
 #include "gstcserror-private.h"
 #include "base/gstcsmetas.h"
+#include "base/gstcsframespan.hpp"
 #include "nvcodec/gstcsnvcodec.hpp"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_base_transform_debug);
@@ -22,6 +23,10 @@ struct _GstCsBaseTransformPrivate {
   cudaStream_t stream;
   GstCsWaitCounter waits;
   guint64 frames; /* counted by gst_cs_base_transform_count_frame() */
+  /* The tracer's handle between start and stop (nullptr: not traced), and
+   * when the frame now in the per-frame path entered it. */
+  gpointer trace;
+  GstClockTime cpu_begin;
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
@@ -158,6 +163,9 @@ gst_cs_base_transform_start (GstBaseTransform * trans)
   priv->stream = gst_cs_stream_pool_lease (stream_pool);
   GST_OBJECT_UNLOCK (trans);
   GST_INFO_OBJECT (trans, "device %d, stream %p", device, priv->stream);
+  if (gst_cs::FrameObserver * observer =
+          gst_cs::frame_observer.load (std::memory_order_acquire))
+    priv->trace = observer->started (GST_ELEMENT_CAST (trans));
   return TRUE;
 }
 
@@ -166,6 +174,12 @@ gst_cs_base_transform_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_BASE_TRANSFORM (trans);
   GstCsBaseTransformPrivate * priv = self->priv;
+  if (priv->trace) {
+    priv->trace = nullptr;
+    if (gst_cs::FrameObserver * observer =
+            gst_cs::frame_observer.load (std::memory_order_acquire))
+      observer->stopped (GST_ELEMENT_CAST (trans));
+  }
   GST_OBJECT_LOCK (trans);
   if (priv->lease_stream_pool && priv->stream)
     gst_cs_stream_pool_release (priv->lease_stream_pool, priv->stream);
@@ -228,6 +242,40 @@ gst_cs_base_transform_fixate_caps (
   return gst_caps_fixate (othercaps);
 }
 
+/* The per-frame path, timed for the tracer where one observes: from the
+ * input's submission to the end of the output's generation, the push of
+ * that output excluded (basetransform pushes between the calls). Without a
+ * tracer, a branch each. */
+static GstFlowReturn
+gst_cs_base_transform_submit_input_buffer (
+    GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
+  if (G_UNLIKELY (priv->trace))
+    priv->cpu_begin = gst_util_get_timestamp ();
+  return GST_CS_BASE_TRANSFORM_GET_CLASS (trans)->submit_input_buffer (
+      trans, is_discont, input);
+}
+
+static GstFlowReturn
+gst_cs_base_transform_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
+  auto * klass = GST_CS_BASE_TRANSFORM_GET_CLASS (trans);
+  if (G_LIKELY (!priv->trace))
+    return klass->generate_output (trans, outbuf);
+  const bool input = priv->cpu_begin != 0;
+  const GstClockTime begin = input ? priv->cpu_begin : gst_util_get_timestamp ();
+  priv->cpu_begin = 0;
+  const GstFlowReturn ret = klass->generate_output (trans, outbuf);
+  gst_cs::FrameObserver * observer =
+      gst_cs::frame_observer.load (std::memory_order_acquire);
+  if (observer)
+    observer->cpu (
+        priv->trace, GST_ELEMENT_CAST (trans), begin, gst_util_get_timestamp (), input);
+  return ret;
+}
+
 static void
 gst_cs_base_transform_finalize (GObject * object)
 {
@@ -256,6 +304,13 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);
   trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_fixate_caps);
   trans_class->transform_meta = GST_DEBUG_FUNCPTR (gst_cs_base_transform_transform_meta);
+  /* Subclasses override ours; basetransform's are the defaults. */
+  klass->submit_input_buffer = trans_class->submit_input_buffer;
+  klass->generate_output = trans_class->generate_output;
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_cs_base_transform_generate_output);
 
   /**
    * GstCsBaseTransform:device-id:

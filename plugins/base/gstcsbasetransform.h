@@ -50,12 +50,22 @@ struct _GstCsBaseTransform {
  * GstCsBaseTransformClass:
  * @set_info: called by set_caps with both caps parsed; @in_info and
  *   @out_info are stored in the instance when it returns %TRUE
+ * @submit_input_buffer: as #GstBaseTransformClass's, which a subclass
+ *   overrides here instead (default: #GstBaseTransform's)
+ * @generate_output: as #GstBaseTransformClass's, which a subclass
+ *   overrides here instead (default: #GstBaseTransform's)
+ *
+ * The base class times the two per-frame calls for the cudastreams tracer
+ * around whatever a subclass puts here.
  */
 struct _GstCsBaseTransformClass {
   GstBaseTransformClass parent_class;
 
   gboolean (*set_info) (GstCsBaseTransform * self, GstCaps * incaps,
       GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info);
+  GstFlowReturn (*submit_input_buffer) (
+      GstBaseTransform * trans, gboolean is_discont, GstBuffer * input);
+  GstFlowReturn (*generate_output) (GstBaseTransform * trans, GstBuffer ** outbuf);
 };
 
 /* clang-format off */

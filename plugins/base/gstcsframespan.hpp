@@ -47,6 +47,18 @@ public:
   // After the frame's work and its event are enqueued.
   virtual void close (FrameSpanData & span) = 0;
 
+  // The CPU side, for every frame. An element starts (READY to PAUSED,
+  // before its streaming thread runs): the observer gives a handle for
+  // cpu (), or nullptr to time nothing, and learns the pipeline around it.
+  virtual gpointer started (GstElement * element) = 0;
+  // An element stops (PAUSED to READY, its streaming thread stopped): the
+  // last of a pipeline's stopping is where a run's summary is made.
+  virtual void stopped (GstElement * element) = 0;
+  // CPU time (gst_util_get_timestamp ()) of one pass of the element's
+  // per-frame path, its pushes excluded; `input` where it took a buffer.
+  virtual void cpu (gpointer handle, GstElement * element, GstClockTime begin,
+      GstClockTime end, bool input) = 0;
+
 protected:
   ~FrameObserver () = default;
   std::atomic<guint> every_{ 1 };

@@ -1,7 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// CPU time per element from the pad-push hooks: a chain call's time, less
-// the pushes it makes downstream (nested on the same thread), is the
-// element's own. Works for every element, of any plugin.
+// CPU time per element, without GStreamer's tracing hooks: once any tracer
+// registers one, the core looks its hook tables up at every hook point of
+// every buffer, hooked or not (some 5,000 instructions a frame on a
+// device-resident converter row), which alone costs more than the 3% this
+// tracer may. So:
+// - our elements time their per-frame path themselves (the base class,
+//   through FrameObserver::cpu), their pushes excluded;
+// - the other elements of the pipelines ours run in get pad probes: a
+//   buffer's arrival at a sink pad to the element's next push from the same
+//   thread is its own CPU time (the work a filter does before it pushes).
+//   An element whose pushes come from another thread (a queue, a source's
+//   loop) is found out after a few buffers and its probes go; sources and
+//   sinks are listed, not timed.
 #pragma once
 
 #include <gst/gst.h>
@@ -14,11 +24,27 @@ namespace gst_cs {
 class CpuTime {
 public:
   CpuTime (TraceStats & stats, TraceJson & json) : stats_ (stats), json_ (json) {}
-  // A buffer (or list) pushed from `srcpad` at `ts` (ns), and its return.
-  void push_pre (guint64 ts, GstPad * srcpad);
-  void push_post (guint64 ts);
+  // The first of ours in the top-level pipeline `root` starts: lists its
+  // elements, probing those of other plugins, and follows elements added
+  // later.
+  void watch (GstElement * root);
+  // One pass of our element's per-frame path (FrameObserver::cpu).
+  void ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end,
+      bool input);
+
+  // The probes' side (public for the C callbacks).
+  struct Probed;
+  void add_element (GstElement * element, GstElement * root);
+  void add_pad (Probed * probed, GstPad * pad);
+  void arrived (Probed * probed, GstPad * pad);
+  // False: the element's pushes do not follow its arrivals: probes go.
+  bool pushed (Probed * probed);
 
 private:
+  void add_bin (GstBin * bin, GstElement * root);
+  void record (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
+      GstClockTime end, bool input);
+
   TraceStats & stats_;
   TraceJson & json_;
 };

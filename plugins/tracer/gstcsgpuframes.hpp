@@ -25,19 +25,18 @@
 
 namespace gst_cs {
 
-class GpuFrames final : public FrameObserver {
+// FrameObserver's open, work and close (TraceObserver forwards them).
+class GpuFrames final {
 public:
   GpuFrames (TraceStats & stats, TraceJson & json) : stats_ (stats), json_ (json) {}
   ~GpuFrames ();
   void set_nvtx (bool on) { nvtx_ = on; }
-  // GPU time of one frame in `every` per element.
-  void set_every (guint every) { every_.store (every ? every : 1); }
   // Whether traced frames gate their stream (TraceOptions::gate).
   void set_gate (bool on) { gate_ = on; }
 
-  bool open (FrameSpanData & span) override;
-  void work (FrameSpanData & span, bool begins) override;
-  void close (FrameSpanData & span) override;
+  bool open (FrameSpanData & span);
+  void work (FrameSpanData & span, bool begins);
+  void close (FrameSpanData & span);
   // Waits (counted, on the host) for every frame still in flight and reads
   // it back. Not from a streaming thread: at the end of a run.
   void drain ();

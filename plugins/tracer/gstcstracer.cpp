@@ -6,15 +6,19 @@
  * GPU time per element for the cudastreams elements, which only enqueue
  * their work: CPU-time tracers make them look free and the element that
  * finally waits look guilty. While this tracer lives, each of our elements
- * records a start and an end event with timing on its stream per frame;
- * they are read back later, never blocking the streaming thread.
+ * records a start and an end event with timing on its stream for one frame
+ * in `every`; they are read back later, never blocking the streaming
+ * thread. It registers none of GStreamer's tracing hooks (once one is, the
+ * core pays for them at every hook point of every buffer): our elements
+ * report to it, and the other elements of their pipelines get pad probes.
  *
  * Parameters: `nvtx` (an NVTX range per element per frame, named with the
  * element and the PTS), `file` (Chrome/Perfetto trace-event JSON), `print`
- * (the summary on stderr, default true). Per frame it logs
- * `cudastreams-frame` and `cudastreams-cpu` records, and a
- * `cudastreams-summary` record per element when a pipeline stops
- * (GST_DEBUG=GST_TRACER:7). Elements of other plugins get CPU time only.
+ * (the summary on stderr, default true), `every`, `gate`. Per frame it
+ * logs `cudastreams-frame` and `cudastreams-cpu` records, and a
+ * `cudastreams-summary` record per element when a pipeline's last
+ * cudastreams element stops (GST_DEBUG=GST_TRACER:7). Elements of other
+ * plugins get CPU time only.
  *
  * |[
  * GST_TRACERS="cudastreams(file=trace.json)" gst-launch-1.0 videotestsrc num-buffers=300 ! \
@@ -31,6 +35,7 @@
 #include "tracer/gstcscputime.hpp"
 #include "tracer/gstcsgpuframes.hpp"
 #include "tracer/gstcstraceparams.hpp"
+#include "tracer/gstcstraceobserver.hpp"
 #include "tracer/gstcstracerecords.hpp"
 
 GST_DEBUG_CATEGORY (gst_cs_tracer_debug);
@@ -42,7 +47,8 @@ struct GstCsTracerPrivate {
   gst_cs::TraceJson json;
   gst_cs::GpuFrames gpu{ stats, json };
   gst_cs::CpuTime cpu{ stats, json };
-  bool observing = false; /* this instance is the frame observer */
+  std::unique_ptr<gst_cs::TraceObserver> observer;
+  bool observing = false; /* this instance's observer is the frame observer */
   std::mutex summary_lock;
 };
 
@@ -63,17 +69,20 @@ warn (GstCsTracer * self, const std::string & text)
   g_printerr ("cudastreams tracer: %s\n", text.c_str ());
 }
 
-/* Reads back what is in flight, logs and prints the summary and writes the
- * trace file: when a pipeline stops and when the tracer goes. */
+/* Reads back what is in flight, logs and prints the summary of the
+ * pipeline `root` and writes the trace file: when a pipeline's last
+ * cudastreams element stops. */
 static void
-summarize (GstCsTracer * self)
+summarize (GstCsTracer * self, GstElement * root)
 {
   GstCsTracerPrivate * priv = self->priv;
   std::lock_guard<std::mutex> hold (priv->summary_lock);
   priv->gpu.drain ();
   if (priv->stats.empty ())
     return;
-  const std::vector<gst_cs::SummaryRow> rows = priv->stats.take_summary ();
+  const std::vector<gst_cs::SummaryRow> rows = priv->stats.take_summary (root);
+  if (rows.empty ())
+    return;
   for (const gst_cs::SummaryRow & r : rows)
     gst_cs::log_summary_record (r);
   const std::string table = gst_cs::format_summary (rows);
@@ -85,29 +94,6 @@ summarize (GstCsTracer * self)
     warn (self, err->message);
     g_clear_error (&err);
   }
-}
-
-/* Per buffer of every element: plain casts, no type check (the tracer is
- * the object the hook was registered with). */
-static void
-on_push_pre (GObject * self, GstClockTime ts, GstPad * pad, gpointer)
-{
-  reinterpret_cast<GstCsTracer *> (self)->priv->cpu.push_pre (ts, pad);
-}
-
-static void
-on_push_post (GObject * self, GstClockTime ts, GstPad *, GstFlowReturn)
-{
-  reinterpret_cast<GstCsTracer *> (self)->priv->cpu.push_post (ts);
-}
-
-static void
-on_change_state_post (GObject * self, GstClockTime, GstElement * element,
-    GstStateChange transition, GstStateChangeReturn)
-{
-  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY && GST_IS_PIPELINE (element) &&
-      !GST_OBJECT_PARENT (element))
-    summarize (GST_CS_TRACER (self));
 }
 
 static void
@@ -123,7 +109,8 @@ gst_cs_tracer_constructed (GObject * object)
     warn (self, "cannot parse the parameters \"" + priv->options.invalid +
                     "\": running with the defaults");
   for (const std::string & name : priv->options.unknown)
-    warn (self, "unknown parameter " + name + " ignored (known: nvtx, file, print)");
+    warn (self,
+        "unknown parameter " + name + " ignored (known: nvtx, file, print, every, gate)");
   g_free (params);
   /* Said now rather than at the end of a long run. */
   if (!priv->options.file.empty ()) {
@@ -135,31 +122,29 @@ gst_cs_tracer_constructed (GObject * object)
     priv->json.enable (true);
   }
   priv->gpu.set_nvtx (priv->options.nvtx);
-  priv->gpu.set_every (priv->options.every);
   priv->gpu.set_gate (priv->options.gate);
+  priv->observer = std::make_unique<gst_cs::TraceObserver> (priv->gpu, priv->cpu,
+      priv->stats, [self] (GstElement * root) { summarize (self, root); });
+  priv->observer->set_every (priv->options.every);
   gst_cs::trace_records_init ();
 
   gst_cs::FrameObserver * none = nullptr;
-  priv->observing = gst_cs::frame_observer.compare_exchange_strong (none, &priv->gpu);
+  priv->observing =
+      gst_cs::frame_observer.compare_exchange_strong (none, priv->observer.get ());
   if (!priv->observing)
     warn (self, "another cudastreams tracer is active: this one times nothing");
-  GstTracer * tracer = GST_TRACER (self);
-  gst_tracing_register_hook (tracer, "pad-push-pre", G_CALLBACK (on_push_pre));
-  gst_tracing_register_hook (tracer, "pad-push-post", G_CALLBACK (on_push_post));
-  gst_tracing_register_hook (tracer, "pad-push-list-pre", G_CALLBACK (on_push_pre));
-  gst_tracing_register_hook (tracer, "pad-push-list-post", G_CALLBACK (on_push_post));
-  gst_tracing_register_hook (
-      tracer, "element-change-state-post", G_CALLBACK (on_change_state_post));
+  /* No tracing hook holds it (GStreamer drops a tracer that registers
+   * none): it lives as long as the process, as hooked tracers do until
+   * gst_deinit. */
+  gst_object_ref (self);
 }
 
 static void
 gst_cs_tracer_finalize (GObject * object)
 {
   auto * self = GST_CS_TRACER (object);
-  if (self->priv->observing) {
+  if (self->priv->observing)
     gst_cs::frame_observer.store (nullptr, std::memory_order_release);
-    summarize (self);
-  }
   delete self->priv;
   G_OBJECT_CLASS (gst_cs_tracer_parent_class)->finalize (object);
 }

@@ -8,13 +8,6 @@
 
 namespace gst_cs {
 
-namespace {
-/* Epochs of every TraceStats of the process: never one twice. */
-std::atomic<guint64> next_epoch{ 1 };
-} // namespace
-
-TraceStats::TraceStats () : epoch_ (next_epoch.fetch_add (1)) {}
-
 ElementStats &
 TraceStats::get (GstElement * element, const gchar * name, bool ours)
 {
@@ -44,11 +37,24 @@ TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
   s.streams.insert (stream);
 }
 
+void
+TraceStats::seen (GstElement * element, GstElement * root, bool ours)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  get (element, GST_OBJECT_NAME (element), ours).root = root;
+}
+
+void
+TraceStats::set_cpu_note (GstElement * element, const std::string & note)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  get (element, GST_OBJECT_NAME (element), false).cpu_note = note;
+}
+
 CpuSums *
 TraceStats::cpu_sums (GstElement * element)
 {
   std::lock_guard<std::mutex> hold (lock_);
-  get (element, GST_OBJECT_NAME (element), GST_IS_CS_BASE_TRANSFORM (element));
   std::unique_ptr<CpuSums> & sums = cpu_[element];
   if (!sums)
     sums = std::make_unique<CpuSums> ();
@@ -82,7 +88,8 @@ row_of (ElementStats & s)
   r.cpu = s.cpu_frames ? s.cpu_us / s.cpu_frames : NAN;
   r.gpu_mean = r.gpu_p50 = r.gpu_p99 = r.gpu_wait = r.host_waits = NAN;
   if (!s.ours) {
-    r.note = "CPU only: not a cudastreams element";
+    r.note = "not a cudastreams element: " +
+             (s.cpu_note.empty () ? std::string ("CPU only, to its push") : s.cpu_note);
     return r;
   }
   if (!s.gpu_frames) {
@@ -114,23 +121,26 @@ row_of (ElementStats & s)
 } // namespace
 
 std::vector<SummaryRow>
-TraceStats::take_summary ()
+TraceStats::take_summary (GstElement * root)
 {
   std::lock_guard<std::mutex> hold (lock_);
-  /* A push hook still adding under the old epoch counts in the next run. */
-  epoch_.store (next_epoch.fetch_add (1), std::memory_order_release);
   std::vector<SummaryRow> rows;
+  std::vector<GstElement *> others;
   for (GstElement * e : order_) {
     ElementStats & s = elements_[e];
+    if (s.root && s.root != root) {
+      others.push_back (e);
+      continue;
+    }
     auto sums = cpu_.find (e);
     if (sums != cpu_.end ()) {
       s.cpu_frames = sums->second->frames.exchange (0);
       s.cpu_us = sums->second->ns.exchange (0) / 1000.0;
     }
     rows.push_back (row_of (s));
+    elements_.erase (e);
   }
-  elements_.clear ();
-  order_.clear ();
+  order_ = others;
   return rows;
 }
 
@@ -161,11 +171,13 @@ format_summary (const std::vector<SummaryRow> & rows)
     const std::string where = !r.note.empty ()  ? r.note
                               : r.mark.empty () ? r.streams
                                                 : r.streams + " (GPU " + r.mark + ")";
-    gchar * line = g_strdup_printf (
-        "%-24s %8" G_GUINT64_FORMAT " %9s %9s %9s %9s %9s %7s  %s\n", r.element.c_str (),
-        r.frames, figure (r.gpu_mean).c_str (), figure (r.gpu_p50).c_str (),
-        figure (r.gpu_p99).c_str (), figure (r.gpu_wait).c_str (),
-        figure (r.cpu).c_str (), figure (r.host_waits, "%.2f").c_str (), where.c_str ());
+    /* Elements not timed (sources, sinks) count no frames either. */
+    const std::string frames = r.frames ? std::to_string (r.frames) : "-";
+    gchar * line = g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n",
+        r.element.c_str (), frames.c_str (), figure (r.gpu_mean).c_str (),
+        figure (r.gpu_p50).c_str (), figure (r.gpu_p99).c_str (),
+        figure (r.gpu_wait).c_str (), figure (r.cpu).c_str (),
+        figure (r.host_waits, "%.2f").c_str (), where.c_str ());
     out += line;
     g_free (line);
   }

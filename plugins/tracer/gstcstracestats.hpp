@@ -17,19 +17,21 @@ namespace gst_cs {
 
 struct ElementStats {
   std::string name;
-  bool ours = false;         // a cudastreams element (GPU time measured)
-  guint64 gpu_frames = 0;    // frames whose GPU work was timed
-  guint64 ungated = 0;       // ... without a stream gate: launch latency included
-  std::vector<float> gpu_us; // each frame's GPU time of its own work
-  double gpu_wait_us = 0;    // sum: waiting on the GPU for the input's producer
-  double enqueue_cpu_us = 0; // sum: CPU time of the per-frame GPU path
-  guint64 host_waits = 0;    // sum over the timed frames
-  guint64 cpu_frames = 0;    // buffers pushed into it
-  double cpu_us = 0;         // sum: CPU time in its chain, pushes downstream excluded
+  bool ours = false;           // a cudastreams element (GPU time measured)
+  guint64 gpu_frames = 0;      // frames whose GPU work was timed
+  guint64 ungated = 0;         // ... without a stream gate: launch latency included
+  std::vector<float> gpu_us;   // each frame's GPU time of its own work
+  double gpu_wait_us = 0;      // sum: waiting on the GPU for the input's producer
+  double enqueue_cpu_us = 0;   // sum: CPU time of the per-frame GPU path
+  guint64 host_waits = 0;      // sum over the timed frames
+  guint64 cpu_frames = 0;      // buffers it took
+  double cpu_us = 0;           // sum: CPU time of its per-frame path, pushes excluded
+  std::string cpu_note;        // why its CPU time is not measured
+  GstElement * root = nullptr; // its top-level pipeline; nullptr: not known
   std::set<std::string> streams;
 };
 
-// An element's CPU time as the push hooks add it, without a lock.
+// An element's CPU time as the streaming threads add it, without a lock.
 struct CpuSums {
   std::atomic<guint64> frames{ 0 }, ns{ 0 };
 };
@@ -48,26 +50,25 @@ public:
   void add_gpu_frame (GstElement * element, const std::string & name,
       const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
       guint64 host_waits, bool gated);
-  // A buffer enters `element` (alive: from its streaming thread): the
-  // summary lists elements in this order. Its CPU sums, to add to until
-  // epoch () changes; they live as long as this.
+  // `element` is in the pipeline `root` (alive: from a state change or a
+  // bin's signal): the summary lists elements in this order.
+  void seen (GstElement * element, GstElement * root, bool ours);
+  // Why `element`'s CPU time is not measured.
+  void set_cpu_note (GstElement * element, const std::string & note);
+  // Its CPU sums, to add to from any thread; they live as long as this.
   CpuSums * cpu_sums (GstElement * element);
-  // Changes when take_summary () starts afresh; unique to this instance,
-  // so that callers can cache what cpu_sums () gave under it.
-  guint64 epoch () const { return epoch_.load (std::memory_order_acquire); }
-  TraceStats ();
   bool empty ();
-  // The rows, upstream elements first as they were first seen; clears.
-  std::vector<SummaryRow> take_summary ();
+  // The rows of the elements of `root` (and of those whose pipeline is not
+  // known), upstream elements first; forgets them.
+  std::vector<SummaryRow> take_summary (GstElement * root);
 
 private:
   ElementStats & get (GstElement * element, const gchar * name, bool ours);
   std::mutex lock_;
   std::map<GstElement *, ElementStats> elements_;
   std::vector<GstElement *> order_;
-  // Never shrinks: the push hooks of other threads may still hold them.
+  // Never shrinks: the streaming threads hold them without a lock.
   std::unordered_map<GstElement *, std::unique_ptr<CpuSums>> cpu_;
-  std::atomic<guint64> epoch_;
 };
 
 // The summary as a table for people.

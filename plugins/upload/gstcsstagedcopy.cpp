@@ -307,7 +307,7 @@ StagedCopy::copy_later (Slot * slot, guint32 target,
 bool
 StagedCopy::copy (const std::shared_ptr<MappedInput> & input, const Planes & src,
     const Planes & dst, const GstVideoInfo * geometry, int device, cudaStream_t stream,
-    GstCsWaitCounter * waits, GError ** error)
+    GstCsWaitCounter * waits, FrameSpan & span, GError ** error)
 {
   workers_.ensure (threads_ ? threads_ : auto_copy_threads (), device);
   if (!prepare (geometry, waits, error))
@@ -320,6 +320,7 @@ StagedCopy::copy (const std::shared_ptr<MappedInput> & input, const Planes & src
   const guint32 target = slot->target + (guint32)layout_->chunks.size ();
   if (async_ &&
       stream_wait_host_signal (stream, slot->counter_device, target, &refused)) {
+    span.work_begins ();
     ok = copy_later (slot, target, input, src, dst, stream, error);
   } else {
     if (refused) {
@@ -330,6 +331,9 @@ StagedCopy::copy (const std::shared_ptr<MappedInput> & input, const Planes & src
       g_clear_error (&refused);
       async_ = false;
     }
+    /* The threads enqueue each chunk's DMA as it is in: the span holds
+     * their copies too. */
+    span.work_begins ();
     ok = copy_now (slot, src, dst, stream, error);
   }
   /* Recorded even after a failure: some DMAs may have been enqueued. */

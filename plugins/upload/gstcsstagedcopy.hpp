@@ -11,6 +11,7 @@
 
 #include "upload/gstcscopyworkers.hpp"
 #include "base/gstcsframe.hpp"
+#include "base/gstcsframespan.hpp"
 
 namespace gst_cs {
 
@@ -69,10 +70,12 @@ public:
 
   // Enqueues on `stream` (of `device`, current on the caller) the copy of
   // `geometry`'s planes from host memory `src`, which lies in `input`, to
-  // device memory `dst`.
+  // device memory `dst`. `span`'s work begins with the DMAs: after the
+  // stream's wait for the copy threads, which is the frame waiting for its
+  // input, as a consumer's wait for its producer is.
   bool copy (const std::shared_ptr<MappedInput> & input, const Planes & src,
       const Planes & dst, const GstVideoInfo * geometry, int device, cudaStream_t stream,
-      GstCsWaitCounter * waits, GError ** error);
+      GstCsWaitCounter * waits, FrameSpan & span, GError ** error);
 
   // Waits (for the CPU, no CUDA host wait) until the copy threads still
   // read the input of at most `most` frames: for an upstream pool that

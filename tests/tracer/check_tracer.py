@@ -86,7 +86,16 @@ def check_summary(stderr):
         check(0.5 <= float(rows["down"][7]) <= 1.0, f"download host waits/frame ~1: {rows['down']}")
         check(float(rows["up"][7]) == 0 and float(rows["cs"][7]) == 0,
               f"no host waits in upload and convert: {rows['up']} {rows['cs']}")
-    check("sink" in rows and "CPU only" in " ".join(rows["sink"]), f"fakesink is CPU only: {rows.get('sink')}")
+    # Other plugins' elements: a filter timed by probes, a sink listed only.
+    caps = rows.get("capsfilter0")
+    check(caps is not None and caps[1] == str(FRAMES) and caps[6] != "-"
+          and "CPU only" in " ".join(caps), f"capsfilter0 has CPU time only: {caps}")
+    check("sink" in rows and "not a cudastreams element" in " ".join(rows["sink"])
+          and "not timed" in " ".join(rows["sink"]), f"fakesink listed, not timed: {rows.get('sink')}")
+    # Upstream first.
+    order = list(rows)
+    check(order[:4] == ["videotestsrc0", "capsfilter0", "up", "cs"] and order[-1] == "sink",
+          f"the summary in pipeline order: {order}")
 
 
 def check_trace(path):
