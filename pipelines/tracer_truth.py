@@ -12,6 +12,11 @@ within the tolerance of the truth's.
         CONVERT_TIME: gcs-convert-time's output (its CONVERT-TIME line)
         ELEMENT=FIELD: an element's name and the truth's field, e.g.
              cs=kernel_one_us up=up_us down=down_us
+
+    tracer_truth.py RUN LOG CUPTI_JSON ELEMENT=FIELD...
+        the same run's own account by the GPU (pipelines/cupti_truth.cpp):
+        FIELD is h2d, d2h (a frame's copies) or kernel:TEXT (the kernels
+        whose name holds TEXT), e.g. up=h2d cs=kernel:convert down=d2h
 """
 import json
 import re
@@ -19,6 +24,8 @@ import sys
 
 TOLERANCE = 0.05  # issue 37: within +-5%
 WHAT = {
+    "h2d": "its host-to-device copies per frame, by CUPTI in the same run",
+    "d2h": "its device-to-host copies per frame, by CUPTI in the same run",
     "kernel_one_us": "the kernel, one launch at a time",
     "up_us": "the input frame's host-to-device copy, one at a time",
     "down_us": "the output frame's device-to-host copy, one at a time",
@@ -61,6 +68,35 @@ def compare(run, name, field, record, truth):
     return ok
 
 
+def cupti_truth(text):
+    """gcs-cupti-truth's JSON as truth fields: h2d_us, d2h_us and
+    kernel:TEXT for the kernel names it holds (the most frequent match)."""
+    data = json.loads(text)
+    truth = {f: data[f]["p50_us"] for f in ("h2d", "d2h") if data.get(f, {}).get("n")}
+    truth["kernels"] = data.get("kernels", {})
+    truth["cupti"] = True
+    return truth
+
+
+def cupti_field(truth, field):
+    if not field.startswith("kernel:"):
+        return truth.get(field, float("nan"))
+    text = field[len("kernel:"):].lower()
+    hits = [k for name, k in truth["kernels"].items() if text in name.lower()]
+    return max(hits, key=lambda k: k["n"])["p50_us"] if hits else float("nan")
+
+
+def compare_cupti(run, name, field, record, truth):
+    p50 = float(record.get("gpu-p50-us", "nan")) if record else float("nan")
+    t = cupti_field(truth, field)
+    ratio = p50 / t if t > 0 else float("nan")
+    ok = abs(ratio - 1) <= TOLERANCE
+    what = WHAT.get(field, f"the kernels named *{field[7:]}*, by CUPTI in the same run")
+    print(f"TRACER truth {run} {name}: gpu-p50 {p50:.2f} us (tracer) vs {t:.2f} us ({what}): "
+          f"ratio {ratio:.3f} {'PASS' if ok else 'FAIL'}")
+    return ok
+
+
 def main(argv):
     if len(argv) < 5:
         sys.exit(__doc__)
@@ -68,11 +104,13 @@ def main(argv):
     with open(log_path, errors="replace") as f:
         records = summary_records(f.read())
     with open(time_path, errors="replace") as f:
-        truth = truth_line(f.read())
+        text = f.read()
+    truth = cupti_truth(text) if text.lstrip().startswith("{") else truth_line(text)
     ok = True
     for pair in pairs:
         name, field = pair.split("=", 1)
-        ok = compare(run, name, field, records.get(name), truth) and ok
+        how = compare_cupti if truth.get("cupti") else compare
+        ok = how(run, name, field, records.get(name), truth) and ok
     return 0 if ok else 1
 
 

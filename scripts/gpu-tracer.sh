@@ -5,16 +5,18 @@
 #  1. builds (-Dgpu_archs=90) and runs the tracer's tests (tracer_gpu and
 #     stream_gate_gpu on the GPU, their _fake twins on the stand-in);
 #  2. the truth: each element's GPU µs/frame by the tracer (median and mean,
-#     one frame in 16 timed, ungated as by default) beside the same work
-#     timed one piece at a time, ungated too, by gcs-convert-time --copies
-#     (and gated, for reference)
+#     one frame in 32 timed, gated as by default) beside the same work
+#     timed one piece at a time, gated too, by gcs-convert-time --copies
+#     (and ungated, for reference)
 #     (row nv12-4k-rgba-1080p, 4K NV12 -> 1080p RGBA bilinear): the kernel
 #     for cudaconvertscale (its back-to-back figure printed beside), the
 #     input frame's pinned host-to-device copy for cudaupload, the output
 #     frame's device-to-host copy for cudadownload; PASS within 5%
 #     (pipelines/tracer_truth.py), on upload -> crop -> convertscale ->
-#     download and on device-resident frames; and beside nsys where the
-#     machine has it;
+#     download and on device-resident frames; then the same runs beside
+#     the GPU's own account of them, CUPTI's activity records in the same
+#     process (pipelines/cupti_truth.cpp), where the toolkit has CUPTI; and
+#     beside nsys where the machine has it;
 #  3. the overhead: frames/s without and with the tracer, alternated in one
 #     run, on the 1080p NV12 up->crop->down row run as 16 streams at once
 #     (16 gcs-bench processes, one stream each) and on the device-resident
@@ -53,13 +55,13 @@ CAPS_IN="video/x-raw,format=NV12,width=3840,height=2160,framerate=1000/1"
 CAPS_OUT="video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=1920,height=1080"
 FULL="videotestsrc num-buffers=300 ! $CAPS_IN ! cudaupload name=up ! cudacrop name=crop ! cudaconvertscale name=cs ! $CAPS_OUT ! cudadownload name=down ! fakesink"
 RESIDENT="videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze num-buffers=2000 ! cudaconvertscale name=cs ! $CAPS_OUT ! fakesink"
-# The truth timed as the tracer times by default (no gate: the launch's
-# latency inside both spans), and behind a gate (the GPU's work alone).
+# The truth timed as the tracer times by default (behind a gate: the GPU's
+# work alone), and without one for reference (the launch's latency inside).
+"$B/pipelines/gcs-convert-time" --copies nv12-4k-rgba-1080p > "$OUT/convert_time.txt" 2>&1
 GCS_TIME_UNGATED=1 "$B/pipelines/gcs-convert-time" --copies nv12-4k-rgba-1080p \
-  > "$OUT/convert_time.txt" 2>&1
-"$B/pipelines/gcs-convert-time" --copies nv12-4k-rgba-1080p > "$OUT/convert_time_gated.txt" 2>&1
+  > "$OUT/convert_time_ungated.txt" 2>&1
 kernel=$(sed -n 's/.*"kernel_one_us":\([0-9.]*\).*/\1/p' "$OUT/convert_time.txt" | head -1)
-echo "TRACER truth gated (GPU work alone, for reference): $(grep -o '"kernel_one_us":[0-9.]*\|"gated":[a-z]*\|"up_us":[0-9.]*\|"down_us":[0-9.]*' "$OUT/convert_time_gated.txt" | tr '\n' ' ')" >> "$SUMMARY"
+echo "TRACER truth ungated (launch latency included, for reference): $(grep -o '"kernel_one_us":[0-9.]*\|"gated":[a-z]*\|"up_us":[0-9.]*\|"down_us":[0-9.]*' "$OUT/convert_time_ungated.txt" | tr '\n' ' ')" >> "$SUMMARY"
 for run in full resident; do
   desc=$FULL; [ $run = resident ] && desc=$RESIDENT
   # shellcheck disable=SC2086
@@ -72,6 +74,26 @@ for run in full resident; do
     $pairs >> "$SUMMARY"
   sed -n '/^cudastreams tracer summary/,/^(µs/p' "$OUT/truth-$run.log" > "$OUT/summary-$run.txt"
 done
+# The same runs beside the GPU's own account of them (CUPTI's activity
+# records, injected by the driver: pipelines/cupti_truth.cpp): same process,
+# same load, no event of ours in the figures it gives.
+CUPTI_LIB=$B/pipelines/libgcs-cupti-truth.so
+if [ -f "$CUPTI_LIB" ]; then
+  for run in full resident; do
+    desc=$FULL; [ $run = resident ] && desc=$RESIDENT
+    # shellcheck disable=SC2086
+    CUDA_INJECTION64_PATH=$CUPTI_LIB GCS_CUPTI_OUT=$OUT/cupti-$run.json \
+      GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreams(print=true)" timeout 120 \
+      gst-launch-1.0 -q $desc > "$OUT/cupti-$run.log" 2>&1
+    pairs="cs=kernel:convert"
+    [ $run = full ] && pairs="up=h2d cs=kernel:convert down=d2h"
+    # shellcheck disable=SC2086
+    python3 "$ROOT/pipelines/tracer_truth.py" "$run-cupti" "$OUT/cupti-$run.log" \
+      "$OUT/cupti-$run.json" $pairs >> "$SUMMARY" 2>&1
+  done
+else
+  echo "TRACER truth cupti: no CUPTI in this toolkit" >> "$SUMMARY"
+fi
 if command -v nsys > /dev/null; then
   # shellcheck disable=SC2086
   timeout 120 nsys profile -t cuda,nvtx -o "$OUT/resident" -f true \
@@ -106,12 +128,12 @@ resident() { # TRACERS
     --seconds 1.5 --warmup 0.5 --pipeline "videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze ! cudaconvertscale name=cs ! $CAPS_OUT" \
     2>> "$OUT/bench.log" | fps
 }
-# The default (one frame in 16 timed) decides; beside it, one in 64 (what
-# a user who wants less can have) and GStreamer's own floor: a core tracer
+# The default (one frame in 32 timed) decides; beside it, one in 16 (what
+# a user who wants more samples pays) and GStreamer's own floor: a core tracer
 # with a single hook (factories), which turns on the core's dispatch at
 # every hook point (a clock read and two hash lookups each, some 37 a
 # frame on the stand-in's converter row), as any tracer with a hook does.
-TR="cudastreams(print=false)" TR64="cudastreams(print=false,every=64)" FLOOR="factories"
+TR="cudastreams(print=false)" TR64="cudastreams(print=false,every=16)" FLOOR="factories"
 for row in updown16 resident; do
   off=() on=() on64=() floor=()
   for rep in 1 2 3; do # alternated, so drift hits all
@@ -128,7 +150,7 @@ name = {"updown16": "16 x 1080p NV12 up->crop->down (16 processes)",
         "resident": "device-resident cudaconvertscale 4K NV12 -> 1080p RGBA"}[row]
 a = statistics.median(off)
 for runs, what, final in ((floor, "GStreamer's floor: GST_TRACERS=factories", False),
-                          (on64, "every=64", False), (on, "every=16, the default", True)):
+                          (on64, "every=16", False), (on, "every=32, the default", True)):
     b = statistics.median(runs)
     loss = (a - b) / a * 100 if a else float("nan")
     verdict = "PASS" if loss <= 3 else "FAIL"

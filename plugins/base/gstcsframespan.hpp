@@ -54,10 +54,10 @@ public:
   // An element stops (PAUSED to READY, its streaming thread stopped): the
   // last of a pipeline's stopping is where a run's summary is made.
   virtual void stopped (GstElement * element) = 0;
-  // CPU time (gst_util_get_timestamp ()) of one pass of the element's
-  // per-frame path, its pushes excluded; `input` where it took a buffer.
-  virtual void cpu (gpointer handle, GstElement * element, GstClockTime begin,
-      GstClockTime end, bool input) = 0;
+  // CPU time (gst_util_get_timestamp ()) of one input's pass through the
+  // element's per-frame path, its pushes excluded.
+  virtual void cpu (
+      gpointer handle, GstElement * element, GstClockTime begin, GstClockTime end) = 0;
 
 protected:
   ~FrameObserver () = default;

@@ -227,7 +227,7 @@ CpuTime::pushed (Probed * probed)
       const GstClockTime at = a.at;
       a.at = 0;
       probed->hits.fetch_add (1, std::memory_order_relaxed);
-      record (probed->sums, probed->element, a.pad, at, gst_util_get_timestamp (), true);
+      record (probed->sums, probed->element, a.pad, at, gst_util_get_timestamp ());
       return true;
     }
   if (probed->off.load (std::memory_order_relaxed))
@@ -243,19 +243,17 @@ CpuTime::pushed (Probed * probed)
 }
 
 void
-CpuTime::ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end,
-    bool input)
+CpuTime::ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end)
 {
-  record (sums, element, GST_BASE_TRANSFORM_SINK_PAD (element), begin, end, input);
+  record (sums, element, GST_BASE_TRANSFORM_SINK_PAD (element), begin, end);
 }
 
 void
 CpuTime::record (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
-    GstClockTime end, bool input)
+    GstClockTime end)
 {
   const guint64 own = end > begin ? end - begin : 0;
-  if (input)
-    sums->frames.fetch_add (1, std::memory_order_relaxed);
+  sums->frames.fetch_add (1, std::memory_order_relaxed);
   sums->ns.fetch_add (own, std::memory_order_relaxed);
   log_cpu_record (pad, end, own);
   if (json_.enabled ())

@@ -29,8 +29,7 @@ public:
   // later.
   void watch (GstElement * root);
   // One pass of our element's per-frame path (FrameObserver::cpu).
-  void ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end,
-      bool input);
+  void ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end);
 
   // The probes' side (public for the C callbacks).
   struct Probed;
@@ -43,7 +42,7 @@ public:
 private:
   void add_bin (GstBin * bin, GstElement * root);
   void record (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
-      GstClockTime end, bool input);
+      GstClockTime end);
 
   TraceStats & stats_;
   TraceJson & json_;

@@ -2,7 +2,9 @@
 #include "tracer/gstcsstreamgate.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <gst/gst.h>
@@ -24,10 +26,18 @@ constexpr int kWords = 256;
 /* A word's gate: the word counts the times it was opened; a closed gate
  * waits for the next count. */
 struct Word {
-  guint32 opened = 0;  // counts the host has raised it to
-  bool taken = false;  // by a StreamGate
-  bool closed = false; // until its owner or a host wait opens it
+  guint32 opened = 0;   // counts the host has raised it to
+  bool taken = false;   // by a StreamGate
+  bool closed = false;  // until its owner, a host wait or the watchdog opens it
+  gint64 closed_at = 0; // g_get_monotonic_time (), µs
 };
+
+/* A gate closed longer than this is opened by the watchdog: its owner is
+ * stuck in a CUDA call behind a thread that waits for the whole device (a
+ * cudaFree of another library, say) while holding the driver's lock, and
+ * that thread waits for the gated stream. Without it, such a pipeline hung
+ * (H200, 2026-11-27); with it, it loses at most this long once. */
+constexpr gint64 kWatchdogUs = 2000;
 
 class Gates {
 public:
@@ -47,6 +57,9 @@ public:
   bool open (int slot); // true: held until now
   // Opens every closed gate (before a host wait).
   void open_all ();
+  // Opens the gates closed for longer than kWatchdogUs; forever, from a
+  // thread of its own started with the first gate.
+  [[noreturn]] void watch ();
 
 private:
   bool allocate ();
@@ -96,7 +109,29 @@ Gates::allocate ()
   for (int i = 0; i < kWords; i++)
     __atomic_store_n (&host_[i], 0u, __ATOMIC_RELAXED);
   gst_cs_host_wait_set_hook (open_gates_before_wait);
+  std::thread ([this] { watch (); }).detach ();
   return true;
+}
+
+/* Wakes every millisecond; reads one atomic while no gate is closed, as
+ * nearly always (a gate is closed for the microseconds a timed frame's
+ * launch takes). */
+void
+Gates::watch ()
+{
+  for (;;) {
+    std::this_thread::sleep_for (std::chrono::milliseconds (1));
+    if (closed_.load (std::memory_order_acquire) == 0)
+      continue;
+    const gint64 now = g_get_monotonic_time ();
+    std::lock_guard<std::mutex> hold (lock_);
+    for (int i = 0; i < (int)words_.size (); i++)
+      if (words_[i].closed && now - words_[i].closed_at > kWatchdogUs) {
+        GST_INFO ("gate %d closed for %" G_GINT64_FORMAT " us: opened by the watchdog", i,
+            now - words_[i].closed_at);
+        raise (i);
+      }
+  }
 }
 
 /* The wait is enqueued without the lock: a host wait of another thread
@@ -129,6 +164,7 @@ Gates::close (cudaStream_t stream)
     return -1;
   }
   words_[slot].closed = true;
+  words_[slot].closed_at = g_get_monotonic_time ();
   closed_.fetch_add (1, std::memory_order_release);
   return slot;
 }

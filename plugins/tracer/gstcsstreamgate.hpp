@@ -15,7 +15,11 @@
 // pinned memory synchronises the device). A gate is opened when its owner
 // opens it or drops it (RAII), and by any host wait of the process before
 // it blocks (gst_cs_host_wait_set_hook): a thread that blocks on the GPU
-// might wait for work behind a gate, whose owner might wait for it.
+// might wait for work behind a gate, whose owner might wait for it. A
+// watchdog thread opens any gate closed for more than 2 ms: a thread of
+// another library that waits for the whole device while holding the
+// driver's lock (a cudaFree) would otherwise stall a gate's owner, which
+// waits for that lock, for ever.
 #pragma once
 
 #include <cuda_runtime_api.h>

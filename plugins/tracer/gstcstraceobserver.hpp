@@ -32,10 +32,10 @@ public:
   void close (FrameSpanData & span) override { gpu_.close (span); }
   gpointer started (GstElement * element) override;
   void stopped (GstElement * element) override;
-  void cpu (gpointer handle, GstElement * element, GstClockTime begin, GstClockTime end,
-      bool input) override
+  void cpu (gpointer handle, GstElement * element, GstClockTime begin,
+      GstClockTime end) override
   {
-    cpu_.ours (static_cast<CpuSums *> (handle), element, begin, end, input);
+    cpu_.ours (static_cast<CpuSums *> (handle), element, begin, end);
   }
 
 private:

@@ -152,13 +152,14 @@ def main():
         trace = os.path.join(d, "trace.json")
         err = run(f"file={trace},nvtx=true,every=1", {"GST_DEBUG": "GST_TRACER:7"})
         check_summary(err)
-        # Ungated by default: the figures say they include the launch.
-        check_gated(err, False)
+        # Gated by default: no mark; without the gate the figures say they
+        # include the launch.
+        check_gated(err, True)
+        check_gated(run("every=1,gate=false"), False)
         if "--gpu" not in sys.argv:
-            check_gated(run("every=1,gate=true"), True)
             # A driver without stream memory operations: no gate, a marked figure.
-            check_gated(run("every=1,gate=true", {"FAKECUDA_NO_STREAM_WAIT_VALUE": "1"}), False)
-            check_gated(run("every=1,gate=true", {"FAKECUDA_NO_STREAM_MEM_OPS": "1"}), False)
+            check_gated(run("every=1", {"FAKECUDA_NO_STREAM_WAIT_VALUE": "1"}), False)
+            check_gated(run("every=1", {"FAKECUDA_NO_STREAM_MEM_OPS": "1"}), False)
         check("cudastreams-frame" in err and "cudastreams-summary" in err
               and "cudastreams-cpu" in err, "the records are logged at GST_TRACER:7")
         check_trace(trace)

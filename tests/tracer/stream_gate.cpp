@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The tracer's stream gate (plugins/tracer/gstcsstreamgate): it holds its
-// stream until opened, is always opened (by its owner, when dropped, or by
-// any host wait before it blocks), and stays open where the device cannot
+// stream until opened, is always opened (by its owner, when dropped, by
+// any host wait before it blocks, or by its watchdog after 2 ms), and stays open where the device cannot
 // use stream memory operations. The stand-in runs it again with those
 // refused (FAKECUDA_NO_STREAM_MEM_OPS=1).
 #include <gst/check/gstcheck.h>
@@ -115,6 +115,25 @@ GST_START_TEST (test_gates_run_out_and_come_back)
 }
 GST_END_TEST;
 
+/* An owner stuck longer than the watchdog's bound (in a CUDA call behind
+ * another thread's device-wide wait, say): the watchdog opens its gate,
+ * and the gate says it did not hold to the end. No host wait here: that
+ * would open it first. */
+GST_START_TEST (test_watchdog_opens_stuck_gate)
+{
+  Stream st;
+  gst_cs::StreamGate gate = st.gate_then_record ();
+  if (!gate.closed ())
+    return; /* the run without stream memory operations */
+  fail_unless_equals_int (cudaEventQuery (st.after), cudaErrorNotReady);
+  g_usleep (20000);
+  /* Opened meanwhile: not held to the end, and what is behind it runs. */
+  gate.open ();
+  fail_if (gate.held ());
+  fail_unless (gst_cs_host_wait_event (st.after, NULL, NULL));
+}
+GST_END_TEST;
+
 static Suite *
 stream_gate_gpu_suite (void)
 {
@@ -126,6 +145,7 @@ stream_gate_gpu_suite (void)
   tcase_add_test (tc, test_dropped_gate_opens);
   tcase_add_test (tc, test_host_wait_opens_gates);
   tcase_add_test (tc, test_gates_run_out_and_come_back);
+  tcase_add_test (tc, test_watchdog_opens_stuck_gate);
   return s;
 }
 

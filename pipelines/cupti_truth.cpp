@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The GPU's own account of a run, beside the cudastreams tracer's: loaded by
+ * the CUDA driver into the traced process (CUDA_INJECTION64_PATH names this
+ * library), it asks CUPTI for the start and end of every kernel and copy as
+ * the GPU ran them, and at exit writes per kernel name and per copy
+ * direction the count and the median duration to GCS_CUPTI_OUT, one JSON
+ * object. Same process, same run, same load as the tracer's figures, and
+ * no event of ours in between: what scripts/gpu-tracer.sh compares them
+ * with (pipelines/tracer_truth.py). Copies of one frame (one per plane,
+ * back to back on one stream) count as one.
+ *   CUDA_INJECTION64_PATH=.../libgcs-cupti-truth.so GCS_CUPTI_OUT=t.json cmd */
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <cupti.h>
+
+namespace {
+
+struct Span {
+  unsigned long long start, end;
+};
+
+std::mutex lock;
+std::map<std::string, std::vector<double>> kernels; // name -> µs
+// [direction][stream]: copies in the order the GPU ran them
+std::map<unsigned, std::vector<Span>> copies[2];
+
+constexpr size_t kBufferBytes = 8u << 20;
+// Copies of one frame follow each other closer than this (ns).
+constexpr unsigned long long kSameFrameGap = 3000;
+
+void CUPTIAPI
+buffer_requested (uint8_t ** buffer, size_t * size, size_t * max_records)
+{
+  *buffer = static_cast<uint8_t *> (std::aligned_alloc (8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;
+}
+
+void CUPTIAPI
+buffer_completed (CUcontext, uint32_t, uint8_t * buffer, size_t, size_t valid)
+{
+  std::lock_guard<std::mutex> hold (lock);
+  CUpti_Activity * record = nullptr;
+  while (cuptiActivityGetNextRecord (buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      auto * k = reinterpret_cast<CUpti_ActivityKernel10 *> (record);
+      kernels[k->name ? k->name : "?"].push_back ((k->end - k->start) / 1000.0);
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      auto * m = reinterpret_cast<CUpti_ActivityMemcpy6 *> (record);
+      if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ||
+          m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
+        copies[m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH][m->streamId].push_back (
+            Span{ m->start, m->end });
+    }
+  }
+  std::free (buffer);
+}
+
+double
+median (std::vector<double> v)
+{
+  if (v.empty ())
+    return -1;
+  std::sort (v.begin (), v.end ());
+  return v[(v.size () - 1) / 2];
+}
+
+/* One duration per frame: a stream's copies merged where they follow each
+ * other within kSameFrameGap. */
+std::vector<double>
+frames_of (std::map<unsigned, std::vector<Span>> & streams)
+{
+  std::vector<double> out;
+  for (auto & [stream, spans] : streams) {
+    std::sort (spans.begin (), spans.end (),
+        [] (const Span & a, const Span & b) { return a.start < b.start; });
+    for (size_t i = 0; i < spans.size ();) {
+      Span f = spans[i++];
+      while (i < spans.size () && spans[i].start < f.end + kSameFrameGap)
+        f.end = std::max (f.end, spans[i++].end);
+      out.push_back ((f.end - f.start) / 1000.0);
+    }
+  }
+  return out;
+}
+
+void
+report ()
+{
+  cuptiActivityFlushAll (1);
+  const char * path = std::getenv ("GCS_CUPTI_OUT");
+  FILE * f = path ? std::fopen (path, "w") : stderr;
+  if (!f)
+    return;
+  std::lock_guard<std::mutex> hold (lock);
+  std::fprintf (f, "{\"kernels\":{");
+  bool first = true;
+  for (const auto & [name, us] : kernels) {
+    std::fprintf (f, "%s\"%s\":{\"n\":%zu,\"p50_us\":%.3f}", first ? "" : ",",
+        name.c_str (), us.size (), median (us));
+    first = false;
+  }
+  const char * names[2] = { "h2d", "d2h" };
+  std::fprintf (f, "}");
+  for (int d = 0; d < 2; d++) {
+    const std::vector<double> frames = frames_of (copies[d]);
+    std::fprintf (f, ",\"%s\":{\"n\":%zu,\"p50_us\":%.3f}", names[d], frames.size (),
+        median (frames));
+  }
+  std::fprintf (f, "}\n");
+  if (f != stderr)
+    std::fclose (f);
+}
+
+} // namespace
+
+/* Called by the CUDA driver as it initialises, where CUDA_INJECTION64_PATH
+ * names this library. */
+extern "C" int
+InitializeInjection (void)
+{
+  if (cuptiActivityEnable (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS ||
+      cuptiActivityEnable (CUPTI_ACTIVITY_KIND_MEMCPY) != CUPTI_SUCCESS ||
+      cuptiActivityRegisterCallbacks (buffer_requested, buffer_completed) !=
+          CUPTI_SUCCESS) {
+    std::fprintf (stderr, "gcs-cupti-truth: CUPTI refused the activity records\n");
+    return 0;
+  }
+  std::atexit (report);
+  return 1;
+}
