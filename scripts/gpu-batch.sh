@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# On the GPU machine, cudabatch's work in one call (about 5 minutes): builds
+# On the GPU machine, cudabatch's work in one call (about 6 minutes): builds
 # for sm_90, runs batch_gpu, its stand-in twin, the Python batch tests (the
 # stand-in's, and torch's: torch_gpu, batch_infer_example), batch_gpu under
 # compute-sanitizer memcheck, the benchmark's batch rows (pipelines/bench
 # with BENCH_ONLY=batch: 16 device-resident 1080p NV12 streams -> 16 x 3 x
 # 640 x 640 float16 letterboxed and normalised, the same from 8 nvh264dec
-# streams, and into torch beside the usual way) and the normalisation
-# kernel beside a device copy. Results in $OUT; a summary last.
+# streams, into torch beside the usual way, and the latency the batching
+# adds to 8 live 30 fps sources, one of them stalled in a second run:
+# gcs-batch-latency, its lines "batch latency live|stall" in the summary)
+# and the normalisation kernel beside a device copy. Results in $OUT; a
+# summary last.
 #   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-batch.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -29,7 +32,7 @@ timeout 150 meson test -C $B batch_gpu --no-rebuild --timeout-multiplier 10 --lo
   --wrapper "compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" \
   >"$OUT/memcheck.txt" 2>&1
 # The bench rows, on this build (its Python module for the torch rows).
-BUILD_DIR=$B BENCH_ONLY=batch OUT="$OUT/bench" timeout 180 pipelines/bench >"$OUT/bench.txt" 2>&1
+BUILD_DIR=$B BENCH_ONLY=batch OUT="$OUT/bench" timeout 240 pipelines/bench >"$OUT/bench.txt" 2>&1
 nvcc -std=c++17 -O3 -arch=sm_90 -Igpu pipelines/batch_kernel_time.cu gpu/batch_normalize.cu \
   gpu/batch_normalize_host.cpp -o $B/batch-kernel-time >"$OUT/kernel-build.txt" 2>&1 &&
   $B/batch-kernel-time 16 640 640 >"$OUT/kernel.txt" 2>&1

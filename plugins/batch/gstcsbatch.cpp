@@ -21,7 +21,11 @@
  * frame's PTS, the map from tensor to frame coordinates, and whether the
  * slot is empty. Where the sources are live, #GstCsBatch:batched-push-timeout
  * bounds the wait for a stalled source: a partial batch goes out with its
- * empty slots marked (and zeroed).
+ * empty slots marked (and zeroed). Where the plugin is built with
+ * GStreamer's analytics library, a batch also carries a GstTensorMeta
+ * describing the tensor (GStreamer 1.26 and later) and a
+ * GstAnalyticsBatchMeta naming each slot's source (1.28 and later); the
+ * caps are the same on every version.
  *
  * ## Example
  * |[
@@ -41,6 +45,7 @@
 
 #include "base/gstcscaps.h"
 #include "base/gstcsmetas.h"
+#include "batch/gstcsbatchanalytics.hpp"
 #include "batch/gstcsbatchpad.h"
 #include "batch/gstcsbatchprops.hpp"
 #include "batch/gstcsbatchsettings.hpp"
@@ -151,6 +156,7 @@ take_caps (GstCsBatch * self, GstCsBatchPad * pad, GstEvent * event)
     return FALSE;
   }
   pad->info = info;
+  gst_caps_replace (&pad->caps, caps);
   pad->has_info = TRUE;
   GST_DEBUG_OBJECT (pad, "caps %" GST_PTR_FORMAT, caps);
   return TRUE;
@@ -326,6 +332,7 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   GstBuffer * tensor = self->work->run (*self->device, s, batch, inputs, &err);
   if (tensor) {
     stamp_batch (self, tensor, chosen, frames);
+    gst_cs::batch_add_analytics_metas (tensor, s, batch, chosen, frames);
   }
   for (GstBuffer * f : frames)
     gst_buffer_unref (f);

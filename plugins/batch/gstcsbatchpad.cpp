@@ -4,13 +4,23 @@
 G_DEFINE_TYPE (GstCsBatchPad, gst_cs_batch_pad, GST_TYPE_AGGREGATOR_PAD);
 
 static void
-gst_cs_batch_pad_class_init (GstCsBatchPadClass *)
-{}
+gst_cs_batch_pad_finalize (GObject * object)
+{
+  gst_clear_caps (&GST_CS_BATCH_PAD (object)->caps);
+  G_OBJECT_CLASS (gst_cs_batch_pad_parent_class)->finalize (object);
+}
+
+static void
+gst_cs_batch_pad_class_init (GstCsBatchPadClass * klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = gst_cs_batch_pad_finalize;
+}
 
 static void
 gst_cs_batch_pad_init (GstCsBatchPad * self)
 {
   gst_video_info_init (&self->info);
+  self->caps = NULL;
   self->has_info = FALSE;
   self->index = 0;
 }

@@ -14,16 +14,18 @@ G_DECLARE_FINAL_TYPE (
 /**
  * GstCsBatchPad:
  * @info: the caps of the frames at the head of the queue, parsed
- * @has_info: @info is set (a caps event came)
+ * @caps: those caps as they came (GStreamer's batch meta names them)
+ * @has_info: @info and @caps are set (a caps event came)
  * @index: N of sink_N
  *
- * @info and @has_info are set and read on the aggregator's thread, which
+ * @info, @caps and @has_info are set and read on the aggregator's thread, which
  * handles serialized events in order with the buffers.
  */
 struct _GstCsBatchPad {
   GstAggregatorPad parent;
 
   GstVideoInfo info;
+  GstCaps * caps;
   gboolean has_info;
   guint index;
 };

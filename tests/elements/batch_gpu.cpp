@@ -6,10 +6,18 @@
 // the batch meta (source, PTS, map back to the frame, empty slots); EOS
 // orders (one pad then all, the first then the rest); pads requested and
 // released while PLAYING; a stalled live pad times out into partial batches;
-// bad settings fail at start with a clear message; no host wait.
+// bad settings fail at start with a clear message; no host wait; GStreamer's
+// analytics metas where the plugin was built with them (GstTensorMeta from
+// 1.26, GstAnalyticsBatchMeta from 1.28), none elsewhere, the caps the same.
+#include "config.h"
+
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
+#if HAVE_GST_ANALYTICS
+#include <gst/analytics/analytics.h>
+#endif
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -28,15 +36,39 @@ struct Source {
   gint w, h;
 };
 
-/* One batch as it came out: its bytes (read on the host) and its slots. */
+/* What GStreamer's analytics metas said of a batch, where it had them. */
+struct Analytics {
+  std::vector<std::string> apis; /* the API of every meta on the batch */
+  bool tensor = false;           /* a GstTensorMeta of one tensor */
+  std::vector<gsize> dims;
+  int data_type = -1, dims_order = -1;
+  std::string id;
+  bool shares_memory = false; /* its data is the batch's own memory */
+  struct Stream {
+    guint index = 0;
+    std::string id, pad_id; /* its stream id, and the one on our sink pad */
+    gint width = 0, height = 0;
+    bool has_segment = false;
+    GstClockTime pts = GST_CLOCK_TIME_NONE; /* of the buffer naming the frame */
+  };
+  std::vector<Stream> streams; /* of a GstAnalyticsBatchMeta */
+};
+
+/* One batch as it came out: its bytes (read on the host), its slots, its
+ * caps and GStreamer's metas. */
 struct Batch {
   std::vector<guint8> bytes;
   std::vector<GstCsBatchSlot> slots;
   GstClockTime pts;
+  std::string caps;
+  Analytics analytics;
+  const void * memory = nullptr; /* the tensor's memory, as mapped */
 };
 
+static void keep_analytics (GstPad * pad, GstBuffer * buf, Analytics * a);
+
 static GstPadProbeReturn
-keep_batch (GstPad *, GstPadProbeInfo * info, gpointer data)
+keep_batch (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   auto * batches = static_cast<std::vector<Batch> *> (data);
   GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
@@ -44,12 +76,19 @@ keep_batch (GstPad *, GstPadProbeInfo * info, gpointer data)
   GstMapInfo map;
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
   b.bytes.assign (map.data, map.data + map.size);
+  b.memory = map.data;
   gst_buffer_unmap (buf, &map);
   GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (buf);
   fail_unless (meta != NULL, "a batch without its batch meta");
   fail_unless (gst_buffer_get_cs_sync_meta (buf) != NULL, "a batch without its event");
   b.slots.assign (meta->slots, meta->slots + meta->n_slots);
   b.pts = GST_BUFFER_PTS (buf);
+  GstCaps * caps = gst_pad_get_current_caps (pad);
+  gchar * str = caps ? gst_caps_to_string (caps) : g_strdup ("");
+  b.caps = str;
+  g_free (str);
+  gst_clear_caps (&caps);
+  keep_analytics (pad, buf, &b.analytics);
   batches->push_back (std::move (b));
   return GST_PAD_PROBE_OK;
 }
@@ -609,6 +648,205 @@ GST_START_TEST (test_unbatchable_caps)
 }
 GST_END_TEST;
 
+/* --- GStreamer's analytics metas -------------------------------------- */
+
+#if HAVE_GST_ANALYTICS_BATCH
+/* The stream id on the sink pad of cudabatch (upstream of `pad`) named
+ * `pad_name`: what the batch meta should name for that slot. */
+static std::string
+sink_stream_id (GstPad * pad, GQuark pad_name)
+{
+  GstPad * src = gst_pad_get_peer (pad);
+  GstElement * cs = src ? gst_pad_get_parent_element (src) : NULL;
+  GstPad * sink =
+      cs ? gst_element_get_static_pad (cs, g_quark_to_string (pad_name)) : NULL;
+  GstEvent * start =
+      sink ? gst_pad_get_sticky_event (sink, GST_EVENT_STREAM_START, 0) : NULL;
+  const gchar * id = NULL;
+  if (start)
+    gst_event_parse_stream_start (start, &id);
+  std::string out = id ? id : "";
+  gst_clear_event (&start);
+  gst_clear_object (&sink);
+  gst_clear_object (&cs);
+  gst_clear_object (&src);
+  return out;
+}
+
+static void
+keep_batch_streams (GstPad * pad, GstBuffer * buf, Analytics * a)
+{
+  GstAnalyticsBatchMeta * bm = gst_buffer_get_analytics_batch_meta (buf);
+  GstCsBatchMeta * ours = gst_buffer_get_cs_batch_meta (buf);
+  for (gsize i = 0; bm && i < bm->n_streams; i++) {
+    GstAnalyticsBatchStream * st = &bm->streams[i];
+    Analytics::Stream out;
+    out.index = st->index;
+    const gchar * id = gst_analytics_batch_stream_get_stream_id (st);
+    out.id = id ? id : "";
+    if (ours && i < ours->n_slots && !ours->slots[i].empty)
+      out.pad_id = sink_stream_id (pad, ours->slots[i].pad_name);
+    GstCaps * caps = gst_analytics_batch_stream_get_caps (st);
+    if (caps) {
+      GstStructure * c = gst_caps_get_structure (caps, 0);
+      gst_structure_get_int (c, "width", &out.width);
+      gst_structure_get_int (c, "height", &out.height);
+    }
+    out.has_segment = gst_analytics_batch_stream_get_segment (st) != NULL;
+    if (st->n_objects == 1 && GST_IS_BUFFER (st->objects[0]))
+      out.pts = GST_BUFFER_PTS (GST_BUFFER_CAST (st->objects[0]));
+    a->streams.push_back (out);
+  }
+}
+#endif
+
+static void
+keep_analytics (GstPad * pad, GstBuffer * buf, Analytics * a)
+{
+  gpointer state = NULL;
+  while (GstMeta * m = gst_buffer_iterate_meta (buf, &state))
+    a->apis.push_back (g_type_name (m->info->api));
+#if HAVE_GST_ANALYTICS
+  GstTensorMeta * tm = gst_buffer_get_tensor_meta (buf);
+  if (tm && tm->num_tensors == 1) {
+    const GstTensor * t = gst_tensor_meta_get (tm, 0);
+    a->tensor = true;
+    a->dims.assign (t->dims, t->dims + t->num_dims);
+    a->data_type = t->data_type;
+    a->dims_order = t->dims_order;
+    a->id = g_quark_to_string (t->id);
+    a->shares_memory =
+        t->data && gst_buffer_n_memory (t->data) == 1 &&
+        gst_buffer_peek_memory (t->data, 0) == gst_buffer_peek_memory (buf, 0);
+  }
+#endif
+#if HAVE_GST_ANALYTICS_BATCH
+  keep_batch_streams (pad, buf, a);
+#endif
+  (void)pad;
+}
+
+/* Unused where both metas are there: their checks need no API names. */
+[[maybe_unused]] static bool
+has_api (const Analytics & a, const char * part)
+{
+  for (const std::string & api : a.apis)
+    if (api.find (part) != std::string::npos)
+      return true;
+  return false;
+}
+
+/* Two sources (8 frames each) into 3 slots of `t`: the caps are NNStreamer's
+ * whatever the version; GStreamer's metas describe the tensor as the
+ * properties say and name each slot's source where the version has them,
+ * and are absent where it has not; the tensors' memory is reused. */
+static void
+check_analytics (const Tensor & t, const std::vector<gsize> & dims, int data_type)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 16, 16 } };
+  std::vector<Batch> batches;
+  GstElement * pipeline = start_batches (two, props_of (t, 3).c_str (), &batches);
+  const guint frames = 8;
+  for (guint k = 0; k < frames; k++)
+    for (size_t i = 0; i < two.size (); i++)
+      gst_buffer_unref (push_frame (pipeline, i, two[i], k));
+  for (size_t i = 0; i < two.size (); i++)
+    end_source (pipeline, i);
+  testutil::run_to_eos (pipeline, "analytics metas");
+  fail_unless_equals_int (batches.size (), frames);
+  /* Each batch went back to its pool once the sink let go: the metas hold
+   * no batch alive (a tensor that did kept every batch's memory). */
+  std::vector<const void *> memories;
+  for (const Batch & b : batches)
+    if (std::find (memories.begin (), memories.end (), b.memory) == memories.end ())
+      memories.push_back (b.memory);
+  fail_unless (memories.size () < frames, "%zu batches in %zu memories: none reused",
+      batches.size (), memories.size ());
+  gchar * want_caps = g_strdup_printf (
+      "other/tensors(" GST_CAPS_FEATURE_MEMORY_CS "), format=(string)static, "
+      "num_tensors=(int)1, types=(string)%s, dimensions=(string)%s, "
+      "framerate=(fraction)30/1",
+      t.dtype, t.nhwc ? "3:32:24:3" : "32:24:3:3");
+  GstCaps * want = gst_caps_from_string (want_caps);
+  for (guint k = 0; k < batches.size (); k++) {
+    const Batch & b = batches[k];
+    GstCaps * got = gst_caps_from_string (b.caps.c_str ());
+    fail_unless (got && gst_caps_is_equal (got, want), "caps %s, expected %s",
+        b.caps.c_str (), want_caps);
+    gst_clear_caps (&got);
+    const Analytics & a = b.analytics;
+#if HAVE_GST_ANALYTICS
+    fail_unless (a.tensor, "no GstTensorMeta on %s", gst_version_string ());
+    fail_unless (a.dims == dims, "tensor dims %zu: %zu,%zu,%zu,%zu", a.dims.size (),
+        a.dims.size () > 0 ? a.dims[0] : 0, a.dims.size () > 1 ? a.dims[1] : 0,
+        a.dims.size () > 2 ? a.dims[2] : 0, a.dims.size () > 3 ? a.dims[3] : 0);
+    fail_unless_equals_int (a.data_type, data_type);
+    fail_unless_equals_int (a.dims_order, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+    fail_unless_equals_string (a.id.c_str (), t.bgr ? "cudabatch-bgr" : "cudabatch-rgb");
+    fail_unless (a.shares_memory, "the GstTensor's data is not the batch's memory");
+#else
+    (void)dims, (void)data_type;
+    fail_if (has_api (a, "Tensor"), "a tensor meta without the analytics library");
+    if (k == 0)
+      g_print ("batch_gpu: GstTensorMeta not checked: the plugin is built without "
+               "gstreamer-analytics-1.0 >= 1.26 (%s); checked it is absent\n",
+          gst_version_string ());
+#endif
+#if HAVE_GST_ANALYTICS_BATCH
+    fail_unless_equals_int (a.streams.size (), 3);
+    for (guint i = 0; i < 3; i++) {
+      const Analytics::Stream & st = a.streams[i];
+      fail_unless_equals_int (st.index, i);
+      if (i == 2) { /* the empty slot names no source */
+        fail_unless (
+            st.id.empty () && st.width == 0 && !GST_CLOCK_TIME_IS_VALID (st.pts));
+        continue;
+      }
+      fail_if (st.id.empty (), "slot %u names no stream", i);
+      fail_unless_equals_string (st.id.c_str (), st.pad_id.c_str ());
+      fail_unless (st.width == two[i].w && st.height == two[i].h,
+          "slot %u: the caps of a %dx%d stream, not %dx%d", i, st.width, st.height,
+          two[i].w, two[i].h);
+      fail_unless (st.has_segment, "slot %u: no segment", i);
+      fail_unless_equals_uint64 (st.pts, b.slots[i].pts);
+    }
+    fail_if (a.streams[0].id == a.streams[1].id, "two slots name one stream");
+#else
+    fail_if (has_api (a, "AnalyticsBatch"), "a batch meta without GStreamer 1.28");
+    if (k == 0)
+      g_print ("batch_gpu: GstAnalyticsBatchMeta not checked: the plugin is built "
+               "without gstreamer-analytics-1.0 >= 1.28 (%s); checked it "
+               "is absent\n",
+          gst_version_string ());
+#endif
+  }
+  gst_caps_unref (want);
+  g_free (want_caps);
+  gst_object_unref (pipeline);
+}
+
+#if HAVE_GST_ANALYTICS
+#define TENSOR_TYPE(name) GST_TENSOR_DATA_TYPE_##name
+#else
+#define TENSOR_TYPE(name) -1
+#endif
+
+GST_START_TEST (test_analytics_float16_nchw)
+{
+  Tensor t;
+  t.dtype = "float16";
+  check_analytics (t, { 3, 3, 24, 32 }, TENSOR_TYPE (FLOAT16));
+}
+GST_END_TEST;
+
+GST_START_TEST (test_analytics_uint8_nhwc_bgr)
+{
+  Tensor t;
+  t.nhwc = true, t.bgr = true;
+  check_analytics (t, { 3, 24, 32, 3 }, TENSOR_TYPE (UINT8));
+}
+GST_END_TEST;
+
 static Suite *
 batch_gpu_suite (void)
 {
@@ -627,6 +865,8 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_stalled_live_pad);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_unbatchable_caps);
+  tcase_add_test (tc, test_analytics_float16_nchw);
+  tcase_add_test (tc, test_analytics_uint8_nhwc_bgr);
   return s;
 }
 
