@@ -27,19 +27,9 @@ namespace {
  * the element pushes from a thread of its own. */
 constexpr guint kMissesBeforeOff = 32;
 
-GQuark
-probed_quark ()
-{
-  static GQuark q = g_quark_from_static_string ("gst-cs-tracer-probed");
-  return q;
-}
-
-GQuark
-watched_quark ()
-{
-  static GQuark q = g_quark_from_static_string ("gst-cs-tracer-watched");
-  return q;
-}
+/* Element qdata: its Probed; bin qdata: its Watch. */
+G_DEFINE_QUARK (gst_cs_tracer_probed, probed)
+G_DEFINE_QUARK (gst_cs_tracer_watched, watched)
 
 /* Per streaming thread: the buffers that arrived at probed elements and
  * whose push is still to come (a thread passes through a few elements). */
