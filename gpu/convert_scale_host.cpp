@@ -116,20 +116,21 @@ plain_twin (const ConvertScale & op)
 }
 
 /* Calls fn (lines, tx, ty) for each tile (tx, ty) of `rows` rows of
- * blocks that the two-tap kernels give an nbx x nby output, with `tile`
- * filled for it. */
-template <Filter F, class Taps, class Fn>
+ * blocks that the tiled kernels give an nbx x nby output, with `tile`
+ * filled for it (by its family's fill_entry, as fill_tile fills it). */
+template <Filter F, class Tile, class Fn>
 void
-each_tile (const ConvertScale & op, int nbx, int nby, int rows,
-    two_tap::TileOf<Taps> & tile, Fn fn)
+each_tile (const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Fn fn)
 {
+  using tap_tile::fill_entry;
+  using two_tap::fill_entry;
   const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
   const int nty = (nby + rows - 1) / rows;
   for (int ty = 0; ty < nty; ty++)
     for (int tx = 0; tx < ntx; tx++) {
       const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
       for (int k = 0; k < two_tap::tile_entries (lines); k++)
-        two_tap::fill_entry<F> (op, lines, tile, k);
+        fill_entry<F> (op, lines, tile, k);
       fn (lines, tx, ty);
     }
 }
@@ -223,17 +224,14 @@ tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
     constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
       tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-        for (int ty = 0; ty * rows < nby; ty++)
-          for (int tx = 0; tx * two_tap::kTileX < nbx; tx++) {
-            const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
-            for (int k = 0; k < two_tap::tile_entries (lines); k++)
-              tap_tile::fill_entry<F> (op, lines, *tile, k);
-            for (int bx = tx * two_tap::kTileX;
-                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-              for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                tap_tile::write_block<F, IB, OB, decltype (members)> (
-                    op, lines, *tile, bx, by);
-          }
+        each_tile<F> (op, nbx, nby, rows, *tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                  tap_tile::write_block<F, IB, OB, decltype (members)> (
+                      op, lines, *tile, bx, by);
+            });
       });
     }
   });

@@ -133,9 +133,13 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op
   }
 }
 
-/* Nearest and bilinear: the CUDA block's tile gets its taps once, in
- * shared memory (two_tap::Tile); each thread then writes `rows / kTileY`
- * blocks of its column, reading them. */
+/* The tiled families: the CUDA block's tile gets its taps once, in
+ * shared memory (two_tap::Tile, fixed_point::Tile, tap_tile::Tile, each
+ * filled by its family's fill_entry); each thread then writes
+ * `rows / kTileY` blocks of its column, reading them. */
+using tap_tile::fill_entry;
+using two_tap::fill_entry;
+
 template <Filter F, class Tile>
 __device__ two_tap::TileLines
 fill_tile (const ConvertScale & op, int rows, Tile & tile)
@@ -143,9 +147,24 @@ fill_tile (const ConvertScale & op, int rows, Tile & tile)
   const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
   const int n = two_tap::tile_entries (lines);
   for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
-    two_tap::fill_entry<F> (op, lines, tile, k);
+    fill_entry<F> (op, lines, tile, k);
   __syncthreads ();
   return lines;
+}
+
+/* Calls write (bx, by) for the blocks of this thread's column in the
+ * CUDA block's tile of `rows` rows of blocks, of an nbx x nby output. */
+template <class Write>
+__device__ __forceinline__ void
+write_tile_column (int nbx, int nby, int rows, Write write)
+{
+  const int bx = blockIdx.x * kTileX + threadIdx.x;
+  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
+  if (bx >= nbx)
+    return;
+  GCS_NO_UNROLL
+  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+    write (bx, by);
 }
 
 /* Any set of input components, any output (two_tap::write_block; Members:
@@ -160,13 +179,9 @@ __launch_bounds__ (kTileX * kTileY, 5)
 {
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  const int bx = blockIdx.x * kTileX + threadIdx.x;
-  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
-  if (bx >= nbx)
-    return;
-  GCS_NO_UNROLL
-  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
     two_tap::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+  });
 }
 
 /* A fixed set of input components (two_tap::FixedMembers: a block is a
@@ -232,18 +247,10 @@ __launch_bounds__ (kTileX * kTileY)
     convert_scale_tap_tile_kernel (ConvertScale op, int nbx, int nby, int rows)
 {
   __shared__ tap_tile::Tile tile;
-  const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
-  const int n = two_tap::tile_entries (lines);
-  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
-    tap_tile::fill_entry<F> (op, lines, tile, k);
-  __syncthreads ();
-  const int bx = blockIdx.x * kTileX + threadIdx.x;
-  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
-  if (bx >= nbx)
-    return;
-  GCS_NO_UNROLL
-  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
     tap_tile::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+  });
 }
 
 /* The families' launches, defined below and instantiated in the files
