@@ -10,12 +10,21 @@ void
 launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const int rows = two_tap::tile_rows (nbx, nby, !pixels::rotates (op.orientation));
-  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  const bool turned = pixels::rotates (op.orientation);
+  const int rows = two_tap::tile_rows (nbx, nby, !turned);
+  /* Turned: tiles of `rows` columns and kTileX rows. */
+  const dim3 tiles = turned ? dim3 ((nbx + rows - 1) / rows, (nby + kTileX - 1) / kTileX)
+                            : dim3 ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
-      convert_scale_fixed_point_kernel<decltype (f)::value, decltype (word)::value>
-          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+      constexpr Filter F = decltype (f)::value;
+      constexpr int Word = decltype (word)::value;
+      if (turned)
+        convert_scale_fixed_point_turned_kernel<F, Word>
+            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+      else
+        convert_scale_fixed_point_kernel<F, Word>
+            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
     });
   });
 }

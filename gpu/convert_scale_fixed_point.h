@@ -16,8 +16,8 @@
 //
 // Every product and sum is an exact integer: any order of the sums gives
 // the same bits. The twin (convert_scale_on_host) computes each pixel on
-// its own from its source position (pixels::source_position); the kernel
-// from its tile's taps, as write_column does.
+// its own from its source position (pixels::source_position); the kernels
+// from their tiles' taps, as write_column (write_row where turned) does.
 #pragma once
 
 #include <cmath>
@@ -210,10 +210,43 @@ store (const ConvertScale & op, int x, int y, unsigned codes)
   }
 }
 
+// The pixels of the tile `t` (filled) on output column `own` (Turned:
+// output row), at k = first, first + step ... < end along it, each given
+// to out (k, codes). The line's taps are the thread's lines, its pixels'
+// taps those of the rows (Turned: columns) they cross.
+template <int Word, bool Turned, class Out>
+GCS_HD void
+write_line (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
+    int own, int first, int end, int step, Out out)
+{
+  const int oi = own - (Turned ? l.y_first : l.x_first);
+  const bool own_in = Turned ? t.row_in[oi] : t.col_in[oi];
+  const Lines luma = lines_of (
+                  op.fixed.luma, tile_taps (Turned ? t.rows[0][oi] : t.cols[0][oi])),
+              chroma = lines_of (
+                  op.fixed.chroma, tile_taps (Turned ? t.rows[1][oi] : t.cols[1][oi]));
+  const int limit = Turned ? op.out.width : op.out.height;
+  if (end > limit)
+    end = limit;
+  /* Two pixels at a time (with 40 registers, 6 CUDA blocks per SM): more
+   * loads in flight. 4K -> 1080p RGBA 11.9 -> 11.3 us, the letterbox
+   * 5.4 -> 4.9 us (H100, 2026-11-26). */
+  GCS_UNROLL_TWICE
+  for (int k = first, i = first - (Turned ? l.x_first : l.y_first); k < end;
+       k += step, i += step) {
+    if (!own_in || !(Turned ? t.col_in[i] : t.row_in[i])) {
+      out (k, op.fixed.border);
+      continue;
+    }
+    out (k, codes<Word> (op, luma, tile_taps (Turned ? t.cols[0][i] : t.rows[0][i]),
+                chroma, tile_taps (Turned ? t.cols[1][i] : t.rows[1][i])));
+  }
+}
+
 // Writes the pixels (x, y), y = y_first, y_first + y_step ... < y_end, of
-// the tile `t` (filled), as two_tap::write_column does in float. The
-// column's taps run along the source's x axis, or its y axis where the
-// axes swap (Taps::of): either way they are the thread's lines.
+// the tile `t` (filled), as two_tap::write_column does in float, for
+// frames that are not turned (turned ones: write_row). The column's taps
+// run along the source's x axis: they are the thread's lines.
 template <int Word>
 GCS_HD void
 write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
@@ -221,25 +254,36 @@ write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile 
 {
   if (x >= op.out.width)
     return;
-  const int ci = x - l.x_first;
-  const bool column_in = t.col_in[ci];
-  const Lines luma = lines_of (op.fixed.luma, tile_taps (t.cols[0][ci])),
-              chroma = lines_of (op.fixed.chroma, tile_taps (t.cols[1][ci]));
-  if (y_end > op.out.height)
-    y_end = op.out.height;
-  /* Two rows at a time (with 40 registers, 6 CUDA blocks per SM): more
-   * loads in flight. 4K -> 1080p RGBA 11.9 -> 11.3 us, the letterbox
-   * 5.4 -> 4.9 us (H100, 2026-11-26). */
-  GCS_UNROLL_TWICE
-  for (int y = y_first, ri = y_first - l.y_first; y < y_end; y += y_step, ri += y_step) {
-    if (!column_in || !t.row_in[ri]) {
-      store (op, x, y, op.fixed.border);
-      continue;
-    }
-    store (op, x, y,
-        codes<Word> (
-            op, luma, tile_taps (t.rows[0][ri]), chroma, tile_taps (t.rows[1][ri])));
-  }
+  write_line<Word, false> (op, l, t, x, y_first, y_end, y_step,
+      [&] (int y, unsigned codes) { store (op, x, y, codes); });
+}
+
+// The tiles of turned frames (pixels::rotates): `cols` output columns
+// (tile_rows' count: 8, 16 or 32) and two_tap::kTileX output rows, with
+// one line more to the left and above, as two_tap::tile_lines has them
+// (a block is a pixel: the output's chroma is not subsampled).
+GCS_HD two_tap::TileLines
+turned_tile_lines (int tx, int ty, int cols)
+{
+  return two_tap::TileLines{ tx * cols - 1, ty * two_tap::kTileX - 1, cols + 1,
+    two_tap::kTileX + 1 };
+}
+
+// Computes the pixels (x, y), x = x_first, x_first + x_step ... < x_end,
+// of the turned tile `t` (filled for turned_tile_lines) and gives each to
+// out (x, codes). Where the axes swap, an output row runs along a source
+// row: the row's taps are the thread's lines, and the threads of a warp,
+// on neighbouring output rows, read neighbouring samples of the same
+// source rows (on an output column they read one sample of 32 source
+// rows). The sums are write_column's, exact integers in another order.
+template <int Word, class Out>
+GCS_HD void
+write_row (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t, int y,
+    int x_first, int x_end, int x_step, Out out)
+{
+  if (y >= op.out.height)
+    return;
+  write_line<Word, true> (op, l, t, y, x_first, x_end, x_step, out);
 }
 
 // The twin: output pixel (x, y) from its source position, without tiles.

@@ -115,33 +115,62 @@ plain_twin (const ConvertScale & op)
   });
 }
 
-/* Calls fn (lines, tx, ty) for each tile (tx, ty) of `rows` rows of
- * blocks that the two-tap kernels give an nbx x nby output, with `tile`
- * filled for it. */
-template <Filter F, class Taps, class Fn>
+/* Calls fn (lines, tx, ty) for each tile (tx, ty) of ntx x nty, whose
+ * lines are lines_at (tx, ty), with `tile` filled for it (by its family's
+ * fill_entry, as fill_tile_lines fills it). */
+template <Filter F, class Tile, class LinesAt, class Fn>
 void
-each_tile (const ConvertScale & op, int nbx, int nby, int rows,
-    two_tap::TileOf<Taps> & tile, Fn fn)
+each_tile_of (
+    const ConvertScale & op, int ntx, int nty, LinesAt lines_at, Tile & tile, Fn fn)
 {
-  const int ntx = (nbx + two_tap::kTileX - 1) / two_tap::kTileX;
-  const int nty = (nby + rows - 1) / rows;
+  using tap_tile::fill_entry;
+  using two_tap::fill_entry;
   for (int ty = 0; ty < nty; ty++)
     for (int tx = 0; tx < ntx; tx++) {
-      const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
+      const two_tap::TileLines lines = lines_at (tx, ty);
       for (int k = 0; k < two_tap::tile_entries (lines); k++)
-        two_tap::fill_entry<F> (op, lines, tile, k);
+        fill_entry<F> (op, lines, tile, k);
       fn (lines, tx, ty);
     }
 }
 
-/* The fixed-point kernel's columns (convert_scale_fixed_point_kernel). */
+/* Calls fn (lines, tx, ty) for each tile (tx, ty) of `rows` rows of
+ * blocks that the tiled kernels give an nbx x nby output, with `tile`
+ * filled for it (by its family's fill_entry, as fill_tile fills it). */
+template <Filter F, class Tile, class Fn>
+void
+each_tile (const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Fn fn)
+{
+  each_tile_of<F> (
+      op, (nbx + two_tap::kTileX - 1) / two_tap::kTileX, (nby + rows - 1) / rows,
+      [&] (int tx, int ty) { return two_tap::tile_lines (op, tx, ty, rows); }, tile, fn);
+}
+
+/* The fixed-point kernels' columns (convert_scale_fixed_point_kernel) and,
+ * turned, rows (convert_scale_fixed_point_turned_kernel). */
 void
 fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
 {
-  const int rows = two_tap::tile_rows (nbx, nby, !pixels::rotates (op.orientation));
+  const bool turned = pixels::rotates (op.orientation);
+  const int rows = two_tap::tile_rows (nbx, nby, !turned);
   fixed_point::Tile tile;
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
+      if (turned) {
+        each_tile_of<decltype (f)::value> (
+            op, (nbx + rows - 1) / rows, (nby + two_tap::kTileX - 1) / two_tap::kTileX,
+            [&] (
+                int tx, int ty) { return fixed_point::turned_tile_lines (tx, ty, rows); },
+            tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              for (int y = ty * two_tap::kTileX; y < (ty + 1) * two_tap::kTileX; y++)
+                fixed_point::write_row<decltype (word)::value> (op, lines, tile, y,
+                    tx * rows, (tx + 1) * rows, 1, [&] (int x, unsigned codes) {
+                      fixed_point::store (op, x, y, codes);
+                    });
+            });
+        return;
+      }
       each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
           [&] (const two_tap::TileLines & lines, int tx, int ty) {
             const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
@@ -223,17 +252,14 @@ tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
     constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
       tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-        for (int ty = 0; ty * rows < nby; ty++)
-          for (int tx = 0; tx * two_tap::kTileX < nbx; tx++) {
-            const two_tap::TileLines lines = two_tap::tile_lines (op, tx, ty, rows);
-            for (int k = 0; k < two_tap::tile_entries (lines); k++)
-              tap_tile::fill_entry<F> (op, lines, *tile, k);
-            for (int bx = tx * two_tap::kTileX;
-                 bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-              for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                tap_tile::write_block<F, IB, OB, decltype (members)> (
-                    op, lines, *tile, bx, by);
-          }
+        each_tile<F> (op, nbx, nby, rows, *tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                  tap_tile::write_block<F, IB, OB, decltype (members)> (
+                      op, lines, *tile, bx, by);
+            });
       });
     }
   });

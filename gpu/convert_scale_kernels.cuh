@@ -133,19 +133,47 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op
   }
 }
 
-/* Nearest and bilinear: the CUDA block's tile gets its taps once, in
- * shared memory (two_tap::Tile); each thread then writes `rows / kTileY`
- * blocks of its column, reading them. */
+/* The tiled families: the CUDA block's tile gets its taps once, in
+ * shared memory (two_tap::Tile, fixed_point::Tile, tap_tile::Tile, each
+ * filled by its family's fill_entry); each thread then writes
+ * `rows / kTileY` blocks of its column, reading them. */
+using tap_tile::fill_entry;
+using two_tap::fill_entry;
+
+template <Filter F, class Tile>
+__device__ two_tap::TileLines
+fill_tile_lines (const ConvertScale & op, const two_tap::TileLines & lines, Tile & tile)
+{
+  const int n = two_tap::tile_entries (lines);
+  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
+    fill_entry<F> (op, lines, tile, k);
+  __syncthreads ();
+  return lines;
+}
+
+/* The tile (blockIdx.x, blockIdx.y) of kTileX columns of blocks and `rows`
+ * rows of them. */
 template <Filter F, class Tile>
 __device__ two_tap::TileLines
 fill_tile (const ConvertScale & op, int rows, Tile & tile)
 {
-  const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
-  const int n = two_tap::tile_entries (lines);
-  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
-    two_tap::fill_entry<F> (op, lines, tile, k);
-  __syncthreads ();
-  return lines;
+  return fill_tile_lines<F> (
+      op, two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows), tile);
+}
+
+/* Calls write (bx, by) for the blocks of this thread's column in the
+ * CUDA block's tile of `rows` rows of blocks, of an nbx x nby output. */
+template <class Write>
+__device__ __forceinline__ void
+write_tile_column (int nbx, int nby, int rows, Write write)
+{
+  const int bx = blockIdx.x * kTileX + threadIdx.x;
+  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
+  if (bx >= nbx)
+    return;
+  GCS_NO_UNROLL
+  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+    write (bx, by);
 }
 
 /* Any set of input components, any output (two_tap::write_block; Members:
@@ -160,13 +188,9 @@ __launch_bounds__ (kTileX * kTileY, 5)
 {
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  const int bx = blockIdx.x * kTileX + threadIdx.x;
-  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
-  if (bx >= nbx)
-    return;
-  GCS_NO_UNROLL
-  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
     two_tap::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+  });
 }
 
 /* A fixed set of input components (two_tap::FixedMembers: a block is a
@@ -186,11 +210,12 @@ __launch_bounds__ (kTileX * kTileY, 8)
       (blockIdx.y + 1) * rows, kTileY);
 }
 
-/* Those frames in fixed point where op.fixed.on (fixed_point::
- * write_column; Word: op.fixed.word), with the same tiles. 6 CUDA blocks
- * per SM: 40 registers, for its loop's two rows at a time (4K -> 1080p
- * RGBA, H100: 11.3 us; 8 blocks, one row at a time 11.9; 8 blocks, two
- * rows 12.6; 6 blocks, one row 11.5; 5 blocks, two rows 11.5). */
+/* Those frames in fixed point where op.fixed.on, not turned
+ * (fixed_point::write_column; Word: op.fixed.word), with the same tiles.
+ * 6 CUDA blocks per SM: 40 registers, for its loop's two rows at a time
+ * (4K -> 1080p RGBA, H100: 11.3 us; 8 blocks, one row at a time 11.9; 8
+ * blocks, two rows 12.6; 6 blocks, one row 11.5; 5 blocks, two rows
+ * 11.5). */
 template <Filter F, int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
@@ -200,6 +225,38 @@ __launch_bounds__ (kTileX * kTileY, 6)
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   fixed_point::write_column<Word> (op, lines, tile, blockIdx.x * kTileX + threadIdx.x,
       blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
+}
+
+/* Turned frames in fixed point (fixed_point::write_row): a tile of `cols`
+ * output columns (8, 16 or 32) and kTileX rows, a warp's threads on
+ * neighbouring output rows, so that their loads run along source rows
+ * (on neighbouring output columns, a warp read one sample from each of 32
+ * source rows for every load). Their codes go through shared memory and
+ * are stored along output rows, so that the stores stay coalesced too. */
+template <Filter F, int Word>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 6)
+    convert_scale_fixed_point_turned_kernel (ConvertScale op, int cols)
+{
+  __shared__ fixed_point::Tile tile;
+  /* The codes, [row][column]; + 1: a column spans the banks. */
+  __shared__ unsigned staged[kTileX][kTileX + 1];
+  const two_tap::TileLines lines = fill_tile_lines<F> (
+      op, fixed_point::turned_tile_lines (blockIdx.x, blockIdx.y, cols), tile);
+  const int x0 = blockIdx.x * cols, y0 = blockIdx.y * kTileX;
+  fixed_point::write_row<Word> (op, lines, tile, y0 + threadIdx.x, x0 + threadIdx.y,
+      x0 + cols, kTileY,
+      [&] (int x, unsigned codes) { staged[threadIdx.x][x - x0] = codes; });
+  __syncthreads ();
+  /* A warp stores kTileX / cols rows of `cols` neighbouring pixels (cols a
+   * power of two). */
+  const int shift = __ffs (cols) - 1;
+  for (int i = threadIdx.y * kTileX + threadIdx.x; i < cols * kTileX;
+       i += kTileX * kTileY) {
+    const int x = x0 + (i & (cols - 1)), y = y0 + (i >> shift);
+    if (x < op.out.width && y < op.out.height)
+      fixed_point::store (op, x, y, staged[i >> shift][i & (cols - 1)]);
+  }
 }
 
 /* YUV resampled plane by plane (planes::write_column): a thread writes
@@ -232,18 +289,10 @@ __launch_bounds__ (kTileX * kTileY)
     convert_scale_tap_tile_kernel (ConvertScale op, int nbx, int nby, int rows)
 {
   __shared__ tap_tile::Tile tile;
-  const two_tap::TileLines lines = two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows);
-  const int n = two_tap::tile_entries (lines);
-  for (int k = threadIdx.y * kTileX + threadIdx.x; k < n; k += kTileX * kTileY)
-    tap_tile::fill_entry<F> (op, lines, tile, k);
-  __syncthreads ();
-  const int bx = blockIdx.x * kTileX + threadIdx.x;
-  const int last = min (nby, (int)(blockIdx.y + 1) * rows);
-  if (bx >= nbx)
-    return;
-  GCS_NO_UNROLL
-  for (int by = blockIdx.y * rows + threadIdx.y; by < last; by += kTileY)
+  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
     tap_tile::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+  });
 }
 
 /* The families' launches, defined below and instantiated in the files

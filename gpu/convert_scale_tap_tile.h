@@ -68,14 +68,11 @@ output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * i
 
 // A tile of two_tap::kTileX columns of output blocks and at most
 // kMaxTileRows rows of them, with one line more to the left and above (the
-// chroma filter of subsampled outputs reads the pixels around a block).
+// chroma filter of subsampled outputs reads the pixels around a block):
+// fewer rows than two_tap's, for the larger taps in shared memory.
 constexpr int kMaxTileRows = 4 * two_tap::kTileY;
 
-struct Tile {
-  static constexpr int kCols = 2 * two_tap::kTileX + 1, kRows = 2 * kMaxTileRows + 1;
-  Taps cols[2][kCols], rows[2][kRows]; // [resolution][line]
-  bool col_in[kCols], row_in[kRows];   // in the picture (else border)
-};
+using Tile = two_tap::TileOf<Taps, kMaxTileRows>;
 
 // How many rows of blocks a tile gets (two_tap::tile_rows, at most
 // kMaxTileRows).
@@ -92,18 +89,9 @@ template <Filter F>
 GCS_HD void
 fill_entry (const ConvertScale & op, const two_tap::TileLines & l, Tile & t, int k)
 {
-  const int g = k & 1, e = k >> 1;
-  bool inside;
-  if (e < l.ncols) {
-    t.cols[g][e] = output_line_taps<F> (op, g, false, l.x_first + e, &inside);
-    if (g == 0)
-      t.col_in[e] = inside;
-  } else {
-    const int r = e - l.ncols;
-    t.rows[g][r] = output_line_taps<F> (op, g, true, l.y_first + r, &inside);
-    if (g == 0)
-      t.row_in[r] = inside;
-  }
+  two_tap::fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
+    return output_line_taps<F> (op, g, vertical, o, inside);
+  });
 }
 
 // in[c] for the input components `members` of resolution g, summed over
@@ -163,22 +151,11 @@ write_block (
 {
   const bool swap = pixels::rotates (op.orientation);
   auto pixel = [&] (int x, int y, unsigned need) {
-    const int ci = x - l.x_first, ri = y - l.y_first;
-    if (!t.col_in[ci] || !t.row_in[ri])
-      return pixels::border_pixel (op);
-    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    auto resolution = [&] (auto gc) {
-      constexpr int g = decltype (gc)::value;
-      const unsigned members = Members::of (op, g, need);
-      if (members) {
-        /* Shared memory on the GPU: choosing a reference costs nothing. */
-        const Taps &c = t.cols[g][ci], &r = t.rows[g][ri];
-        sample<IB, Members::word (g)> (op, g, members, swap ? r : c, swap ? c : r, in);
-      }
-    };
-    resolution (std::integral_constant<int, 0>{});
-    resolution (std::integral_constant<int, 1>{});
-    return pixels::to_output (op, in);
+    return two_tap::tile_pixel<Members> (op, l, t, swap, x, y, need,
+        [&] (auto gc, unsigned members, const Taps & tx, const Taps & ty, float in[4]) {
+          constexpr int g = decltype (gc)::value;
+          sample<IB, Members::word (g)> (op, g, members, tx, ty, in);
+        });
   };
   auto direct = [&] (
                     int x0, int y0) { return pixels::direct_chroma<F, IB> (op, x0, y0); };

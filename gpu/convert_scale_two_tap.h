@@ -330,9 +330,10 @@ chroma_sample (const ConvertScale & op, int x0, int y0)
 constexpr int kTileX = 32, kTileY = 8, kMaxTileRows = 8 * kTileY;
 
 // Taps: TwoTaps, or what another arithmetic keeps of them (Taps::of (op,
-// resolution, along the source's y axis, two_taps)).
-template <class Taps> struct TileOf {
-  static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * kMaxTileRows + 1;
+// resolution, along the source's y axis, two_taps)), or tap_tile's taps;
+// MaxRows: the most rows of blocks a tile has.
+template <class Taps, int MaxRows = kMaxTileRows> struct TileOf {
+  static constexpr int kCols = 2 * kTileX + 1, kRows = 2 * MaxRows + 1;
   Taps cols[2][kCols], rows[2][kRows]; // [resolution][line]
   bool col_in[kCols], row_in[kRows];   // in the picture (else border)
 };
@@ -401,28 +402,70 @@ tile_entries (const TileLines & l)
   return 2 * (l.ncols + l.nrows);
 }
 
-// Fills entry k (0 <= k < tile_entries) of the tile: the threads of a CUDA
-// block share them out.
-template <Filter F, class Taps>
+// Fills entry k (0 <= k < tile_entries) of the tile `t` with what
+// line_taps (g, vertical, o, &inside) gives for output column (vertical =
+// false) or row o at resolution g: the threads of a CUDA block share the
+// entries out. Both tiled families fill their tiles so.
+template <class Tile, class LineTaps>
 GCS_HD void
-fill_entry (const ConvertScale & op, const TileLines & l, TileOf<Taps> & t, int k)
+fill_entry_with (const TileLines & l, Tile & t, int k, LineTaps line_taps)
 {
   const int g = k & 1, e = k >> 1;
-  /* A column runs along the source's y axis where the axes swap. */
-  const bool swap = pixels::rotates (op.orientation);
   bool inside;
   if (e < l.ncols) {
-    t.cols[g][e] = Taps::of (
-        op, g, swap, output_line_taps<F> (op, g, false, l.x_first + e, &inside));
+    t.cols[g][e] = line_taps (g, false, l.x_first + e, &inside);
     if (g == 0)
       t.col_in[e] = inside;
   } else {
     const int r = e - l.ncols;
-    t.rows[g][r] = Taps::of (
-        op, g, !swap, output_line_taps<F> (op, g, true, l.y_first + r, &inside));
+    t.rows[g][r] = line_taps (g, true, l.y_first + r, &inside);
     if (g == 0)
       t.row_in[r] = inside;
   }
+}
+
+// fill_entry_with the two taps of F, as Taps keeps them.
+template <Filter F, class Taps>
+GCS_HD void
+fill_entry (const ConvertScale & op, const TileLines & l, TileOf<Taps> & t, int k)
+{
+  /* A column runs along the source's y axis where the axes swap. */
+  const bool swap = pixels::rotates (op.orientation);
+  fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
+    return Taps::of (
+        op, g, vertical != swap, output_line_taps<F> (op, g, vertical, o, inside));
+  });
+}
+
+// Output pixel (x, y) of the tile `t` (filled), as pixel_at computes it
+// where it reads the input components `need`: Members picks those of each
+// resolution, and sample (gc, members, tx, ty, in) sums them over the
+// taps of resolution gc (a std::integral_constant) into in[]. Swap:
+// pixels::rotates (op.orientation), by reference as the lambdas that this
+// replaced captured it (by value, nvcc scheduled two of two_tap's kernels
+// otherwise: their PTX was no longer the same). Both tiled families'
+// write_block.
+template <class Members, class Tile, class Sample>
+GCS_HD pixels::Pixel
+tile_pixel (const ConvertScale & op, const TileLines & l, const Tile & t,
+    const bool & swap, int x, int y, unsigned need, Sample sample)
+{
+  const int ci = x - l.x_first, ri = y - l.y_first;
+  if (!t.col_in[ci] || !t.row_in[ri])
+    return pixels::border_pixel (op);
+  float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+  auto resolution = [&] (auto gc) {
+    constexpr int g = decltype (gc)::value;
+    const unsigned members = Members::of (op, g, need);
+    if (members) {
+      /* Shared memory on the GPU: choosing a reference costs nothing. */
+      const auto &c = t.cols[g][ci], &r = t.rows[g][ri];
+      sample (gc, members, swap ? r : c, swap ? c : r, in);
+    }
+  };
+  resolution (std::integral_constant<int, 0>{});
+  resolution (std::integral_constant<int, 1>{});
+  return pixels::to_output (op, in);
 }
 
 // Writes output block (bx, by) of the tile `t` (filled) as
@@ -434,22 +477,12 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
 {
   const bool swap = pixels::rotates (op.orientation);
   auto pixel = [&] (int x, int y, unsigned need) {
-    const int ci = x - l.x_first, ri = y - l.y_first;
-    if (!t.col_in[ci] || !t.row_in[ri])
-      return pixels::border_pixel (op);
-    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    auto resolution = [&] (auto gc) {
-      constexpr int g = decltype (gc)::value;
-      const unsigned members = Members::of (op, g, need);
-      if (members) {
-        const TwoTaps &c = t.cols[g][ci], &r = t.rows[g][ri];
-        sample<IB, false, Members::word (g)> (
-            op, g, members, swap ? r : c, swap ? c : r, in);
-      }
-    };
-    resolution (std::integral_constant<int, 0>{});
-    resolution (std::integral_constant<int, 1>{});
-    return pixels::to_output (op, in);
+    return tile_pixel<Members> (op, l, t, swap, x, y, need,
+        [&] (auto gc, unsigned members, const TwoTaps & tx, const TwoTaps & ty,
+            float in[4]) {
+          constexpr int g = decltype (gc)::value;
+          sample<IB, false, Members::word (g)> (op, g, members, tx, ty, in);
+        });
   };
   auto direct = [&] (int x0, int y0) {
     if (op.inputs_chroma & ~op.in_sub)

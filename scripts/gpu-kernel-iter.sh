@@ -6,6 +6,8 @@
 # pipelines/convert_rows.txt (gcs-convert-time: the kernel beside a device
 # copy of its bytes). SWEEP="VAR=a,b,c" times the rows again for each value
 # of an environment variable that a launch reads while it is tuned.
+# EXTRA_ROWS: further rows files timed after the matrix (default
+# scripts/convert_rows_turned.txt; EXTRA_ROWS= for none).
 #   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-kernel-iter.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -32,6 +34,10 @@ for line in sys.stdin:
 $B/pipelines/gcs-convert-time > "$OUT/time.txt" 2>&1
 echo "row                                  path            kernel    copy  ratio"
 table < "$OUT/time.txt"
+for rows in ${EXTRA_ROWS-scripts/convert_rows_turned.txt}; do
+  echo "== $rows"
+  $B/pipelines/gcs-convert-time --rows "$rows" 2>&1 | tee -a "$OUT/time.txt" | table
+done
 if [ -n "${SWEEP:-}" ]; then
   var=${SWEEP%%=*}
   for v in $(echo "${SWEEP#*=}" | tr , ' '); do

@@ -536,6 +536,48 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
 }
 GST_END_TEST;
 
+/* Turned frames in fixed point (fixed_point::write_row, through shared
+ * memory on the GPU): tiles of 32, 16 and 8 columns, cut by the frame's
+ * edges, chroma in 2-byte words (NV12), 4-byte ones (YUY2) and apart
+ * (I420), packed and planar outputs, a crop and a border. */
+GST_START_TEST (test_turned_fixed_point_match_twin)
+{
+  std::vector<Case> cases = {
+    { "NV12", 1920, 1080, "RGBA", 1080, 1920 }, /* 32 columns a tile */
+    { "NV12", 1920, 1080, "BGRx", 720, 1270 },  /* 16 */
+    { "YUY2", 133, 75, "RGBA", 75, 131 },       /* 8 */
+    { "I420", 640, 360, "RGBP", 640, 640 },     /* letterboxed */
+  };
+  const GstVideoOrientationMethod turns[] = { GST_VIDEO_ORIENTATION_90L,
+    GST_VIDEO_ORIENTATION_90R, GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_UR_LL };
+  cases[0].frames = 1;
+  cases[1].frames = 1;
+  cases[1].crop = { 3, 1, 1, 2 };
+  cases[2].filter = gpu::Filter::NEAREST;
+  cases[3].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[3].border = 0xff2080c0;
+  for (size_t i = 0; i < cases.size (); i++) {
+    Case c = cases[i];
+    gchar * in = g_strdup_printf (
+        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    const std::string path = path_of (in, out, c.filter, c.add_borders);
+    fail_unless (path == "fixed point", "%s -> %s: the %s path", in, out, path.c_str ());
+    g_free (in);
+    g_free (out);
+    c.direction = turns[i];
+    check_against_twin (c);
+    /* The same frame turned the other ways, on the small frames. */
+    if (i >= 2)
+      for (GstVideoOrientationMethod m : turns) {
+        c.direction = m;
+        check_against_twin (c);
+      }
+  }
+}
+GST_END_TEST;
+
 /* YUV resampled into YUV of the same subsampling and colours takes the
  * plane-by-plane path (convert_scale_planes.h), which must equal the twin
  * in every orientation, crop, border and sample size; another colour
@@ -1457,6 +1499,7 @@ convertscale_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_match_twin);
   tcase_add_test (tc, test_orientations_match_twin);
+  tcase_add_test (tc, test_turned_fixed_point_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
