@@ -3,8 +3,8 @@
  * the CUDA driver into the traced process (CUDA_INJECTION64_PATH names this
  * library), it asks CUPTI for the start and end of every kernel and copy as
  * the GPU ran them, and at exit writes per kernel name and per copy
- * direction the count and the median duration to GCS_CUPTI_OUT, one JSON
- * object. Same process, same run, same load as the tracer's figures, and
+ * direction the count and the median duration, and how long any kernel
+ * ran at all, to GCS_CUPTI_OUT, one JSON object. Same process, same run, same load as the tracer's figures, and
  * no event of ours in between: what scripts/gpu-tracer.sh compares them
  * with (pipelines/tracer_truth.py). Copies of one frame (one per plane,
  * back to back on one stream) count as one.
@@ -27,6 +27,7 @@ struct Span {
 
 std::mutex lock;
 std::map<std::string, std::vector<double>> kernels; // name -> µs
+std::vector<Span> kernel_spans;                     // all of them, for the busy time
 // [direction][stream]: copies in the order the GPU ran them
 std::map<unsigned, std::vector<Span>> copies[2];
 
@@ -51,6 +52,7 @@ buffer_completed (CUcontext, uint32_t, uint8_t * buffer, size_t, size_t valid)
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       auto * k = reinterpret_cast<CUpti_ActivityKernel10 *> (record);
       kernels[k->name ? k->name : "?"].push_back ((k->end - k->start) / 1000.0);
+      kernel_spans.push_back (Span{ k->start, k->end });
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       auto * m = reinterpret_cast<CUpti_ActivityMemcpy6 *> (record);
       if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ||
@@ -90,6 +92,23 @@ frames_of (std::map<unsigned, std::vector<Span>> & streams)
   return out;
 }
 
+/* How long at least one kernel ran: kernels that overlap (other streams)
+ * count once. */
+double
+kernels_busy_us ()
+{
+  std::sort (kernel_spans.begin (), kernel_spans.end (),
+      [] (const Span & a, const Span & b) { return a.start < b.start; });
+  unsigned long long busy = 0, end = 0;
+  for (const Span & k : kernel_spans) {
+    if (k.end <= end)
+      continue;
+    busy += k.end - std::max (k.start, end);
+    end = k.end;
+  }
+  return busy / 1000.0;
+}
+
 void
 report ()
 {
@@ -107,7 +126,7 @@ report ()
     first = false;
   }
   const char * names[2] = { "h2d", "d2h" };
-  std::fprintf (f, "}");
+  std::fprintf (f, "},\"kernels_busy_us\":%.3f", kernels_busy_us ());
   for (int d = 0; d < 2; d++) {
     const std::vector<double> frames = frames_of (copies[d]);
     std::fprintf (f, ",\"%s\":{\"n\":%zu,\"p50_us\":%.3f}", names[d], frames.size (),
