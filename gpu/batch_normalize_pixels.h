@@ -86,4 +86,28 @@ normalize_pixel (const BatchNormalize & op, int n, std::size_t p, std::size_t pl
   }
 }
 
+// Writes the three tensor values of pixel `p` of slot `n` from its
+// picture's codes: channel k (R, G, B) is byte k of `codes` (the fused
+// batch_convert, which has no picture in memory). uint8_t: the codes.
+template <typename T>
+GCS_BN_FN void
+normalize_codes (
+    const BatchNormalize & op, int n, std::size_t p, std::size_t plane, unsigned codes)
+{
+  T * dst = static_cast<T *> (op.dst);
+  for (int c = 0; c < 3; c++) {
+    const int k = op.bgr ? 2 - c : c;
+    const std::uint8_t code = (std::uint8_t) (codes >> (8 * k));
+    if constexpr (sizeof (T) == 1) {
+      dst[element_index (op, n, p, c, plane)] = code;
+    } else {
+      const float v = normalize (code, op.scale[c], op.offset[c]);
+      if constexpr (sizeof (T) == 2)
+        dst[element_index (op, n, p, c, plane)] = half_bits (v);
+      else
+        dst[element_index (op, n, p, c, plane)] = v;
+    }
+  }
+}
+
 } // namespace gst_cs::gpu::batch

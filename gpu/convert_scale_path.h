@@ -42,6 +42,24 @@ choose_path (const ConvertScale & resolved)
   return tap_tile::applies (resolved) ? Path::TAP_TILE : Path::TAPS_PER_PIXEL;
 }
 
+// Whether resolved `op` may be one frame of batch_convert_normalize
+// (batch_convert.h): computed in fixed point, not turned, into 8-bit
+// planar RGB (components 0..2 on planes 0..2, one byte a sample), which
+// is the picture of cudabatch's staging.
+inline bool
+batch_convert_applies (const ConvertScale & resolved)
+{
+  if (choose_path (resolved) != Path::FIXED_POINT ||
+      pixels::rotates (resolved.orientation) || resolved.out_packed || resolved.out.yuv)
+    return false;
+  for (int c = 0; c < 3; c++) {
+    const Component & k = resolved.out.comp[c];
+    if (k.plane != c || k.step != 1 || k.offset != 0 || k.log2_x != 0 || k.log2_y != 0)
+      return false;
+  }
+  return true;
+}
+
 inline const char *
 path_name (Path p)
 {

@@ -4,6 +4,7 @@
  * has CPU twins of its own). Each fails as a launch would, so an element
  * that reaches one on a real GPU posts an error instead of leaving its
  * output unwritten. */
+#include "batch_convert.h"
 #include "batch_normalize.h"
 #include "convert_scale.h"
 #include "plane_copy.h"
@@ -24,6 +25,12 @@ convert_scale (const ConvertScale &, cudaStream_t)
 
 cudaError_t
 batch_normalize (const BatchNormalize &, cudaStream_t)
+{
+  return cudaErrorNotSupported;
+}
+
+cudaError_t
+batch_convert_normalize (const BatchConvert &, cudaStream_t)
 {
   return cudaErrorNotSupported;
 }

@@ -340,8 +340,9 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
     GST_CS_POST_ERROR (self, err, "Cannot make a batch");
     return GST_FLOW_ERROR;
   }
-  GST_LOG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT, batch,
-      chosen.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)));
+  GST_DEBUG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT ", %s", batch,
+      chosen.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)),
+      self->work->fused () ? "one fused launch" : "a launch per frame");
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), tensor);
 }
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "batch/gstcsbatchwork.hpp"
 
+#include <memory>
+
 #include "base/gstcspeerimport.hpp"
+#include "batch_convert.h"
 #include "batch/gstcsbatchslot.hpp"
 #include "batch_normalize.h"
 #include "convert/gstcsconvertdesc.hpp"
@@ -11,12 +14,18 @@
 #include "nvcodec/gstcsnvcodec.hpp"
 
 namespace gst_cs {
+
+/* A frame mapped for our stream, which waits on its event on the GPU; the
+ * region it shows. */
+struct MappedFrame {
+  Region region;
+  DeviceMapping map;
+};
+
 namespace {
 
-/* One frame's picture into its slot at `slot_base`. */
 bool
-convert_into_slot (ElementDevice & device, const BatchSettings & s, const BatchInput & in,
-    const GstVideoInfo * out, guint8 * slot_base, GstCsBatchSlot * slot, GError ** error)
+map_frame (ElementDevice & device, const BatchInput & in, MappedFrame * f, GError ** error)
 {
   if (on_other_device (in.buffer, device.device ())) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
@@ -25,25 +34,35 @@ convert_into_slot (ElementDevice & device, const BatchSettings & s, const BatchI
         in.slot, device.device ());
     return false;
   }
-  Region region;
-  if (!locate_visible (
-          in.buffer, in.info, gst_buffer_get_size (in.buffer), &region, error))
-    return false;
-  DeviceMapping map;
-  if (!map.map (in.buffer, GST_MAP_READ, device.device (), device.stream (),
-          device.waits (), error) ||
-      !gst_cs_sync_meta_wait (in.buffer, device.stream (), error))
-    return false;
+  return locate_visible (in.buffer, in.info, gst_buffer_get_size (in.buffer), &f->region,
+             error) &&
+         f->map.map (in.buffer, GST_MAP_READ, device.device (), device.stream (),
+             device.waits (), error) &&
+         gst_cs_sync_meta_wait (in.buffer, device.stream (), error);
+}
+
+/* The convert-scale description of frame `f` into its slot's picture at
+ * `picture`, of layout `out`. */
+gpu::ConvertScale
+describe_frame (const BatchSettings & s, const BatchInput & in, const MappedFrame & f,
+    const GstVideoInfo * out, guint8 * picture, GstCsBatchSlot * slot)
+{
   gpu::ConvertScale op;
-  batch_describe_slot (in.info, region, s, out, &op, slot);
-  op.in = convert_image (in.info, &region.frame, map.data (), false);
-  op.out = convert_image (out, out, slot_base, true);
-  const cudaError_t status = gpu::convert_scale (op, device.stream ());
+  batch_describe_slot (in.info, f.region, s, out, &op, slot);
+  op.in = convert_image (in.info, &f.region.frame, f.map.data (), false);
+  op.out = convert_image (out, out, picture, true);
+  return op;
+}
+
+bool
+launch_frame (const gpu::ConvertScale & op, guint slot, cudaStream_t stream, GError ** error)
+{
+  const cudaError_t status = gpu::convert_scale (op, stream);
   if (status == cudaSuccess)
     return true;
   g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
       "Cannot launch the convert-scale kernel for slot %u (%dx%d -> %dx%d at %d,%d): %s",
-      in.slot, op.src_w, op.src_h, op.dst_w, op.dst_h, op.dst_x, op.dst_y,
+      slot, op.src_w, op.src_h, op.dst_w, op.dst_h, op.dst_x, op.dst_y,
       cudaGetErrorString (status));
   return false;
 }
@@ -58,8 +77,9 @@ describe_normalize (
   op.batch = (int)batch;
   op.width = s.width;
   op.height = s.height;
-  op.type = s.dtype == GST_CS_BATCH_DTYPE_FLOAT16 ? gpu::TensorType::FLOAT16
-                                                  : gpu::TensorType::FLOAT32;
+  op.type = s.dtype == GST_CS_BATCH_DTYPE_UINT8     ? gpu::TensorType::UINT8
+            : s.dtype == GST_CS_BATCH_DTYPE_FLOAT16 ? gpu::TensorType::FLOAT16
+                                                    : gpu::TensorType::FLOAT32;
   op.nhwc = s.layout == GST_CS_BATCH_LAYOUT_NHWC;
   op.bgr = s.order == GST_CS_BATCH_CHANNEL_ORDER_BGR;
   batch_factors (s, op.scale, op.offset);
@@ -68,44 +88,59 @@ describe_normalize (
 
 } // namespace
 
+/* Every frame is described into an 8-bit planar RGB picture of its slot
+ * (the staging's layout). Where one launch can compute them all
+ * (gpu::batch_convert_fits: decoders' 8-bit YUV, two taps), it writes the
+ * tensor directly; otherwise each frame is converted into its picture
+ * (the staging for float tensors, the tensor itself for uint8) and the
+ * staging normalised. */
 bool
 BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
-    const std::vector<BatchInput> & inputs, GstBuffer * tensor, GstBuffer * staging,
-    GError ** error)
+    const std::vector<BatchInput> & inputs, GstBuffer * tensor, GError ** error)
 {
   cudaStream_t stream = device.stream ();
-  DeviceMapping out, stage;
+  DeviceMapping out;
   if (!out.map (
           tensor, GST_MAP_WRITE, device.device (), stream, device.waits (), error) ||
       !gst_cs_buffer_wait_writable (tensor, stream, error))
     return false;
-  if (staging && (!stage.map (staging, GST_MAP_WRITE, device.device (), stream,
-                      device.waits (), error) ||
-                     !gst_cs_buffer_wait_writable (staging, stream, error)))
-    return false;
-  guint8 * pictures = staging ? stage.data () : out.data ();
-  const GstVideoInfo layout =
-      batch_slot_layout (s, batch_slot_format (s, staging != NULL));
+  const GstVideoInfo planar = batch_slot_layout (s, batch_slot_format (s, true));
   const gsize picture_bytes = batch_slot_elements (s);
   GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (tensor);
   std::vector<bool> filled (batch, false);
+  std::vector<std::unique_ptr<MappedFrame>> frames;
+  auto fused = std::make_unique<gpu::BatchConvert> ();
+  bool fusable = true;
   for (const BatchInput & in : inputs) {
-    if (!convert_into_slot (device, s, in, &layout, pictures + in.slot * picture_bytes,
-            &meta->slots[in.slot], error))
+    frames.push_back (std::make_unique<MappedFrame> ());
+    if (!map_frame (device, in, frames.back ().get (), error))
       return false;
     meta->slots[in.slot].empty = FALSE;
     filled[in.slot] = true;
+    /* The tensor's memory stands for the picture: the fused launch only
+     * reads the picture's layout. */
+    const gpu::ConvertScale op = describe_frame (s, in, *frames.back (), &planar,
+        out.data () + in.slot * picture_bytes, &meta->slots[in.slot]);
+    if (fused->count == gpu::BatchConvert::kMaxFrames) {
+      fusable = false;
+      continue;
+    }
+    fused->op[fused->count] = op;
+    fused->slot[fused->count++] = (int)in.slot;
   }
-  if (staging) {
-    const gpu::BatchNormalize op =
-        describe_normalize (s, batch, stage.data (), out.data ());
-    const cudaError_t status = gpu::batch_normalize (op, stream);
+  fused->norm = describe_normalize (s, batch, NULL, out.data ());
+  fused_ = fusable && !inputs.empty () && gpu::batch_convert_fits (*fused);
+  if (fused_) {
+    const cudaError_t status = gpu::batch_convert_normalize (*fused, stream);
     if (status != cudaSuccess) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
-          "Cannot launch the batch normalisation kernel (%d x 3 x %d x %d): %s", op.batch,
-          op.height, op.width, cudaGetErrorString (status));
+          "Cannot launch the fused batch kernel (%d frames, %d x 3 x %d x %d): %s",
+          fused->count, batch, s.height, s.width, cudaGetErrorString (status));
       return false;
     }
+  } else if (!inputs.empty () &&
+             !write_per_frame (device, s, batch, inputs, frames, out.data (), error)) {
+    return false;
   }
   const gsize slot_bytes = picture_bytes * batch_element_size (s.dtype);
   for (guint i = 0; i < batch; i++)
@@ -113,6 +148,55 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
             cudaMemsetAsync (out.data () + i * slot_bytes, 0, slot_bytes, stream), error))
       return false;
   return true;
+}
+
+/* The general path: a convert-scale launch per frame into its picture
+ * (the pooled staging for float tensors, then one normalisation launch;
+ * the tensor itself for uint8). */
+bool
+BatchWork::write_per_frame (ElementDevice & device, const BatchSettings & s, guint batch,
+    const std::vector<BatchInput> & inputs,
+    const std::vector<std::unique_ptr<MappedFrame>> & frames, guint8 * tensor,
+    GError ** error)
+{
+  cudaStream_t stream = device.stream ();
+  const bool floats = s.dtype != GST_CS_BATCH_DTYPE_UINT8;
+  const gsize picture_bytes = batch_slot_elements (s);
+  GstBuffer * staging = NULL;
+  DeviceMapping stage;
+  if (floats && (!(staging = staging_.bytes (device.device (), batch * picture_bytes,
+                       error)) ||
+                    !stage.map (staging, GST_MAP_WRITE, device.device (), stream,
+                        device.waits (), error) ||
+                    !gst_cs_buffer_wait_writable (staging, stream, error))) {
+    gst_clear_buffer (&staging);
+    return false;
+  }
+  guint8 * pictures = floats ? stage.data () : tensor;
+  const GstVideoInfo layout = batch_slot_layout (s, batch_slot_format (s, floats));
+  bool ok = true;
+  for (size_t i = 0; ok && i < inputs.size (); i++) {
+    const BatchInput & in = inputs[i];
+    GstCsBatchSlot slot; /* described already */
+    ok = launch_frame (describe_frame (s, in, *frames[i], &layout,
+                           pictures + in.slot * picture_bytes, &slot),
+        in.slot, stream, error);
+  }
+  if (ok && floats) {
+    const gpu::BatchNormalize op = describe_normalize (s, batch, stage.data (), tensor);
+    const cudaError_t status = gpu::batch_normalize (op, stream);
+    if (status != cudaSuccess) {
+      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
+          "Cannot launch the batch normalisation kernel (%d x 3 x %d x %d): %s", op.batch,
+          op.height, op.width, cudaGetErrorString (status));
+      ok = false;
+    }
+  }
+  /* The staging goes back at once: only our stream writes and reads it, in
+   * order. */
+  stage.unmap ();
+  gst_clear_buffer (&staging);
+  return ok;
 }
 
 bool
@@ -157,11 +241,8 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
     return NULL;
   }
   gst_cs_buffer_add_batch_meta (tensor, batch);
-  const bool ok = write (device, s, batch, inputs, tensor, staging, error) &&
+  const bool ok = write (device, s, batch, inputs, tensor, error) &&
                   note_reads (device, inputs, tensor, error);
-  /* The staging goes back at once: only our stream writes and reads it, in
-   * order. */
-  gst_clear_buffer (&staging);
   if (!ok)
     gst_clear_buffer (&tensor);
   return tensor;

@@ -3,6 +3,7 @@
 // slot, the normalisation, one event.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <gst/video/video.h>
@@ -21,11 +22,15 @@ struct BatchInput {
   guint slot = 0;
 };
 
-// Writes batches into pooled device tensors on the element's stream. Per
-// slot, the convert-scale kernel reads the frame (its stream waits on the
-// frame's event, on the GPU) and writes its letterboxed picture: into the
-// tensor itself for uint8, else into a pooled 8-bit staging batch that one
-// normalisation launch turns into the float tensor. Slots without a frame
+struct MappedFrame;
+
+// Writes batches into pooled device tensors on the element's stream (which
+// waits on each frame's event, on the GPU). Where every frame is a
+// decoder's 8-bit YUV resampled by two taps (gpu::batch_convert_fits), one
+// launch converts, letterboxes and normalises them all into the tensor.
+// Otherwise, per slot, the convert-scale kernel writes its letterboxed
+// picture: into the tensor itself for uint8, else into a pooled 8-bit
+// staging batch that one normalisation launch turns into the float tensor. Slots without a frame
 // are zeroed. One event, recorded after all of it, goes on the tensor and
 // on each frame's memory as a read (so that its pool's next writer waits);
 // nvcodec frames, whose pool knows nothing of our events, are kept until
@@ -45,10 +50,16 @@ public:
   void release_held (ElementDevice & device, GstObject * owner);
   void reset (ElementDevice & device, GstObject * owner);
 
+  // Whether the last batch was written by the one fused launch.
+  bool fused () const { return fused_; }
+
 private:
   static constexpr guint kHeldFrames = 64;
   bool write (ElementDevice & device, const BatchSettings & s, guint batch,
-      const std::vector<BatchInput> & inputs, GstBuffer * tensor, GstBuffer * staging,
+      const std::vector<BatchInput> & inputs, GstBuffer * tensor, GError ** error);
+  bool write_per_frame (ElementDevice & device, const BatchSettings & s, guint batch,
+      const std::vector<BatchInput> & inputs,
+      const std::vector<std::unique_ptr<MappedFrame>> & frames, guint8 * tensor,
       GError ** error);
   bool note_reads (ElementDevice & device, const std::vector<BatchInput> & inputs,
       GstBuffer * tensor, GError ** error);
@@ -56,6 +67,7 @@ private:
   ScratchPool tensors_; /* the tensors pushed downstream */
   ScratchPool staging_; /* 8-bit planar pictures of the float tensors */
   HeldBuffers held_;    /* nvcodec frames our kernels still read */
+  bool fused_ = false;
 };
 
 } // namespace gst_cs

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "convert/gstcsconvertdesc.hpp"
+#include "batch_normalize.h"
 #include "convert_scale.h"
 #include "gstcudastreams.h"
 #include "testutil.h"
@@ -362,6 +363,118 @@ GST_START_TEST (test_float16_nhwc_bgr)
   Tensor t;
   t.dtype = "float16", t.nhwc = true, t.bgr = true, t.border = 114;
   check_batches (mixed, t, 2);
+}
+GST_END_TEST;
+
+/* How cudabatch wrote its batches (its debug log says, per batch). */
+static std::atomic<int> fused_batches{ 0 }, per_frame_batches{ 0 };
+
+static void
+count_paths (GstDebugCategory * cat, GstDebugLevel, const gchar *, const gchar *, gint,
+    GObject *, GstDebugMessage * message, gpointer)
+{
+  if (!g_str_equal (gst_debug_category_get_name (cat), "csbatch"))
+    return;
+  const gchar * m = gst_debug_message_get (message);
+  if (strstr (m, "one fused launch"))
+    fused_batches++;
+  else if (strstr (m, "a launch per frame"))
+    per_frame_batches++;
+}
+
+/* check_batches, counting the batches of each path into fused / per_frame. */
+static void
+check_batches_counted (const std::vector<Source> & sources, const Tensor & t,
+    guint frames, int * fused, int * per_frame)
+{
+  gst_debug_set_threshold_for_name ("csbatch", GST_LEVEL_DEBUG);
+  fused_batches = 0, per_frame_batches = 0;
+  gst_debug_add_log_function (count_paths, NULL, NULL);
+  check_batches (sources, t, frames);
+  gst_debug_remove_log_function (count_paths);
+  *fused = fused_batches, *per_frame = per_frame_batches;
+}
+
+/* The tensor of one batch of `sources` (frame k of each) computed as the
+ * two-stage path computes it: the converter's twin into 8-bit pictures,
+ * then batch_normalize's twin, with cudabatch's factors. */
+static std::vector<guint8>
+two_stage_tensor (const std::vector<Source> & sources, const std::vector<GstBuffer *> & frames,
+    const Tensor & t)
+{
+  const size_t picture = (size_t)3 * t.w * t.h;
+  std::vector<guint8> pictures;
+  for (size_t n = 0; n < sources.size (); n++) {
+    gint rect[4];
+    const std::vector<guint8> p = reference_picture (sources[n], frames[n], t, rect);
+    pictures.insert (pictures.end (), p.begin (), p.end ());
+  }
+  const bool half = g_str_equal (t.dtype, "float16");
+  std::vector<guint8> tensor (sources.size () * picture * (half ? 2 : 4));
+  gpu::BatchNormalize op;
+  op.src = pictures.data ();
+  op.dst = tensor.data ();
+  op.batch = (int)sources.size ();
+  op.width = t.w, op.height = t.h;
+  op.type = half ? gpu::TensorType::FLOAT16 : gpu::TensorType::FLOAT32;
+  op.nhwc = t.nhwc, op.bgr = t.bgr;
+  for (int c = 0; c < 3; c++) { /* batch_factors */
+    op.scale[c] = (float)(1.0 / (255.0 * t.std[c]));
+    op.offset[c] = (float)(-t.mean[c] / t.std[c]);
+  }
+  fail_unless (gpu::batch_normalize_on_host (op));
+  return tensor;
+}
+
+/* Decoders' frames (NV12 of several sizes, the letterbox on either side):
+ * one fused launch a batch, whose tensor is the two-stage one bit for bit
+ * (and slot by slot the converter's twin, as check_batches checks). */
+GST_START_TEST (test_fused_path)
+{
+  const std::vector<Source> nv12 = {
+    { "NV12", 64, 48 },
+    { "NV12", 38, 22 },
+    { "NV12", 20, 60 },
+  };
+  Tensor tensors[3];
+  tensors[0].dtype = "float16";
+  tensors[1].dtype = "float32", tensors[1].nhwc = true, tensors[1].bgr = true;
+  tensors[1].border = 114, tensors[1].w = 31, tensors[1].h = 17;
+  tensors[2].top_left = true; /* uint8 */
+  for (const Tensor & t : tensors) {
+    int fused, per_frame;
+    check_batches_counted (nv12, t, 2, &fused, &per_frame);
+    fail_unless_equals_int (fused, 2);
+    fail_unless_equals_int (per_frame, 0);
+    if (g_str_equal (t.dtype, "uint8"))
+      continue; /* check_batches compared the codes exactly */
+    /* bit for bit against the two-stage tensor */
+    const std::string what = props_of (t, 0);
+    std::vector<GstBuffer *> pushed;
+    std::vector<Batch> batches;
+    GstElement * pipeline = start_batches (nv12, what.c_str (), &batches);
+    for (size_t i = 0; i < nv12.size (); i++)
+      pushed.push_back (push_frame (pipeline, i, nv12[i], 0));
+    for (size_t i = 0; i < nv12.size (); i++)
+      end_source (pipeline, i);
+    testutil::run_to_eos (pipeline, what.c_str ());
+    fail_unless_equals_int (batches.size (), 1);
+    const std::vector<guint8> expected = two_stage_tensor (nv12, pushed, t);
+    fail_unless (batches[0].bytes == expected, "%s: the fused tensor differs from the "
+                                               "two-stage one",
+        what.c_str ());
+    for (GstBuffer * f : pushed)
+      gst_buffer_unref (f);
+    gst_object_unref (pipeline);
+  }
+  /* NV12 beside I420 (another chroma word), RGBA (not fixed point): the
+   * launch per frame. */
+  int fused, per_frame;
+  Tensor t;
+  t.dtype = "float16";
+  check_batches_counted (mixed, t, 2, &fused, &per_frame);
+  fail_unless_equals_int (fused, 0);
+  fail_unless_equals_int (per_frame, 2);
 }
 GST_END_TEST;
 
@@ -858,6 +971,7 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_uint8_nhwc_bgr_top_left);
   tcase_add_test (tc, test_float32_nchw);
   tcase_add_test (tc, test_float16_nhwc_bgr);
+  tcase_add_test (tc, test_fused_path);
   tcase_add_test (tc, test_empty_slots);
   tcase_add_test (tc, test_eos_one_then_all);
   tcase_add_test (tc, test_eos_first_then_rest);

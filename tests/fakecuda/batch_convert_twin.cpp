@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* batch_convert_normalize for the fakecuda stand-in: the kernel's tiles on
+ * the CPU (gpu/batch_convert_host.cpp) enqueued as lazy stream work, after
+ * the check a GPU's memory protection makes: every frame's planes and the
+ * tensor must be device memory the launching device may use. */
+#include "batch_convert.h"
+
+#include "fakecuda.h"
+
+namespace gst_cs::gpu {
+namespace {
+
+/* Every byte of every row a component of `im` lies in (as
+ * convert_scale_twin.cpp checks). */
+bool
+may_access_image (const Image & im)
+{
+  for (const Component & c : im.comp) {
+    if (c.plane < 0)
+      continue;
+    const int w = (im.width + (1 << c.log2_x) - 1) >> c.log2_x;
+    const int h = (im.height + (1 << c.log2_y) - 1) >> c.log2_y;
+    const std::size_t row = (std::size_t) (w - 1) * c.step + c.offset + im.bytes;
+    for (int y = 0; y < h; y++)
+      if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
+        return false;
+  }
+  return true;
+}
+
+void
+run (void * data)
+{
+  const auto * b = static_cast<const BatchConvert *> (data);
+  const std::size_t size = b->norm.type == TensorType::FLOAT32   ? 4
+                           : b->norm.type == TensorType::FLOAT16 ? 2
+                                                                 : 1;
+  const std::size_t elements =
+      (std::size_t)b->norm.batch * 3 * b->norm.width * b->norm.height;
+  bool ok = fakecuda_kernel_may_access (b->norm.dst, elements * size);
+  for (int k = 0; ok && k < b->count; k++)
+    ok = may_access_image (b->op[k].in);
+  if (!ok) {
+    fakecuda_fault ();
+    return;
+  }
+  batch_convert_on_host (*b);
+}
+
+void
+release (void * data)
+{
+  delete static_cast<BatchConvert *> (data);
+}
+
+} // namespace
+
+cudaError_t
+batch_convert_normalize (const BatchConvert & b, cudaStream_t stream)
+{
+  if (!batch_convert_fits (b))
+    return cudaErrorInvalidValue;
+  (void)fakecuda_launch (stream, run, new BatchConvert (b), release);
+  return cudaGetLastError ();
+}
+
+} // namespace gst_cs::gpu
