@@ -9,7 +9,7 @@
 # streams, into torch beside the usual way, and the latency the batching
 # adds to 8 live 30 fps sources, one of them stalled in a second run:
 # gcs-batch-latency, its lines "batch latency live|stall" in the summary)
-# and the normalisation kernel beside a device copy. Results in $OUT; a
+# and the normalisation and fused kernels beside a device copy. Results in $OUT; a
 # summary last.
 #   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-batch.sh
 set -u
@@ -36,6 +36,12 @@ BUILD_DIR=$B BENCH_ONLY=batch OUT="$OUT/bench" timeout 240 pipelines/bench >"$OU
 nvcc -std=c++17 -O3 -arch=sm_90 -Igpu pipelines/batch_kernel_time.cu gpu/batch_normalize.cu \
   gpu/batch_normalize_host.cpp -o $B/batch-kernel-time >"$OUT/kernel-build.txt" 2>&1 &&
   $B/batch-kernel-time 16 640 640 >"$OUT/kernel.txt" 2>&1
+# The fused kernel (one launch for all slots): checked bit for bit against
+# the two-stage twins, then timed.
+nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -Igpu pipelines/batch_fused_time.cu \
+  gpu/batch_convert.cu gpu/batch_convert_host.cpp gpu/convert_scale_host.cpp \
+  gpu/batch_normalize_host.cpp -Xcompiler=-ffp-contract=off -o $B/batch-fused-time \
+  >"$OUT/fused-build.txt" 2>&1 && $B/batch-fused-time 16 >>"$OUT/kernel.txt" 2>&1
 echo "== summary (cudabatch, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 grep -E "^ *[0-9]+/[0-9]+ " "$OUT/tests.txt"
 [ -z "$missing" ] || echo "not in this build:$missing"

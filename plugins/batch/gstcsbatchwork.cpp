@@ -25,7 +25,8 @@ struct MappedFrame {
 namespace {
 
 bool
-map_frame (ElementDevice & device, const BatchInput & in, MappedFrame * f, GError ** error)
+map_frame (
+    ElementDevice & device, const BatchInput & in, MappedFrame * f, GError ** error)
 {
   if (on_other_device (in.buffer, device.device ())) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
@@ -34,8 +35,8 @@ map_frame (ElementDevice & device, const BatchInput & in, MappedFrame * f, GErro
         in.slot, device.device ());
     return false;
   }
-  return locate_visible (in.buffer, in.info, gst_buffer_get_size (in.buffer), &f->region,
-             error) &&
+  return locate_visible (
+             in.buffer, in.info, gst_buffer_get_size (in.buffer), &f->region, error) &&
          f->map.map (in.buffer, GST_MAP_READ, device.device (), device.stream (),
              device.waits (), error) &&
          gst_cs_sync_meta_wait (in.buffer, device.stream (), error);
@@ -55,7 +56,8 @@ describe_frame (const BatchSettings & s, const BatchInput & in, const MappedFram
 }
 
 bool
-launch_frame (const gpu::ConvertScale & op, guint slot, cudaStream_t stream, GError ** error)
+launch_frame (
+    const gpu::ConvertScale & op, guint slot, cudaStream_t stream, GError ** error)
 {
   const cudaError_t status = gpu::convert_scale (op, stream);
   if (status == cudaSuccess)
@@ -164,11 +166,11 @@ BatchWork::write_per_frame (ElementDevice & device, const BatchSettings & s, gui
   const gsize picture_bytes = batch_slot_elements (s);
   GstBuffer * staging = NULL;
   DeviceMapping stage;
-  if (floats && (!(staging = staging_.bytes (device.device (), batch * picture_bytes,
-                       error)) ||
-                    !stage.map (staging, GST_MAP_WRITE, device.device (), stream,
-                        device.waits (), error) ||
-                    !gst_cs_buffer_wait_writable (staging, stream, error))) {
+  if (floats &&
+      (!(staging = staging_.bytes (device.device (), batch * picture_bytes, error)) ||
+          !stage.map (
+              staging, GST_MAP_WRITE, device.device (), stream, device.waits (), error) ||
+          !gst_cs_buffer_wait_writable (staging, stream, error))) {
     gst_clear_buffer (&staging);
     return false;
   }

@@ -399,8 +399,8 @@ check_batches_counted (const std::vector<Source> & sources, const Tensor & t,
  * two-stage path computes it: the converter's twin into 8-bit pictures,
  * then batch_normalize's twin, with cudabatch's factors. */
 static std::vector<guint8>
-two_stage_tensor (const std::vector<Source> & sources, const std::vector<GstBuffer *> & frames,
-    const Tensor & t)
+two_stage_tensor (const std::vector<Source> & sources,
+    const std::vector<GstBuffer *> & frames, const Tensor & t)
 {
   const size_t picture = (size_t)3 * t.w * t.h;
   std::vector<guint8> pictures;
@@ -460,8 +460,9 @@ GST_START_TEST (test_fused_path)
     testutil::run_to_eos (pipeline, what.c_str ());
     fail_unless_equals_int (batches.size (), 1);
     const std::vector<guint8> expected = two_stage_tensor (nv12, pushed, t);
-    fail_unless (batches[0].bytes == expected, "%s: the fused tensor differs from the "
-                                               "two-stage one",
+    fail_unless (batches[0].bytes == expected,
+        "%s: the fused tensor differs from the "
+        "two-stage one",
         what.c_str ());
     for (GstBuffer * f : pushed)
       gst_buffer_unref (f);
