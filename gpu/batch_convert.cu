@@ -9,6 +9,10 @@
 namespace gst_cs::gpu {
 namespace {
 
+/* Kernel parameters may take 32764 bytes from CUDA 12.1 (Volta and later). */
+static_assert (
+    sizeof (BatchConvert) <= 32764, "BatchConvert must fit the kernel's parameters");
+
 using two_tap::kTileX;
 using two_tap::kTileY;
 
@@ -17,10 +21,12 @@ using two_tap::kTileY;
  * so one grid serves them all), each pixel's codes normalised and stored
  * into the tensor instead of into a picture. __grid_constant__: the frames'
  * descriptions are read where the launch put them, never copied to local
- * memory for the indexing by blockIdx.z. */
+ * memory for the indexing by blockIdx.z. 6 CUDA blocks per SM as the
+ * fixed-point kernel for uint8; 5 (48 registers) for floats, which spilled
+ * 64 to 92 bytes in 40 (ptxas, sm_90). */
 template <Filter F, int Word, typename T>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 6)
+__launch_bounds__ (kTileX * kTileY, sizeof (T) == 1 ? 6 : 5)
     batch_convert_kernel (const __grid_constant__ BatchConvert b, int rows)
 {
   const ConvertScale & op = b.op[blockIdx.z];
