@@ -392,6 +392,7 @@ check_batches_counted (const std::vector<Source> & sources, const Tensor & t,
   gst_debug_add_log_function (count_paths, NULL, NULL);
   check_batches (sources, t, frames);
   gst_debug_remove_log_function (count_paths);
+  gst_debug_unset_threshold_for_name ("csbatch");
   *fused = fused_batches, *per_frame = per_frame_batches;
 }
 
