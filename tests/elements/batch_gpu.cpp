@@ -437,11 +437,12 @@ GST_START_TEST (test_fused_path)
     { "NV12", 38, 22 },
     { "NV12", 20, 60 },
   };
-  Tensor tensors[3];
+  Tensor tensors[4];
   tensors[0].dtype = "float16";
   tensors[1].dtype = "float32", tensors[1].nhwc = true, tensors[1].bgr = true;
   tensors[1].border = 114, tensors[1].w = 31, tensors[1].h = 17;
   tensors[2].top_left = true; /* uint8 */
+  tensors[3].nhwc = true, tensors[3].bgr = true, tensors[3].border = 114;
   for (const Tensor & t : tensors) {
     int fused, per_frame;
     check_batches_counted (nv12, t, 2, &fused, &per_frame);
