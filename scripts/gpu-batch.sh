@@ -42,6 +42,8 @@ nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -Igpu pipelines/batch_fused_time.cu 
   gpu/batch_convert.cu gpu/batch_convert_host.cpp gpu/convert_scale_host.cpp \
   gpu/batch_normalize_host.cpp -Xcompiler=-ffp-contract=off -o $B/batch-fused-time \
   >"$OUT/fused-build.txt" 2>&1 && $B/batch-fused-time 16 >>"$OUT/kernel.txt" 2>&1
+# The batch's GPU time as CUPTI saw it (needs the CUPTI library in this build).
+scripts/batch-cupti.sh $B "$OUT" >> "$OUT/kernel.txt" 2>&1
 echo "== summary (cudabatch, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 grep -E "^ *[0-9]+/[0-9]+ " "$OUT/tests.txt"
 [ -z "$missing" ] || echo "not in this build:$missing"

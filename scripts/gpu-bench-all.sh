@@ -34,25 +34,5 @@ grep -E "^TRACER (truth|overhead|[0-9])" "$W/tracer/summary.txt"
 BUILD_DIR=$B BENCH_ONLY=batch OUT=$W/batch timeout 200 pipelines/bench > "$W/batch.txt" 2>&1
 echo "== batch: exit $? after $((SECONDS - t0)) s"
 sed -n '/^SUMMARY/,$p' "$W/batch.txt" | grep -iE "batch" | tee "$OUT/batch.txt"
-# cudabatch's GPU time per batch as the GPU ran it (CUPTI's records of the
-# same run, pipelines/cupti_truth.cpp): 300 batches of the batch-device row.
-if [ -f "$B/pipelines/libgcs-cupti-truth.so" ]; then
-  srcs=""
-  for i in $(seq 0 15); do
-    srcs="$srcs videotestsrc num-buffers=1 pattern=$((i % 20)) ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1 ! cudaupload ! imagefreeze num-buffers=300 ! b.sink_$i"
-  done
-  # shellcheck disable=SC2086
-  CUDA_INJECTION64_PATH=$B/pipelines/libgcs-cupti-truth.so GCS_CUPTI_OUT=$OUT/batch-cupti.json \
-    GST_PLUGIN_PATH=$B/plugins timeout 120 gst-launch-1.0 -q $srcs cudabatch name=b batch-size=16 \
-    width=640 height=640 dtype=float16 ! fakesink > "$W/batch-cupti.log" 2>&1
-  python3 - "$OUT/batch-cupti.json" << 'PY' | tee -a "$OUT/batch.txt"
-import json, sys
-d = json.load(open(sys.argv[1]))
-k, batches = d["kernels"], 300
-# Kernels of one batch overlap (the slots' lanes): the time any kernel ran.
-busy = d.get("kernels_busy_us", 0) / batches
-parts = ", ".join(f"{name[:60]}: {v['n']} x {v['p50_us']:.2f} us" for name, v in k.items())
-print(f"batch GPU time (CUPTI, 16 x 1080p NV12 -> 16 x 3 x 640 x 640 float16): {busy:.1f} us "
-      f"per batch with a kernel running ({parts})")
-PY
-fi
+# cudabatch's GPU time per batch as the GPU ran it (CUPTI).
+scripts/batch-cupti.sh $B "$OUT" | tee -a "$OUT/batch.txt"
