@@ -236,12 +236,6 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
       tensors_.bytes (device.device (), elements * batch_element_size (s.dtype), error);
   if (!tensor)
     return NULL;
-  GstBuffer * staging = NULL;
-  if (s.dtype != GST_CS_BATCH_DTYPE_UINT8 &&
-      !(staging = staging_.bytes (device.device (), elements, error))) {
-    gst_buffer_unref (tensor);
-    return NULL;
-  }
   gst_cs_buffer_add_batch_meta (tensor, batch);
   const bool ok = write (device, s, batch, inputs, tensor, error) &&
                   note_reads (device, inputs, tensor, error);
