@@ -15,15 +15,7 @@
 #include "batch_convert.h"
 #include "batch_normalize.h"
 #include "convert_scale.h"
-
-#define CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) { \
-      std::fprintf (stderr, "%s: %s\n", #call, cudaGetErrorString (e_)); \
-      return 1; \
-    } \
-  } while (0)
+#include "cuda_check.h"
 
 using namespace gst_cs::gpu;
 

@@ -6,15 +6,7 @@
 #include <cstdlib>
 
 #include "batch_normalize.h"
-
-#define CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) { \
-      std::fprintf (stderr, "%s: %s\n", #call, cudaGetErrorString (e_)); \
-      return 1; \
-    } \
-  } while (0)
+#include "cuda_check.h"
 
 int
 main (int argc, char ** argv)

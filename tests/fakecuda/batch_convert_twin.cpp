@@ -6,27 +6,10 @@
 #include "batch_convert.h"
 
 #include "fakecuda.h"
+#include "twin_image_access.hpp"
 
 namespace gst_cs::gpu {
 namespace {
-
-/* Every byte of every row a component of `im` lies in (as
- * convert_scale_twin.cpp checks). */
-bool
-may_access_image (const Image & im)
-{
-  for (const Component & c : im.comp) {
-    if (c.plane < 0)
-      continue;
-    const int w = (im.width + (1 << c.log2_x) - 1) >> c.log2_x;
-    const int h = (im.height + (1 << c.log2_y) - 1) >> c.log2_y;
-    const std::size_t row = (std::size_t) (w - 1) * c.step + c.offset + im.bytes;
-    for (int y = 0; y < h; y++)
-      if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
-        return false;
-  }
-  return true;
-}
 
 void
 run (void * data)
@@ -39,7 +22,7 @@ run (void * data)
       (std::size_t)b->norm.batch * 3 * b->norm.width * b->norm.height;
   bool ok = fakecuda_kernel_may_access (b->norm.dst, elements * size);
   for (int k = 0; ok && k < b->count; k++)
-    ok = may_access_image (b->op[k].in);
+    ok = twin_may_access_image (b->op[k].in);
   if (!ok) {
     fakecuda_fault ();
     return;

@@ -8,32 +8,16 @@
 #include "convert_scale.h"
 
 #include "fakecuda.h"
+#include "twin_image_access.hpp"
 
 namespace gst_cs::gpu {
 namespace {
-
-/* Every byte of every row a component of `im` lies in. */
-bool
-may_access_image (const Image & im)
-{
-  for (const Component & c : im.comp) {
-    if (c.plane < 0)
-      continue;
-    const int w = (im.width + (1 << c.log2_x) - 1) >> c.log2_x;
-    const int h = (im.height + (1 << c.log2_y) - 1) >> c.log2_y;
-    const std::size_t row = (std::size_t) (w - 1) * c.step + c.offset + im.bytes;
-    for (int y = 0; y < h; y++)
-      if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
-        return false;
-  }
-  return true;
-}
 
 void
 run (void * data)
 {
   const auto * op = static_cast<const ConvertScale *> (data);
-  if (!may_access_image (op->in) || !may_access_image (op->out)) {
+  if (!twin_may_access_image (op->in) || !twin_may_access_image (op->out)) {
     fakecuda_fault ();
     return;
   }
