@@ -185,6 +185,9 @@ shared_context (gint device)
     return nullptr;
   GST_INFO ("sharing primary context %p of device %d as %" GST_PTR_FORMAT, primary,
       device, ctx);
+  /* Shared keeps it for the life of the process, by design (as common/
+   * keeps its stream pools): not a leak for the leaks tracer. */
+  GST_OBJECT_FLAG_SET (ctx, GST_OBJECT_FLAG_MAY_BE_LEAKED);
   s.contexts[device] = ctx;
   return GST_CUDA_CONTEXT (gst_object_ref (ctx));
 }

@@ -98,7 +98,10 @@ GstHarness * harness_parse_ours (const char * launchline);
 void pull_frames (GstHarness * h, guint n, Captured * into, const char * what = "");
 
 // A bus on `element`, which has none outside a pipeline (a harness's
-// element), so that what it posts can be read. Unref it when done.
+// element), so that what it posts can be read. When done,
+// gst_element_set_bus (element, NULL) before unreffing it: the messages
+// left on it hold `element`, which holds the bus, and no pipeline flushes
+// it at NULL, so neither would be freed (the leaks tracer says so).
 GstBus * watch_bus (GstElement * element);
 
 // "source: message (debug)" of each message of `type` (ERROR or WARNING)

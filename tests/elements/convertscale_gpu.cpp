@@ -1485,8 +1485,9 @@ GST_START_TEST (test_allocation_failure_said)
   fail_unless (errors.find ("Cannot allocate") != std::string::npos &&
                    errors.find ("cudaMalloc") != std::string::npos,
       "no error saying the allocation failed; errors: %s", errors.c_str ());
-  gst_harness_teardown (h);
+  gst_element_set_bus (h->element, NULL);
   gst_object_unref (bus);
+  gst_harness_teardown (h);
 }
 GST_END_TEST;
 

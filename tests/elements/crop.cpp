@@ -141,8 +141,9 @@ GST_START_TEST (test_nvcodec_caps)
   GstPadTemplate * t =
       gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
   GstCaps * tmpl = gst_pad_template_get_caps (t);
-  const bool built = gst_caps_get_size (without_nvcodec (gst_caps_ref (tmpl))) <
-                     gst_caps_get_size (tmpl);
+  GstCaps * ours = without_nvcodec (gst_caps_ref (tmpl));
+  const bool built = gst_caps_get_size (ours) < gst_caps_get_size (tmpl);
+  gst_caps_unref (ours);
   gst_caps_unref (tmpl);
   g_object_set (e, "left", 8, NULL);
   for (const char * in : { DEV "format=NV12,width=64,height=48",
