@@ -126,7 +126,9 @@ GST_START_TEST (test_watchdog_opens_stuck_gate)
   if (!gate.closed ())
     return; /* the run without stream memory operations */
   fail_unless_equals_int (cudaEventQuery (st.after), cudaErrorNotReady);
-  g_usleep (20000);
+  /* 100 times the watchdog's 2 ms: on a loaded 2-core CI machine its
+   * thread waited past 20 ms once in 30 runs. */
+  g_usleep (200000);
   /* Opened meanwhile: not held to the end, and what is behind it runs. */
   gate.open ();
   fail_if (gate.held ());
