@@ -163,9 +163,7 @@ gst_cs_base_transform_start (GstBaseTransform * trans)
   priv->stream = gst_cs_stream_pool_lease (stream_pool);
   GST_OBJECT_UNLOCK (trans);
   GST_INFO_OBJECT (trans, "device %d, stream %p", device, priv->stream);
-  if (gst_cs::FrameObserver * observer =
-          gst_cs::frame_observer.load (std::memory_order_acquire))
-    priv->trace = observer->started (GST_ELEMENT_CAST (trans));
+  priv->trace = gst_cs::trace_started (GST_ELEMENT_CAST (trans));
   return TRUE;
 }
 
@@ -174,12 +172,7 @@ gst_cs_base_transform_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_BASE_TRANSFORM (trans);
   GstCsBaseTransformPrivate * priv = self->priv;
-  if (priv->trace) {
-    priv->trace = nullptr;
-    if (gst_cs::FrameObserver * observer =
-            gst_cs::frame_observer.load (std::memory_order_acquire))
-      observer->stopped (GST_ELEMENT_CAST (trans));
-  }
+  gst_cs::trace_stopped (GST_ELEMENT_CAST (trans), &priv->trace);
   GST_OBJECT_LOCK (trans);
   if (priv->lease_stream_pool && priv->stream)
     gst_cs_stream_pool_release (priv->lease_stream_pool, priv->stream);
@@ -270,9 +263,8 @@ gst_cs_base_transform_generate_output (GstBaseTransform * trans, GstBuffer ** ou
   priv->cpu_begin = 0;
   const GstFlowReturn ret = klass->generate_output (trans, outbuf);
   const GstClockTime end = gst_util_get_timestamp ();
-  if (gst_cs::FrameObserver * observer =
-          gst_cs::frame_observer.load (std::memory_order_acquire))
-    observer->cpu (priv->trace, GST_ELEMENT_CAST (trans), begin, end);
+  gst_cs::trace_cpu (priv->trace, GST_ELEMENT_CAST (trans),
+      GST_BASE_TRANSFORM_SINK_PAD (trans), begin, end);
   return ret;
 }
 

@@ -7,27 +7,37 @@
 #pragma once
 
 #include <atomic>
+#include <vector>
 
 #include <gst/gst.h>
 #include <cuda_runtime_api.h>
 
-#include "base/gstcsbasetransform.h"
+#include "gstcshostwait.h"
+
+typedef struct _GstCsBaseTransform GstCsBaseTransform;
 
 namespace gst_cs {
 
-// One frame's pass through an element's per-frame path.
+// One input of a frame: the event its work waits on.
+struct FrameInput {
+  cudaEvent_t event = nullptr;   // the event the input carried: its producer's
+  cudaStream_t stream = nullptr; // ... recorded on this stream
+  int device = -1;               // ... of this device
+};
+
+// One frame's pass through an element's per-frame path (cudabatch's: one
+// batch).
 struct FrameSpanData {
   GstElement * element = nullptr; // not reffed: valid while the span is open
   int device = -1;
   cudaStream_t stream = nullptr;
-  GstClockTime pts = GST_CLOCK_TIME_NONE;
-  cudaEvent_t input_event = nullptr;   // the event the input carried: its producer's
-  cudaStream_t input_stream = nullptr; // ... recorded on this stream
-  int input_device = -1;               // ... of this device
+  GstClockTime pts = GST_CLOCK_TIME_NONE; // the input's; of several, the earliest
+  std::vector<FrameInput> inputs;         // those that carry a sync event
   cudaEvent_t output_event =
       nullptr; // the event the output carries: consumers wait on it
   GstClockTime cpu_begin = 0, cpu_end = 0;          // gst_util_get_timestamp ()
-  guint64 host_waits_begin = 0, host_waits_end = 0; // the element's counter
+  GstCsWaitCounter * waits = nullptr;               // the element's counter
+  guint64 host_waits_begin = 0, host_waits_end = 0; // ... at open and close
   gpointer observer_data = nullptr;                 // the observer's, from open to close
 };
 
@@ -42,7 +52,7 @@ public:
   // event on the stream. False: this frame is not traced.
   virtual bool open (FrameSpanData & span) = 0;
   // Right before (begins) and after the element's own work for the frame:
-  // its waits for its input come before, its sync event after.
+  // its waits for its inputs come before, its sync event after.
   virtual void work (FrameSpanData & span, bool begins) = 0;
   // After the frame's work and its event are enqueued.
   virtual void close (FrameSpanData & span) = 0;
@@ -54,10 +64,12 @@ public:
   // An element stops (PAUSED to READY, its streaming thread stopped): the
   // last of a pipeline's stopping is where a run's summary is made.
   virtual void stopped (GstElement * element) = 0;
-  // CPU time (gst_util_get_timestamp ()) of one input's pass through the
-  // element's per-frame path, its pushes excluded.
-  virtual void cpu (
-      gpointer handle, GstElement * element, GstClockTime begin, GstClockTime end) = 0;
+  // CPU time (gst_util_get_timestamp ()) of one pass through the element's
+  // per-frame path, its pushes excluded; `pad` names the pass (a
+  // transform's sink pad; cudabatch's src pad, as a batch takes a frame of
+  // each sink pad).
+  virtual void cpu (gpointer handle, GstElement * element, GstPad * pad,
+      GstClockTime begin, GstClockTime end) = 0;
 
 protected:
   ~FrameObserver () = default;
@@ -67,6 +79,36 @@ protected:
 // Set while a cudastreams tracer lives, nullptr otherwise.
 extern std::atomic<FrameObserver *> frame_observer;
 
+// The CPU side as an element calls it: at start (the handle for
+// trace_cpu, nullptr where no tracer observes), at stop (forgets the
+// handle), and after each pass of its per-frame path where it has one.
+gpointer trace_started (GstElement * element);
+void trace_stopped (GstElement * element, gpointer * handle);
+void trace_cpu (gpointer handle, GstElement * element, GstPad * pad, GstClockTime begin,
+    GstClockTime end);
+
+// What a span reads of its element and frame, and only where a tracer
+// observes (so where none does, it costs nothing): the element's device,
+// stream, host-wait counter and frame count, and the frame's inputs.
+// GstCsBaseTransform's subclasses give theirs through FrameSpan's
+// constructor that takes the element; cudabatch gives its own.
+class FrameSource {
+public:
+  virtual GstElement * element () = 0;
+  virtual int device () = 0;
+  virtual cudaStream_t stream () = 0;
+  virtual GstCsWaitCounter * waits () = 0;
+  // The frames counted before this one, counting this one: the observer
+  // times one in every ().
+  virtual guint64 count_frame () = 0;
+  // The buffers whose events the frame's work waits on.
+  virtual size_t n_inputs () = 0;
+  virtual GstBuffer * input (size_t i) = 0;
+
+protected:
+  ~FrameSource () = default;
+};
+
 // Scope of one frame's work: construct it before the element's GPU waits
 // and work for the frame are enqueued, on the thread whose device is the
 // element's, and mark its own work with work_begins and work_ends; it
@@ -74,6 +116,13 @@ extern std::atomic<FrameObserver *> frame_observer;
 // variable that is assigned meanwhile.
 class FrameSpan {
 public:
+  FrameSpan (FrameSource & source, GstBuffer * const & output) : output_ (output)
+  {
+    FrameObserver * observer = frame_observer.load (std::memory_order_acquire);
+    if (G_UNLIKELY (observer != nullptr))
+      open (source, observer);
+  }
+  // A GstCsBaseTransform's frame: `input` (nullptr: none) into `output`.
   FrameSpan (GstCsBaseTransform * element, GstBuffer * input, GstBuffer * const & output)
       : output_ (output)
   {
@@ -102,6 +151,7 @@ public:
   FrameSpan & operator= (const FrameSpan &) = delete;
 
 private:
+  void open (FrameSource & source, FrameObserver * observer);
   void open (GstCsBaseTransform * element, GstBuffer * input, FrameObserver * observer);
   void close ();
 

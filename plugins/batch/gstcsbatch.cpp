@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "base/gstcscaps.h"
+#include "base/gstcsframespan.hpp"
 #include "base/gstcsmetas.h"
 #include "batch/gstcsbatchanalytics.hpp"
 #include "batch/gstcsbatchpad.h"
@@ -69,6 +70,7 @@ struct _GstCsBatch {
   GstCaps * caps;                 /* the src caps in use; aggregator thread */
   gst_cs::ElementDevice * device;
   gst_cs::BatchWork * work;
+  GstClockTime cpu_begin; /* aggregator thread: the pass's start, where traced */
 };
 
 G_DEFINE_TYPE (GstCsBatch, gst_cs_batch, GST_TYPE_AGGREGATOR);
@@ -343,6 +345,11 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   GST_DEBUG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT ", %s", batch,
       chosen.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)),
       self->work->fused () ? "one fused launch" : "a launch per frame");
+  /* The tracer's CPU time of the pass that made a batch, its push excluded
+   * (as GstCsBaseTransform's: passes that make none are not counted). */
+  if (G_UNLIKELY (self->device->trace ()))
+    gst_cs::trace_cpu (self->device->trace (), GST_ELEMENT_CAST (self),
+        GST_AGGREGATOR_SRC_PAD (self), self->cpu_begin, gst_util_get_timestamp ());
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), tensor);
 }
 
@@ -350,6 +357,8 @@ static GstFlowReturn
 gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
   auto * self = GST_CS_BATCH (agg);
+  if (G_UNLIKELY (self->device->trace ()))
+    self->cpu_begin = gst_util_get_timestamp ();
   const gst_cs::BatchSettings s = current_settings (self);
   std::vector<GstCsBatchPad *> pads = sorted_pads (self);
   const std::vector<GstCsBatchPad *> active = active_pads (pads);

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "base/gstcsframespan.hpp"
 #include "base/gstcspeerimport.hpp"
 #include "batch_convert.h"
 #include "batch/gstcsbatchslot.hpp"
@@ -69,6 +70,26 @@ launch_frame (
   return false;
 }
 
+/* A batch as the tracer's frame: the element's device, stream, counters;
+ * every frame's event is an input it waits on. */
+class BatchFrame final : public FrameSource {
+public:
+  BatchFrame (ElementDevice & device, const std::vector<BatchInput> & inputs)
+      : device_ (device), inputs_ (inputs)
+  {}
+  GstElement * element () override { return device_.owner (); }
+  int device () override { return device_.device (); }
+  cudaStream_t stream () override { return device_.stream (); }
+  GstCsWaitCounter * waits () override { return device_.waits (); }
+  guint64 count_frame () override { return device_.count_frame (); }
+  size_t n_inputs () override { return inputs_.size (); }
+  GstBuffer * input (size_t i) override { return inputs_[i].buffer; }
+
+private:
+  ElementDevice & device_;
+  const std::vector<BatchInput> & inputs_;
+};
+
 gpu::BatchNormalize
 describe_normalize (
     const BatchSettings & s, guint batch, const guint8 * staging, guint8 * tensor)
@@ -98,7 +119,8 @@ describe_normalize (
  * staging normalised. */
 bool
 BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
-    const std::vector<BatchInput> & inputs, GstBuffer * tensor, GError ** error)
+    const std::vector<BatchInput> & inputs, GstBuffer * tensor, FrameSpan & span,
+    GError ** error)
 {
   cudaStream_t stream = device.stream ();
   DeviceMapping out;
@@ -133,6 +155,7 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
   fused->norm = describe_normalize (s, batch, NULL, out.data ());
   fused_ = fusable && !inputs.empty () && gpu::batch_convert_fits (*fused);
   if (fused_) {
+    span.work_begins ();
     const cudaError_t status = gpu::batch_convert_normalize (*fused, stream);
     if (status != cudaSuccess) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
@@ -140,8 +163,8 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
           fused->count, batch, s.height, s.width, cudaGetErrorString (status));
       return false;
     }
-  } else if (!inputs.empty () &&
-             !write_per_frame (device, s, batch, inputs, frames, out.data (), error)) {
+  } else if (!inputs.empty () && !write_per_frame (device, s, batch, inputs, frames,
+                                     out.data (), span, error)) {
     return false;
   }
   const gsize slot_bytes = picture_bytes * batch_element_size (s.dtype);
@@ -149,6 +172,7 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
     if (!filled[i] && !GST_CS_CHECK (
             cudaMemsetAsync (out.data () + i * slot_bytes, 0, slot_bytes, stream), error))
       return false;
+  span.work_ends ();
   return true;
 }
 
@@ -159,7 +183,7 @@ bool
 BatchWork::write_per_frame (ElementDevice & device, const BatchSettings & s, guint batch,
     const std::vector<BatchInput> & inputs,
     const std::vector<std::unique_ptr<MappedFrame>> & frames, guint8 * tensor,
-    GError ** error)
+    FrameSpan & span, GError ** error)
 {
   cudaStream_t stream = device.stream ();
   const bool floats = s.dtype != GST_CS_BATCH_DTYPE_UINT8;
@@ -176,6 +200,7 @@ BatchWork::write_per_frame (ElementDevice & device, const BatchSettings & s, gui
   }
   guint8 * pictures = floats ? stage.data () : tensor;
   const GstVideoInfo layout = batch_slot_layout (s, batch_slot_format (s, floats));
+  span.work_begins (); /* after the staging's wait for its last readers */
   bool ok = true;
   for (size_t i = 0; ok && i < inputs.size (); i++) {
     const BatchInput & in = inputs[i];
@@ -237,7 +262,10 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
   if (!tensor)
     return NULL;
   gst_cs_buffer_add_batch_meta (tensor, batch);
-  const bool ok = write (device, s, batch, inputs, tensor, error) &&
+  /* Closes after the tensor's event is recorded (note_reads). */
+  BatchFrame source (device, inputs);
+  FrameSpan span (source, tensor);
+  const bool ok = write (device, s, batch, inputs, tensor, span, error) &&
                   note_reads (device, inputs, tensor, error);
   if (!ok)
     gst_clear_buffer (&tensor);

@@ -23,6 +23,7 @@ struct BatchInput {
 };
 
 struct MappedFrame;
+class FrameSpan;
 
 // Writes batches into pooled device tensors on the element's stream (which
 // waits on each frame's event, on the GPU). Where every frame is a
@@ -34,7 +35,10 @@ struct MappedFrame;
 // are zeroed. One event, recorded after all of it, goes on the tensor and
 // on each frame's memory as a read (so that its pool's next writer waits);
 // nvcodec frames, whose pool knows nothing of our events, are kept until
-// that event completes. Used from the aggregator's thread.
+// that event completes. Used from the aggregator's thread. A batch is one
+// frame for the cudastreams tracer (base/gstcsframespan.hpp): its GPU time
+// is the launches and the zeroing of empty slots, after the waits on every
+// frame's event; its wait, that for the frame that completed last.
 class BatchWork {
 public:
   BatchWork () : held_ (kHeldFrames) {}
@@ -56,11 +60,12 @@ public:
 private:
   static constexpr guint kHeldFrames = 64;
   bool write (ElementDevice & device, const BatchSettings & s, guint batch,
-      const std::vector<BatchInput> & inputs, GstBuffer * tensor, GError ** error);
+      const std::vector<BatchInput> & inputs, GstBuffer * tensor, FrameSpan & span,
+      GError ** error);
   bool write_per_frame (ElementDevice & device, const BatchSettings & s, guint batch,
       const std::vector<BatchInput> & inputs,
       const std::vector<std::unique_ptr<MappedFrame>> & frames, guint8 * tensor,
-      GError ** error);
+      FrameSpan & span, GError ** error);
   bool note_reads (ElementDevice & device, const std::vector<BatchInput> & inputs,
       GstBuffer * tensor, GError ** error);
 

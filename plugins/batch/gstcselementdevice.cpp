@@ -4,6 +4,7 @@
 #include "gstcscontext-private.h"
 #include "gstcsdevice-private.h"
 #include "gstcserror-private.h"
+#include "base/gstcsframespan.hpp"
 #include "nvcodec/gstcsnvcodec.hpp"
 
 namespace gst_cs {
@@ -58,12 +59,14 @@ ElementDevice::start ()
   stream_ = gst_cs_stream_pool_lease (pool);
   GST_OBJECT_UNLOCK (owner_);
   GST_INFO_OBJECT (owner_, "device %d, stream %p", device, stream_);
+  trace_ = trace_started (owner_);
   return true;
 }
 
 void
 ElementDevice::stop ()
 {
+  trace_stopped (owner_, &trace_);
   GST_OBJECT_LOCK (owner_);
   if (lease_pool_ && stream_)
     gst_cs_stream_pool_release (lease_pool_, stream_);

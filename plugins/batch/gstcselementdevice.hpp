@@ -14,7 +14,8 @@ namespace gst_cs {
 // What GstCsBaseTransform does for its subclasses, for one owner element:
 // the "device-id" it was given, resolved at start; a stream leased from the
 // pool the stream-pool context gives (or made), given back at stop; the
-// contexts it answers and takes (ours, and nvcodec's shared CUDA context).
+// contexts it answers and takes (ours, and nvcodec's shared CUDA context);
+// the cudastreams tracer told of the start and stop, and its frame count.
 // The owner forwards its set_context, context queries and NULL->READY.
 class ElementDevice {
 public:
@@ -32,9 +33,15 @@ public:
   void stop ();
 
   // Between start and stop, from the streaming thread.
+  GstElement * owner () const { return owner_; }
   gint device () const { return device_; }
   cudaStream_t stream () const { return stream_; }
   GstCsWaitCounter * waits () { return &waits_; }
+  // The tracer's handle for trace_cpu (base/gstcsframespan.hpp); nullptr:
+  // not traced.
+  gpointer trace () const { return trace_; }
+  // Frames (batches) counted before this one, for FrameSource.
+  guint64 count_frame () { return frames_++; }
 
   // GstElement::set_context, a GST_QUERY_CONTEXT (true where answered),
   // NULL->READY (posts the shared CUDA context for nvcodec neighbours).
@@ -52,6 +59,8 @@ private:
   GstCsStreamPool * lease_pool_ = nullptr;  /* the one the stream is leased from */
   cudaStream_t stream_ = nullptr;
   GstCsWaitCounter waits_{};
+  gpointer trace_ = nullptr;
+  guint64 frames_ = 0;
 };
 
 } // namespace gst_cs

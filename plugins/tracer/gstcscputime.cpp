@@ -5,9 +5,8 @@
 #include <mutex>
 #include <vector>
 
-#include <gst/base/gstbasetransform.h>
-
 #include "base/gstcsbasetransform.h"
+#include "batch/gstcsbatch.h"
 #include "tracer/gstcstracerecords.hpp"
 
 namespace gst_cs {
@@ -156,7 +155,8 @@ void
 CpuTime::add_element (GstElement * element, GstElement * root)
 {
   std::lock_guard<std::mutex> hold (add_lock);
-  const bool ours = GST_IS_CS_BASE_TRANSFORM (element);
+  /* Those that report to FrameObserver. */
+  const bool ours = GST_IS_CS_BASE_TRANSFORM (element) || GST_IS_CS_BATCH (element);
   stats_.seen (element, root, ours);
   if (ours)
     return; /* it times itself */
@@ -233,9 +233,10 @@ CpuTime::pushed (Probed * probed)
 }
 
 void
-CpuTime::ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end)
+CpuTime::ours (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
+    GstClockTime end)
 {
-  record (sums, element, GST_BASE_TRANSFORM_SINK_PAD (element), begin, end);
+  record (sums, element, pad, begin, end);
 }
 
 void

@@ -4,8 +4,8 @@
 // every buffer, hooked or not (some 5,000 instructions a frame on a
 // device-resident converter row), which alone costs more than the 3% this
 // tracer may. So:
-// - our elements time their per-frame path themselves (the base class,
-//   through FrameObserver::cpu), their pushes excluded;
+// - our elements time their per-frame path themselves (the base class and
+//   cudabatch, through FrameObserver::cpu), their pushes excluded;
 // - the other elements of the pipelines ours run in get pad probes: a
 //   buffer's arrival at a sink pad to the element's next push from the same
 //   thread is its own CPU time (the work a filter does before it pushes).
@@ -29,7 +29,8 @@ public:
   // later.
   void watch (GstElement * root);
   // One pass of our element's per-frame path (FrameObserver::cpu).
-  void ours (CpuSums * sums, GstElement * element, GstClockTime begin, GstClockTime end);
+  void ours (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
+      GstClockTime end);
 
   // The probes' side (public for the C callbacks).
   struct Probed;

@@ -26,7 +26,8 @@ struct GpuFrames::Frame {
   // Holds the stream from before start until end is enqueued; held () says
   // whether it did (else the span includes the host's launch).
   StreamGate gate;
-  std::shared_ptr<Frame> producer; // until read back
+  // Those that wrote its inputs' events, until read back.
+  std::vector<std::shared_ptr<Frame>> producers;
   nvtxRangeId_t range = 0;
   TimingEventPool * pool = nullptr;
   ~Frame ()
@@ -123,10 +124,10 @@ GpuFrames::open (FrameSpanData & span)
   }
   f->element = GST_OBJECT_NAME (span.element);
   std::lock_guard<std::mutex> hold (lock_);
-  if (span.input_event) {
-    auto it = writers_.find (span.input_event);
+  for (const FrameInput & in : span.inputs) {
+    auto it = writers_.find (in.event);
     if (it != writers_.end ())
-      f->producer = it->second;
+      f->producers.push_back (it->second);
   }
   /* Handed over through the span until close. */
   span.observer_data = new std::shared_ptr<Frame> (std::move (f));
@@ -194,32 +195,43 @@ GpuFrames::position (int device, cudaEvent_t e, double * us)
   return true;
 }
 
-/* Reads back `f` where its events (and its producer's end) completed, or
- * waits for them (drain). Called with the lock held. */
+/* Reads back `f` where its events (and its producers' ends) completed,
+ * or waits for them (drain). Called with the lock held. */
 bool
 GpuFrames::resolve (Frame & f, bool wait)
 {
-  Frame * p = f.producer.get ();
-  if (p && p->span.device != f.span.device)
-    p = nullptr; /* another device's clock: no wait can be read */
+  const int device = f.span.device;
   /* Its own events complete in order on its stream, with the end last;
-   * the producer's end (another stream) trails the sync event this frame
+   * a producer's end (another stream) trails the sync event this frame
    * waited on, so it has completed too where the end has, but for a
    * record or two: asked only where this frame's end is done. A query
-   * costs about a microsecond of CPU on the H200 machines (2026-11-27). */
-  for (cudaEvent_t e : { f.end, p ? p->end : nullptr }) {
-    if (!e)
-      continue;
-    if (wait ? !gst_cs_host_wait_event (e, NULL, NULL) : !done (e))
+   * costs about a microsecond of CPU on the H200 machines (2026-11-27).
+   * Producers on another device (another clock: no wait can be read) are
+   * left out. */
+  auto completed = [wait] (cudaEvent_t e) {
+    return wait ? gst_cs_host_wait_event (e, NULL, NULL) : done (e);
+  };
+  if (!completed (f.end))
+    return false;
+  for (const std::shared_ptr<Frame> & q : f.producers)
+    if (q->span.device == device && !completed (q->end))
       return false;
-  }
   double begin = 0, start = 0, end = 0, producer_end = 0;
-  const int device = f.span.device;
   if (!position (device, f.begin, &begin) || !position (device, f.end, &end) ||
       !position (device, f.start ? f.start : f.begin, &start))
     return true; /* unreadable: dropped */
-  if (!p || !position (device, p->end, &producer_end))
-    p = nullptr;
+  /* The stream waited for every input: its wait ended with the input that
+   * completed last (of cudabatch's frames), whose producer the flow comes
+   * from. */
+  const Frame * p = nullptr;
+  for (const std::shared_ptr<Frame> & q : f.producers) {
+    double e = 0;
+    if (q->span.device == device && position (device, q->end, &e) &&
+        (!p || e > producer_end)) {
+      p = q.get ();
+      producer_end = e;
+    }
+  }
   /* The producer's end event follows its sync event on its stream: the
    * wait ended with the sync event, which may be a little earlier. */
   producer_end = MIN (producer_end, start);
@@ -261,7 +273,7 @@ GpuFrames::resolve_ready (Queue & queue)
       queue.ask_at = queue.frames.size () + kAskEvery;
       return;
     }
-    queue.frames.front ()->producer.reset ();
+    queue.frames.front ()->producers.clear ();
     queue.frames.pop_front ();
   }
   queue.ask_at = 0;

@@ -7,7 +7,8 @@
 // work, start to end, with the stream held by a gate (gstcsstreamgate.hpp)
 // from before start until the end is enqueued, so that the host's launch
 // does not count; start - begin is its wait for its input (and for the
-// host's enqueuing).
+// host's enqueuing): of several inputs (cudabatch's frames), for the one
+// that completed last, as the stream waits for all of them.
 #pragma once
 
 #include <deque>

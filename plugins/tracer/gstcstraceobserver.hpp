@@ -32,10 +32,10 @@ public:
   void close (FrameSpanData & span) override { gpu_.close (span); }
   gpointer started (GstElement * element) override;
   void stopped (GstElement * element) override;
-  void cpu (gpointer handle, GstElement * element, GstClockTime begin,
+  void cpu (gpointer handle, GstElement * element, GstPad * pad, GstClockTime begin,
       GstClockTime end) override
   {
-    cpu_.ours (static_cast<CpuSums *> (handle), element, begin, end);
+    cpu_.ours (static_cast<CpuSums *> (handle), element, pad, begin, end);
   }
 
 private:

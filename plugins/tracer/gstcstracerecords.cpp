@@ -61,7 +61,8 @@ trace_records_init ()
       GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "host waits since the previous frame", E),
       NULL));
   cpu_record = keep (gst_tracer_record_new ("cudastreams-cpu.class", "pad",
-      GST_TYPE_STRUCTURE, field (G_TYPE_STRING, "the sink pad (element.pad)", P), "ts",
+      GST_TYPE_STRUCTURE,
+      field (G_TYPE_STRING, "the sink pad (element.pad; cudabatch: src)", P), "ts",
       GST_TYPE_STRUCTURE, field (G_TYPE_UINT64, "when the buffer left the chain (ns)", T),
       "cpu-ns", GST_TYPE_STRUCTURE,
       field (G_TYPE_UINT64, "CPU time in the chain, downstream excluded", P), NULL));

@@ -21,6 +21,18 @@ PIPELINE = [
     "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=160,height=120", "!",
     "cudadownload", "name=down", "!", "fakesink", "name=sink",
 ]
+# cudabatch: two sources, one frame of each per batch; NV12 takes the
+# fused launch, RGBA a launch per frame and the normalisation.
+BATCHES = 6
+
+
+def batch_pipeline(fmt):
+    return ["cudabatch", "name=b", "width=32", "height=32", "dtype=float16", "!",
+            "fakesink", "name=bsink"] + [w for i in range(2) for w in (
+                "videotestsrc", f"num-buffers={BATCHES}", "!",
+                f"video/x-raw,format={fmt},width=64,height=48,framerate=30/1", "!",
+                "cudaupload", f"name=up{i}", "!", f"b.sink_{i}")]
+
 EPS_US = 0.01  # the file's times are printed to the ns
 # Across streams: a span ends with a timing event recorded after the
 # producer's sync event (the one its consumer waits on), so a consumer may
@@ -37,10 +49,10 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def run(params, extra_env=None):
+def run(params, extra_env=None, pipeline=PIPELINE):
     env = dict(os.environ, GST_TRACERS=f"cudastreams({params})" if params else "cudastreams")
     env.update(extra_env or {})
-    p = subprocess.run(["gst-launch-1.0", "-q"] + PIPELINE, env=env, capture_output=True,
+    p = subprocess.run(["gst-launch-1.0", "-q"] + pipeline, env=env, capture_output=True,
                        text=True, timeout=300)
     if p.returncode != 0:
         print(p.stdout, p.stderr)
@@ -149,6 +161,46 @@ def check_trace(path):
             check(len(inside) == 1, f"flow {i} leaves a producer's span: {s}")
 
 
+def check_batch(d, fmt):
+    """cudabatch is timed as ours, per batch: its GPU work after its waits
+    for the frames of all its inputs, which come from two streams."""
+    trace = os.path.join(d, f"batch-{fmt}.json")
+    err = run(f"file={trace},every=1", pipeline=batch_pipeline(fmt))
+    b = summary_rows(err).get("b")
+    check(b is not None and "not a cudastreams element" not in " ".join(b),
+          f"{fmt}: cudabatch is listed as ours: {b}")
+    if b:
+        check(b[1] == str(BATCHES), f"{fmt}: cudabatch's frames are its {BATCHES} batches: {b}")
+        check(all(v != "-" and float(v) >= 0 for v in b[2:7]),
+              f"{fmt}: cudabatch has GPU times, a GPU wait and a CPU time: {b}")
+        check(b[7] != "-" and float(b[7]) == 0, f"{fmt}: cudabatch waits on the GPU only: {b}")
+        check(len(b) > 8 and b[8].startswith("0:"), f"{fmt}: cudabatch's stream: {b}")
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    spans = [e for e in events if e.get("ph") == "X" and e.get("cat") == "gpu"]
+    batch = [e for e in spans if e["name"] == "b"]
+    check(len(batch) == BATCHES, f"{fmt}: a GPU span per batch, got {len(batch)}")
+    check(sum(e.get("ph") == "X" and e.get("cat") == "cpu" and e["name"] == "b"
+              for e in events) == BATCHES, f"{fmt}: a CPU span per batch")
+    # Each batch waits for the frames of both uploads (of its PTS); the
+    # flow into its span comes from the one that ended last.
+    starts = {e["id"]: e for e in events if e.get("ph") == "s"}
+    flows = {(e["pid"], e["tid"], e["ts"]): starts.get(e["id"])
+             for e in events if e.get("ph") == "f"}
+    for e in batch:
+        ups = [u for u in spans if u["name"] in ("up0", "up1")
+               and u["args"]["pts"] == e["args"]["pts"]]
+        check(len(ups) == 2 and all(u["ts"] < e["ts"] and
+                                    u["ts"] + u["dur"] <= e["ts"] + CROSS_STREAM_US
+                                    for u in ups),
+              f"{fmt}: batch {e['args']['pts']} starts after both its frames: {e} {ups}")
+        flow = flows.get((e["pid"], e["tid"], e["ts"]))
+        last = max(ups, key=lambda u: u["ts"] + u["dur"]) if ups else None
+        check(flow is not None and last is not None and
+              (flow["pid"], flow["tid"]) == (last["pid"], last["tid"]),
+              f"{fmt}: batch {e['args']['pts']}'s flow from its last frame {last}: {flow}")
+
+
 def main():
     if "--gpu" in sys.argv and not os.path.exists("/dev/nvidia0"):
         print("no GPU here")
@@ -177,6 +229,8 @@ def main():
         check(len(summary_rows(err)) >= 3, "the summary despite an unwritable file")
         err = run("print=false")
         check(not summary_rows(err), "print=false keeps the summary off stderr")
+        for fmt in ("NV12", "RGBA"):
+            check_batch(d, fmt)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
