@@ -14,6 +14,7 @@
 #pragma once
 
 #include "batch_normalize.h"
+#include "batch_normalize_pixels.h"
 #include "convert_scale.h"
 
 namespace gst_cs::gpu {
@@ -31,6 +32,8 @@ struct BatchConvert {
   // The tensor (src unused): dst, batch, width, height, type (UINT8 writes
   // the codes), layout, channel order, scale and offset.
   BatchNormalize norm;
+  // Set by batch_convert_resolve: where the codes go in norm's tensor.
+  batch::TensorLayout layout;
 };
 
 // Whether one launch computes `b`: valid descriptions (convert_scale's
@@ -44,12 +47,21 @@ bool batch_convert_fits (const BatchConvert & b);
 // batch_normalize then). Slots without a frame are left as they are.
 cudaError_t batch_convert_normalize (const BatchConvert & b, cudaStream_t stream);
 
+// `b` with every description resolved as convert_scale resolves it, for
+// the launch and the twin; false where batch_convert_fits refuses `b`.
+bool batch_convert_resolve (const BatchConvert & b, BatchConvert * resolved);
+
+// batch_convert_normalize of a description batch_convert_resolve gave:
+// for a caller that keeps both descriptions (26 KB each) from batch to
+// batch and resolves once, where batch_convert_normalize allocates one and
+// resolves twice (batch_convert_fits, then the launch).
+cudaError_t batch_convert_launch (const BatchConvert & resolved, cudaStream_t stream);
+
 // The same tensor computed on the CPU by the kernel's tiles, at once (the
 // stand-in's twin). False where batch_convert_fits refuses `b`.
 bool batch_convert_on_host (const BatchConvert & b);
 
-// `b` with every description resolved as convert_scale resolves it, for
-// the launch and the twin; false where batch_convert_fits refuses `b`.
-bool batch_convert_resolve (const BatchConvert & b, BatchConvert * resolved);
+// batch_convert_on_host of a description batch_convert_resolve gave.
+void batch_convert_resolved_on_host (const BatchConvert & resolved);
 
 } // namespace gst_cs::gpu

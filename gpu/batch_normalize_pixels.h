@@ -53,10 +53,16 @@ half_bits (float f)
 
 // One value of the tensor from one code (not fused: the twin rounds alike).
 GCS_BN_FN float
+normalize (float code, float scale, float offset)
+{
+  const float product = code * scale;
+  return product + offset;
+}
+
+GCS_BN_FN float
 normalize (std::uint8_t code, float scale, float offset)
 {
-  const float product = (float)code * scale;
-  return product + offset;
+  return normalize ((float)code, scale, offset);
 }
 
 // Element `index` of the tensor (nchw or nhwc) for slot `n`, pixel `p` of
@@ -86,26 +92,65 @@ normalize_pixel (const BatchNormalize & op, int n, std::size_t p, std::size_t pl
   }
 }
 
-// Writes the three tensor values of pixel `p` of slot `n` from its
-// picture's codes: channel k (R, G, B) is byte k of `codes` (the fused
-// batch_convert, which has no picture in memory). uint8_t: the codes.
+// Where the fused batch_convert puts a pixel's three codes (channel k of
+// its picture: R, G, B) in the tensor, resolved once per launch: element
+// offsets in 32 bits (a tensor has at most 2^31 elements), the layout and
+// the channel order folded into strides and per-code offsets, so that the
+// kernel's stores cost an add and a multiply each, without a branch.
+struct TensorLayout {
+  unsigned slot = 0, row = 0, pixel = 0; // elements between slots, rows, pixels
+  unsigned code[3] = {};                 // code k's channel, from the pixel's first
+  float scale[3] = {}, offset[3] = {};   // code k's normalisation
+};
+
+GCS_BN_FN TensorLayout
+tensor_layout (const BatchNormalize & op)
+{
+  const unsigned plane = (unsigned)op.width * (unsigned)op.height;
+  TensorLayout l;
+  l.slot = 3u * plane;
+  l.pixel = op.nhwc ? 3u : 1u;
+  l.row = (unsigned)op.width * l.pixel;
+  for (int k = 0; k < 3; k++) {
+    const int c = op.bgr ? 2 - k : k; /* the tensor channel code k goes to */
+    l.code[k] = (unsigned)c * (op.nhwc ? 1u : plane);
+    l.scale[k] = op.scale[c];
+    l.offset[k] = op.offset[c];
+  }
+  return l;
+}
+
+// Writes a pixel's three tensor values from its picture's codes (byte k of
+// `codes` is channel k, R G B) at element `first` (slot * l.slot + y *
+// l.row + x * l.pixel) of `dst`. uint8_t: the codes.
+// Byte k of `codes` as a float, exactly. On the GPU one byte permutation
+// and one add: the byte becomes the low mantissa bits of 2^23, which the
+// add takes away (no extraction, no integer conversion).
+GCS_BN_FN float
+code_float (unsigned codes, int k)
+{
+#ifdef __CUDA_ARCH__
+  const unsigned magic = __byte_perm (codes, 0x4b000000u, (unsigned)k | 0x7540u);
+  return __fsub_rn (__uint_as_float (magic), 8388608.0f);
+#else
+  return (float)(std::uint8_t) (codes >> (8 * k));
+#endif
+}
+
 template <typename T>
 GCS_BN_FN void
-normalize_codes (
-    const BatchNormalize & op, int n, std::size_t p, std::size_t plane, unsigned codes)
+store_codes (void * dst, const TensorLayout & l, unsigned first, unsigned codes)
 {
-  T * dst = static_cast<T *> (op.dst);
-  for (int c = 0; c < 3; c++) {
-    const int k = op.bgr ? 2 - c : c;
-    const std::uint8_t code = (std::uint8_t) (codes >> (8 * k));
+  T * d = static_cast<T *> (dst);
+  for (int k = 0; k < 3; k++) {
     if constexpr (sizeof (T) == 1) {
-      dst[element_index (op, n, p, c, plane)] = code;
+      d[first + l.code[k]] = (std::uint8_t) (codes >> (8 * k));
     } else {
-      const float v = normalize (code, op.scale[c], op.offset[c]);
+      const float v = normalize (code_float (codes, k), l.scale[k], l.offset[k]);
       if constexpr (sizeof (T) == 2)
-        dst[element_index (op, n, p, c, plane)] = half_bits (v);
+        d[first + l.code[k]] = half_bits (v);
       else
-        dst[element_index (op, n, p, c, plane)] = v;
+        d[first + l.code[k]] = v;
     }
   }
 }

@@ -31,8 +31,28 @@ constexpr int kCodeBits = 8;    // fraction bits of a filtered code
 constexpr int kCoefBits = 13;   // fraction bits of the matrix's coefficients
 constexpr int kShift = kCodeBits + kCoefBits;
 
+// The bytes between neighbouring samples along x of the luma and of the
+// chroma (its word's, or U's) in the frames of each chroma Word (resolve
+// checks them): YUY2 and its kin (4), NV12 and its kin (2), planes (0).
+GCS_HD constexpr unsigned
+luma_step (int word)
+{
+  return word == 4 ? 2u : 1u;
+}
+
+GCS_HD constexpr unsigned
+chroma_step (int word)
+{
+  return word == 0 ? 1u : (unsigned)word;
+}
+
 // One axis's two taps in one input plane: the byte offsets of samples i0
-// and i1 along the axis and their weights (q0 + q1 = kWeightOne).
+// and i1 along the axis and their weights (q0 + q1 = kWeightOne). i1 is
+// always i0 + 1 (a pair of neighbours), so that a pixel's loads are one
+// address and offsets known in advance: where the filter's taps are one
+// sample (at an edge, on a sample, nearest), the pair is it and a
+// neighbour of weight 0, the same sum (resolve: every plane has two
+// samples or more along each axis).
 struct alignas (16) Taps { /* one shared-memory load */
   unsigned o0, o1, q0, q1;
   /* What a tile keeps of taps t of resolution g along the source's y axis
@@ -42,7 +62,15 @@ struct alignas (16) Taps { /* one shared-memory load */
   {
     const unsigned stride = op.fixed.stride[g][along_y ? 1 : 0];
     const unsigned q1 = (unsigned)(int)floorf (t.w1 * (float)kWeightOne + 0.5f);
-    return Taps{ (unsigned)t.i0 * stride, (unsigned)t.i1 * stride, kWeightOne - q1, q1 };
+    if (t.i1 != t.i0)
+      return Taps{ (unsigned)t.i0 * stride, (unsigned)t.i1 * stride, kWeightOne - q1,
+        q1 };
+    const int log2 = g == 0 ? 0 : (along_y ? op.sub_log2_y : op.sub_log2_x);
+    const int n = ((along_y ? op.in.height : op.in.width) + (1 << log2) - 1) >> log2;
+    const unsigned i = (unsigned)(t.i0 + 1 < n ? t.i0 : t.i0 - 1);
+    const bool first = t.i0 + 1 < n; /* the sample is the pair's first */
+    return Taps{ i * stride, (i + 1) * stride, first ? (unsigned)kWeightOne : 0u,
+      first ? 0u : (unsigned)kWeightOne };
   }
 };
 
@@ -119,22 +147,22 @@ input (const T * p)
 }
 
 // A pixel's two lines of samples along one axis of one plane (a thread's
-// column, the same for all its pixels): pointers to samples i0 and i1 and
-// their weights. The other axis's offsets are added per pixel: one 64-bit
-// add per load instead of two.
+// column, the same for all its pixels): a pointer to sample i0's (i1's is
+// the next) and their weights. The other axis's offsets are added per
+// pixel: one 64-bit add per pair of loads.
 struct Lines {
-  const std::uint8_t *p0, *p1;
+  const std::uint8_t * p0;
   unsigned q0, q1;
 };
 
 GCS_HD Lines
 lines_of (const std::uint8_t * base, const Taps & a)
 {
-  Lines l{ base + a.o0, base + a.o1, a.q0, a.q1 };
+  Lines l{ base + a.o0, a.q0, a.q1 };
 #if defined(__CUDA_ARCH__)
   /* Opaque to the compiler, which would otherwise fold each load's
    * address back into base + (a + b): two 64-bit adds. */
-  asm("" : "+l"(l.p0), "+l"(l.p1));
+  asm("" : "+l"(l.p0));
 #endif
   return l;
 }
@@ -160,36 +188,42 @@ chroma_lanes (const ConvertScale::FixedPoint & f, const std::uint8_t * p)
 
 // The output codes, saturated, of the pixel whose luma samples are the
 // lines `luma` at offsets (b) along the other axis, and whose chroma
-// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word. The sums
-// are exact integers, whichever axis the lines run along.
+// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word. The lines
+// (a thread's) are a pair of source columns, turned or not (fill_entry:
+// an output row of a turned frame runs along a source column), the
+// pixel's taps a pair of source rows.
 template <int Word>
 GCS_HD unsigned
-codes (const ConvertScale & op, const Lines & luma, const Taps & lb, const Lines & chroma,
-    const Taps & cb)
+codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
+    const Lines & chroma, const Taps & cb)
 {
-  const ConvertScale::FixedPoint & f = op.fixed;
+  /* From a pair's first sample to its second: along x a step known here
+   * (an offset in the load), along y the row pitch. */
+  constexpr unsigned luma_line = luma_step (Word), chroma_line = chroma_step (Word);
+  const unsigned luma_pixel = f.stride[0][1], chroma_pixel = f.stride[1][1];
+  const std::uint8_t *a = luma.p0 + lb.o0, *b = a + luma_pixel;
   /* At most 255 * 256 * 256 before the shift: the code times 256. */
   const int y =
-      (int)(((input (luma.p0 + lb.o0) * lb.q0 + input (luma.p0 + lb.o1) * lb.q1) *
-                    luma.q0 +
-                (input (luma.p1 + lb.o0) * lb.q0 + input (luma.p1 + lb.o1) * lb.q1) *
+      (int)(((input (a) * lb.q0 + input (b) * lb.q1) * luma.q0 +
+                (input (a + luma_line) * lb.q0 + input (b + luma_line) * lb.q1) *
                     luma.q1) >>
             kCodeBits);
+  const std::uint8_t *c = chroma.p0 + cb.o0, *d = c + chroma_pixel;
   /* Each 16-bit lane at most 255 * 256: U never carries into V. */
-  const unsigned c0 = chroma_lanes<Word> (f, chroma.p0 + cb.o0) * cb.q0 +
-                      chroma_lanes<Word> (f, chroma.p0 + cb.o1) * cb.q1;
-  const unsigned c1 = chroma_lanes<Word> (f, chroma.p1 + cb.o0) * cb.q0 +
-                      chroma_lanes<Word> (f, chroma.p1 + cb.o1) * cb.q1;
+  const unsigned c0 =
+      chroma_lanes<Word> (f, c) * cb.q0 + chroma_lanes<Word> (f, d) * cb.q1;
+  const unsigned c1 = chroma_lanes<Word> (f, c + chroma_line) * cb.q0 +
+                      chroma_lanes<Word> (f, d + chroma_line) * cb.q1;
   const int u =
       (int)(((c0 & 0xffffu) * chroma.q0 + (c1 & 0xffffu) * chroma.q1) >> kCodeBits);
   const int v = (int)(((c0 >> 16) * chroma.q0 + (c1 >> 16) * chroma.q1) >> kCodeBits);
-  int c[3];
+  int k[3];
   GCS_UNROLL
   for (int i = 0; i < 3; i++)
-    c[i] =
+    k[i] =
         (f.matrix[i][3] + f.matrix[i][0] * y + f.matrix[i][1] * u + f.matrix[i][2] * v) >>
         kShift;
-  return pack_saturated (c[0], c[1], c[2], f.alpha);
+  return pack_saturated (k[0], k[1], k[2], f.alpha);
 }
 
 // Stores output pixel (x, y) of `codes` (bytes c0 c1 c2 alpha).
@@ -213,18 +247,22 @@ store (const ConvertScale & op, int x, int y, unsigned codes)
 // The pixels of the tile `t` (filled) on output column `own` (Turned:
 // output row), at k = first, first + step ... < end along it, each given
 // to out (k, codes). The line's taps are the thread's lines, its pixels'
-// taps those of the rows (Turned: columns) they cross.
+// taps those of the rows (Turned: columns) they cross. `f` is op.fixed, or
+// a copy of it in registers where op is not at a fixed place in the
+// kernel's parameters (batch_convert indexes its frames by block): the
+// matrix is then loaded once, not once per pixel.
 template <int Word, bool Turned, class Out>
 GCS_HD void
-write_line (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
-    int own, int first, int end, int step, Out out)
+write_line (const ConvertScale & op, const ConvertScale::FixedPoint & f,
+    const two_tap::TileLines & l, const Tile & t, int own, int first, int end, int step,
+    Out out)
 {
   const int oi = own - (Turned ? l.y_first : l.x_first);
   const bool own_in = Turned ? t.row_in[oi] : t.col_in[oi];
-  const Lines luma = lines_of (
-                  op.fixed.luma, tile_taps (Turned ? t.rows[0][oi] : t.cols[0][oi])),
-              chroma = lines_of (
-                  op.fixed.chroma, tile_taps (Turned ? t.rows[1][oi] : t.cols[1][oi]));
+  const Lines luma =
+                  lines_of (f.luma, tile_taps (Turned ? t.rows[0][oi] : t.cols[0][oi])),
+              chroma =
+                  lines_of (f.chroma, tile_taps (Turned ? t.rows[1][oi] : t.cols[1][oi]));
   const int limit = Turned ? op.out.width : op.out.height;
   if (end > limit)
     end = limit;
@@ -235,10 +273,10 @@ write_line (const ConvertScale & op, const two_tap::TileLines & l, const Tile & 
   for (int k = first, i = first - (Turned ? l.x_first : l.y_first); k < end;
        k += step, i += step) {
     if (!own_in || !(Turned ? t.col_in[i] : t.row_in[i])) {
-      out (k, op.fixed.border);
+      out (k, f.border);
       continue;
     }
-    out (k, codes<Word> (op, luma, tile_taps (Turned ? t.cols[0][i] : t.rows[0][i]),
+    out (k, codes<Word> (f, luma, tile_taps (Turned ? t.cols[0][i] : t.rows[0][i]),
                 chroma, tile_taps (Turned ? t.cols[1][i] : t.rows[1][i])));
   }
 }
@@ -254,7 +292,7 @@ write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile 
 {
   if (x >= op.out.width)
     return;
-  write_line<Word, false> (op, l, t, x, y_first, y_end, y_step,
+  write_line<Word, false> (op, op.fixed, l, t, x, y_first, y_end, y_step,
       [&] (int y, unsigned codes) { store (op, x, y, codes); });
 }
 
@@ -283,7 +321,7 @@ write_row (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t
 {
   if (y >= op.out.height)
     return;
-  write_line<Word, true> (op, l, t, y, x_first, x_end, x_step, out);
+  write_line<Word, true> (op, op.fixed, l, t, y, x_first, x_end, x_step, out);
 }
 
 // The twin: output pixel (x, y) from its source position, without tiles.
@@ -307,7 +345,7 @@ write_pixel (const ConvertScale & op, int x, int y)
           Taps::of (op, g, along_y != 0, two_tap::two_taps<F> (p.p, p.lo, p.hi));
     }
   store (op, x, y,
-      codes<Word> (op, lines_of (op.fixed.luma, t[0][0]), t[0][1],
+      codes<Word> (op.fixed, lines_of (op.fixed.luma, t[0][0]), t[0][1],
           lines_of (op.fixed.chroma, t[1][0]), t[1][1]));
 }
 
@@ -381,6 +419,13 @@ resolve (ConvertScale & op)
     f.stride[1][0] = (unsigned)u.step;
     f.stride[1][1] = (unsigned)u.pitch;
   }
+  /* Taps::of pairs a sample with its neighbour along each axis, and codes
+   * knows the steps along x. */
+  const int chroma_w = (in.width + (1 << op.sub_log2_x) - 1) >> op.sub_log2_x,
+            chroma_h = (in.height + (1 << op.sub_log2_y) - 1) >> op.sub_log2_y;
+  if (in.width < 2 || in.height < 2 || chroma_w < 2 || chroma_h < 2 ||
+      f.stride[0][0] != luma_step (f.word) || f.stride[1][0] != chroma_step (f.word))
+    return;
   for (int c = 0; c < 4; c++)
     if (o.comp[c].plane >= 0 && op.out_packed)
       f.out_select |= (unsigned)c << (4 * o.comp[c].offset);

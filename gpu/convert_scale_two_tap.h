@@ -351,9 +351,12 @@ using Tile = TileOf<TwoTaps>;
 // tiles), 5.4 us against 6.5 with 8. Applied to every two-tap frame it
 // made 4K -> 1080p NV12 (write_block, its chroma then filtered down from
 // full-resolution pixels) 39.5 -> 59.5 us and a turned
-// 1080p NV12 -> 720x1280 RGBA 33.5 -> 34.6 us, hence two rules.
+// 1080p NV12 -> 720x1280 RGBA 33.5 -> 34.6 us, hence two rules. `frames`:
+// how many frames of that size one grid writes (batch_convert's), whose
+// tiles count together: the more rows, the fewer times a tile's taps and a
+// thread's setup are paid.
 inline int
-tile_rows (int nbx, int nby, bool tall)
+tile_rows (int nbx, int nby, bool tall, int frames = 1)
 {
   int rows = kTileY;
   if (!tall) {
@@ -364,7 +367,7 @@ tile_rows (int nbx, int nby, bool tall)
     return rows;
   }
   constexpr long long kMinTiles = 256;
-  const long long columns = (nbx + kTileX - 1) / kTileX;
+  const long long columns = (long long)frames * ((nbx + kTileX - 1) / kTileX);
   while (
       rows < kMaxTileRows && columns * ((nby + 2 * rows - 1) / (2 * rows)) >= kMinTiles)
     rows *= 2;

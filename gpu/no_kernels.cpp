@@ -30,7 +30,7 @@ batch_normalize (const BatchNormalize &, cudaStream_t)
 }
 
 cudaError_t
-batch_convert_normalize (const BatchConvert &, cudaStream_t)
+batch_convert_launch (const BatchConvert &, cudaStream_t)
 {
   return cudaErrorNotSupported;
 }

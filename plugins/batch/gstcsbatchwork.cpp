@@ -133,7 +133,8 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
   GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (tensor);
   std::vector<bool> filled (batch, false);
   std::vector<std::unique_ptr<MappedFrame>> frames;
-  auto fused = std::make_unique<gpu::BatchConvert> ();
+  gpu::BatchConvert * fused = fused_frames_.get ();
+  fused->count = 0;
   bool fusable = true;
   for (const BatchInput & in : inputs) {
     frames.push_back (std::make_unique<MappedFrame> ());
@@ -153,10 +154,11 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
     fused->slot[fused->count++] = (int)in.slot;
   }
   fused->norm = describe_normalize (s, batch, NULL, out.data ());
-  fused_ = fusable && !inputs.empty () && gpu::batch_convert_fits (*fused);
+  fused_ = fusable && !inputs.empty () &&
+           gpu::batch_convert_resolve (*fused, fused_launch_.get ());
   if (fused_) {
     span.work_begins ();
-    const cudaError_t status = gpu::batch_convert_normalize (*fused, stream);
+    const cudaError_t status = gpu::batch_convert_launch (*fused_launch_, stream);
     if (status != cudaSuccess) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
           "Cannot launch the fused batch kernel (%d frames, %d x 3 x %d x %d): %s",

@@ -8,6 +8,8 @@
 
 #include <gst/video/video.h>
 
+#include "batch_convert.h"
+
 #include "base/gstcsheldbuffers.hpp"
 #include "base/gstcsscratchpool.hpp"
 #include "batch/gstcsbatchsettings.hpp"
@@ -41,7 +43,10 @@ class FrameSpan;
 // frame's event; its wait, that for the frame that completed last.
 class BatchWork {
 public:
-  BatchWork () : held_ (kHeldFrames) {}
+  BatchWork ()
+      : held_ (kHeldFrames), fused_frames_ (std::make_unique<gpu::BatchConvert> ()),
+        fused_launch_ (std::make_unique<gpu::BatchConvert> ())
+  {}
 
   // The tensor of `batch` slots with its sync meta and batch meta (slots
   // with a frame filled in but for their source, the others empty); NULL
@@ -72,6 +77,9 @@ private:
   ScratchPool tensors_; /* the tensors pushed downstream */
   ScratchPool staging_; /* 8-bit planar pictures of the float tensors */
   HeldBuffers held_;    /* nvcodec frames our kernels still read */
+  /* The fused launch's description (26 KB) and its resolution, kept from
+   * batch to batch: nothing allocated, each frame resolved once. */
+  std::unique_ptr<gpu::BatchConvert> fused_frames_, fused_launch_;
   bool fused_ = false;
 };
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* batch_convert_normalize for the fakecuda stand-in: the kernel's tiles on
+/* batch_convert_launch for the fakecuda stand-in: the kernel's tiles on
  * the CPU (gpu/batch_convert_host.cpp) enqueued as lazy stream work, after
  * the check a GPU's memory protection makes: every frame's planes and the
  * tensor must be device memory the launching device may use. */
@@ -27,7 +27,7 @@ run (void * data)
     fakecuda_fault ();
     return;
   }
-  batch_convert_on_host (*b);
+  batch_convert_resolved_on_host (*b);
 }
 
 void
@@ -39,11 +39,9 @@ release (void * data)
 } // namespace
 
 cudaError_t
-batch_convert_normalize (const BatchConvert & b, cudaStream_t stream)
+batch_convert_launch (const BatchConvert & resolved, cudaStream_t stream)
 {
-  if (!batch_convert_fits (b))
-    return cudaErrorInvalidValue;
-  (void)fakecuda_launch (stream, run, new BatchConvert (b), release);
+  (void)fakecuda_launch (stream, run, new BatchConvert (resolved), release);
   return cudaGetLastError ();
 }
 
