@@ -47,6 +47,7 @@
 #include "base/gstcsframespan.hpp"
 #include "base/gstcsmetas.h"
 #include "batch/gstcsbatchanalytics.hpp"
+#include "batch/gstcsbatchdeadline.hpp"
 #include "batch/gstcsbatchpad.h"
 #include "batch/gstcsbatchprops.hpp"
 #include "batch/gstcsbatchsettings.hpp"
@@ -70,6 +71,7 @@ struct _GstCsBatch {
   GstCaps * caps;                 /* the src caps in use; aggregator thread */
   gst_cs::ElementDevice * device;
   gst_cs::BatchWork * work;
+  gst_cs::BatchDeadline * deadline; /* how early a partial batch starts */
   GstClockTime cpu_begin; /* aggregator thread: the pass's start, where traced */
 };
 
@@ -319,9 +321,11 @@ ensure_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
   return gst_aggregator_negotiate (GST_AGGREGATOR (self));
 }
 
+/* Makes and pushes the batch of the `chosen` pads' frames; `start`: where
+ * its time counts from (batch_start_time), to its push. */
 static GstFlowReturn
 make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
-    const std::vector<GstCsBatchPad *> & chosen)
+    const std::vector<GstCsBatchPad *> & chosen, GstClockTime start)
 {
   std::vector<GstBuffer *> frames;
   std::vector<gst_cs::BatchInput> inputs;
@@ -350,7 +354,42 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   if (G_UNLIKELY (self->device->trace ()))
     gst_cs::trace_cpu (self->device->trace (), GST_ELEMENT_CAST (self),
         GST_AGGREGATOR_SRC_PAD (self), self->cpu_begin, gst_util_get_timestamp ());
+  const GstClockTime end = gst_element_get_current_running_time (GST_ELEMENT (self));
+  if (GST_CLOCK_TIME_IS_VALID (start) && GST_CLOCK_TIME_IS_VALID (end) && end >= start)
+    self->deadline->note (end - start);
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), tensor);
+}
+
+/* GstAggregator's deadline for live sources is this plus its latency:
+ * the next batch's time (the end of the last one), moved earlier by the
+ * margin a batch needs to go out (gstcsbatchdeadline.hpp). */
+static GstClockTime
+gst_cs_batch_get_next_time (GstAggregator * agg)
+{
+  auto * self = GST_CS_BATCH (agg);
+  const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
+  if (!GST_CLOCK_TIME_IS_VALID (next))
+    return next;
+  GST_OBJECT_LOCK (self);
+  const GstClockTime timeout = self->timeout_us * GST_USECOND;
+  GST_OBJECT_UNLOCK (self);
+  const GstClockTime margin = self->deadline->margin (timeout);
+  return next > margin ? next - margin : 0;
+}
+
+/* Where a batch's time counts from, in running time: a timed-out batch's
+ * deadline (the aggregator woke at it), any other batch's start. */
+static GstClockTime
+batch_start_time (GstCsBatch * self, gboolean timeout)
+{
+  const GstClockTime now = gst_element_get_current_running_time (GST_ELEMENT (self));
+  if (!timeout || !GST_CLOCK_TIME_IS_VALID (now))
+    return now;
+  const GstClockTime next = gst_cs_batch_get_next_time (GST_AGGREGATOR (self));
+  const GstClockTime latency = gst_aggregator_get_latency (GST_AGGREGATOR (self));
+  if (!GST_CLOCK_TIME_IS_VALID (next) || !GST_CLOCK_TIME_IS_VALID (latency))
+    return now;
+  return std::min (now, next + latency);
 }
 
 static GstFlowReturn
@@ -359,6 +398,7 @@ gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
   auto * self = GST_CS_BATCH (agg);
   if (G_UNLIKELY (self->device->trace ()))
     self->cpu_begin = gst_util_get_timestamp ();
+  const GstClockTime start = batch_start_time (self, timeout);
   const gst_cs::BatchSettings s = current_settings (self);
   std::vector<GstCsBatchPad *> pads = sorted_pads (self);
   const std::vector<GstCsBatchPad *> active = active_pads (pads);
@@ -376,7 +416,7 @@ gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
     if (timeout && chosen.size () < active.size ())
       GST_DEBUG_OBJECT (
           self, "timeout: %zu of %zu sources", chosen.size (), active.size ());
-    ret = make_batch (self, s, batch, chosen);
+    ret = make_batch (self, s, batch, chosen, start);
   }
   unref_pads (pads);
   return ret;
@@ -407,6 +447,7 @@ gst_cs_batch_stop (GstAggregator * agg)
 {
   auto * self = GST_CS_BATCH (agg);
   self->work->reset (*self->device, GST_OBJECT (self));
+  self->deadline->reset ();
   self->device->stop ();
   gst_clear_caps (&self->caps);
   return TRUE;
@@ -607,6 +648,7 @@ gst_cs_batch_finalize (GObject * object)
   auto * self = GST_CS_BATCH (object);
   gst_clear_caps (&self->caps);
   delete self->work;
+  delete self->deadline;
   delete self->device;
   G_OBJECT_CLASS (gst_cs_batch_parent_class)->finalize (object);
 }
@@ -643,7 +685,7 @@ gst_cs_batch_class_init (GstCsBatchClass * klass)
   agg_class->update_src_caps = GST_DEBUG_FUNCPTR (gst_cs_batch_update_src_caps);
   agg_class->negotiated_src_caps = GST_DEBUG_FUNCPTR (gst_cs_batch_negotiated_src_caps);
   agg_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_batch_propose_allocation);
-  agg_class->get_next_time = gst_aggregator_simple_get_next_time;
+  agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_cs_batch_get_next_time);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_cs_batch_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cs_batch_stop);
 
@@ -663,5 +705,6 @@ gst_cs_batch_init (GstCsBatch * self)
   self->timeout_us = DEFAULT_TIMEOUT_US;
   self->device = new gst_cs::ElementDevice (GST_ELEMENT (self));
   self->work = new gst_cs::BatchWork ();
+  self->deadline = new gst_cs::BatchDeadline ();
   g_object_set (self, "latency", (guint64)(DEFAULT_TIMEOUT_US * GST_USECOND), NULL);
 }

@@ -138,15 +138,19 @@ batch_install_properties (GObjectClass * klass, guint64 default_timeout_us)
    *
    * With live sources: how long after a batch is due it waits for a
    * stalled source, in microseconds; then the batch goes out with that
-   * source's slot empty. It sets GstAggregator's latency. Without live
-   * sources every batch waits for every pad that has not ended.
+   * source's slot empty. It sets GstAggregator's latency. The partial
+   * batch is started early enough for its own work to fit in the timeout
+   * (by the longest that recent batches took, plus a tenth of the
+   * timeout, at most half of it), so that it leaves at most one frame
+   * interval plus the timeout after its oldest frame's capture. Without
+   * live sources every batch waits for every pad that has not ended.
    *
    * Since: 0.3
    */
   g_object_class_install_property (klass, PROP_TIMEOUT,
       g_param_spec_uint64 ("batched-push-timeout", "Batched push timeout",
-          "Live sources: microseconds to wait for a stalled source before a partial "
-          "batch goes out",
+          "Live sources: microseconds a batch may wait for a stalled source; the "
+          "partial batch is started early enough to leave within it",
           0, G_MAXUINT64 / 1000, default_timeout_us, flags));
   g_object_class_install_property (klass, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
