@@ -332,7 +332,7 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   for (size_t i = 0; i < chosen.size (); i++) {
     GstBuffer * frame = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (chosen[i]));
     frames.push_back (frame);
-    inputs.push_back ({ frame, &chosen[i]->info, (guint)i });
+    inputs.push_back ({ frame, &chosen[i]->info, (guint)i, chosen[i]->imports });
   }
   GError * err = NULL;
   GstBuffer * tensor = self->work->run (*self->device, s, batch, inputs, &err);
@@ -448,6 +448,12 @@ gst_cs_batch_stop (GstAggregator * agg)
   auto * self = GST_CS_BATCH (agg);
   self->work->reset (*self->device, GST_OBJECT (self));
   self->deadline->reset ();
+  /* The memory of copies from other devices, as the tensors' (the pads
+   * stay, their pools with them). */
+  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
+  for (GstCsBatchPad * p : pads)
+    p->imports->reset ();
+  unref_pads (pads);
   self->device->stop ();
   gst_clear_caps (&self->caps);
   return TRUE;

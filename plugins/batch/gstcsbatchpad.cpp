@@ -6,7 +6,9 @@ G_DEFINE_TYPE (GstCsBatchPad, gst_cs_batch_pad, GST_TYPE_AGGREGATOR_PAD);
 static void
 gst_cs_batch_pad_finalize (GObject * object)
 {
-  gst_clear_caps (&GST_CS_BATCH_PAD (object)->caps);
+  auto * self = GST_CS_BATCH_PAD (object);
+  gst_clear_caps (&self->caps);
+  delete self->imports;
   G_OBJECT_CLASS (gst_cs_batch_pad_parent_class)->finalize (object);
 }
 
@@ -23,4 +25,5 @@ gst_cs_batch_pad_init (GstCsBatchPad * self)
   self->caps = NULL;
   self->has_info = FALSE;
   self->index = 0;
+  self->imports = new gst_cs::ScratchPool ();
 }

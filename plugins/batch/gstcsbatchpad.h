@@ -5,6 +5,8 @@
 #include <gst/base/gstaggregator.h>
 #include <gst/video/video.h>
 
+#include "base/gstcsscratchpool.hpp"
+
 G_BEGIN_DECLS
 
 #define GST_TYPE_CS_BATCH_PAD (gst_cs_batch_pad_get_type ())
@@ -17,9 +19,12 @@ G_DECLARE_FINAL_TYPE (
  * @caps: those caps as they came (GStreamer's batch meta names them)
  * @has_info: @info and @caps are set (a caps event came)
  * @index: N of sink_N
+ * @imports: the copies of its frames that come from another CUDA device (one
+ *   pool a pad, as a pad's frames have one size: none is allocated per batch)
  *
  * @info, @caps and @has_info are set and read on the aggregator's thread, which
- * handles serialized events in order with the buffers.
+ * handles serialized events in order with the buffers; so is @imports, which
+ * the element empties at stop.
  */
 struct _GstCsBatchPad {
   GstAggregatorPad parent;
@@ -28,6 +33,7 @@ struct _GstCsBatchPad {
   GstCaps * caps;
   gboolean has_info;
   guint index;
+  gst_cs::ScratchPool * imports;
 };
 
 G_END_DECLS

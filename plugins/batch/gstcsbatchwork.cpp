@@ -25,17 +25,53 @@ struct MappedFrame {
 
 namespace {
 
+/* The frames a batch reads: its inputs, where each frame of another device
+ * is replaced by its copy on the element's device (the cross-device policy,
+ * as DeviceInput's), made now on the element's stream into its pad's pool.
+ * The copies go back to their pools when this goes, after the batch's event
+ * is recorded on them as a read (note_reads). */
+class BatchReads {
+public:
+  BatchReads () = default;
+  ~BatchReads ()
+  {
+    for (GstBuffer * copy : copies_)
+      gst_buffer_unref (copy);
+  }
+  BatchReads (const BatchReads &) = delete;
+  BatchReads & operator= (const BatchReads &) = delete;
+
+  bool import (
+      ElementDevice & device, const std::vector<BatchInput> & inputs, GError ** error);
+  const std::vector<BatchInput> & frames () const { return reads_; }
+
+private:
+  std::vector<BatchInput> reads_;
+  std::vector<GstBuffer *> copies_;
+};
+
+bool
+BatchReads::import (
+    ElementDevice & device, const std::vector<BatchInput> & inputs, GError ** error)
+{
+  for (const BatchInput & in : inputs) {
+    reads_.push_back (in);
+    if (!on_other_device (in.buffer, device.device ()))
+      continue;
+    if (!import_from_other_device (in.buffer, device.device (), device.stream (),
+            *in.imports, &reads_.back ().buffer, error)) {
+      g_prefix_error (error, "Slot %u: ", in.slot);
+      return false;
+    }
+    copies_.push_back (reads_.back ().buffer);
+  }
+  return true;
+}
+
 bool
 map_frame (
     ElementDevice & device, const BatchInput & in, MappedFrame * f, GError ** error)
 {
-  if (on_other_device (in.buffer, device.device ())) {
-    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "A frame of another CUDA device came to slot %u: cudabatch takes frames of "
-        "its own device (device-id %d) only",
-        in.slot, device.device ());
-    return false;
-  }
   return locate_visible (
              in.buffer, in.info, gst_buffer_get_size (in.buffer), &f->region, error) &&
          f->map.map (in.buffer, GST_MAP_READ, device.device (), device.stream (),
@@ -228,22 +264,29 @@ BatchWork::write_per_frame (ElementDevice & device, const BatchSettings & s, gui
   return ok;
 }
 
+/* `reads` are the frames the batch read: `inputs`, or their copies. */
 bool
 BatchWork::note_reads (ElementDevice & device, const std::vector<BatchInput> & inputs,
-    GstBuffer * tensor, GError ** error)
+    const std::vector<BatchInput> & reads, GstBuffer * tensor, GError ** error)
 {
   GstCsSyncMeta * meta = NULL;
-  for (const BatchInput & in : inputs) {
-    if (is_nvcodec_memory (gst_buffer_peek_memory (in.buffer, 0))) {
-      if (!held_.hold (
-              in.buffer, device.device (), device.stream (), device.waits (), error))
-        return false;
-    } else if (meta) {
-      gst_cs_sync_meta_add_reader (meta, in.buffer);
-    } else if (!(meta = gst_cs_sync_meta_record_read (
-                     tensor, in.buffer, device.device (), device.stream (), error))) {
+  for (size_t i = 0; i < inputs.size (); i++) {
+    /* nvcodec's pool knows nothing of our events: its frame, read in place
+     * or by its copy, is kept until our work so far is done. */
+    if (is_nvcodec_memory (gst_buffer_peek_memory (inputs[i].buffer, 0)) &&
+        !held_.hold (
+            inputs[i].buffer, device.device (), device.stream (), device.waits (), error))
       return false;
-    }
+    /* A copy of another device's frame was recorded as the original's
+     * reader when it was made; the copy's pool waits for the batch. */
+    GstBuffer * read = reads[i].buffer;
+    if (is_nvcodec_memory (gst_buffer_peek_memory (read, 0)))
+      continue;
+    if (meta)
+      gst_cs_sync_meta_add_reader (meta, read);
+    else if (!(meta = gst_cs_sync_meta_record_read (
+                   tensor, read, device.device (), device.stream (), error)))
+      return false;
   }
   /* No frame of ours read: the tensor's event still. */
   return meta || gst_cs_sync_meta_record_read (
@@ -267,8 +310,10 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
   /* Closes after the tensor's event is recorded (note_reads). */
   BatchFrame source (device, inputs);
   FrameSpan span (source, tensor);
-  const bool ok = write (device, s, batch, inputs, tensor, span, error) &&
-                  note_reads (device, inputs, tensor, error);
+  BatchReads reads;
+  const bool ok = reads.import (device, inputs, error) &&
+                  write (device, s, batch, reads.frames (), tensor, span, error) &&
+                  note_reads (device, inputs, reads.frames (), tensor, error);
   if (!ok)
     gst_clear_buffer (&tensor);
   return tensor;

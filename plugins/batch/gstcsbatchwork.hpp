@@ -17,23 +17,29 @@
 
 namespace gst_cs {
 
-// A frame that goes into slot `slot`, of caps `info`.
+// A frame that goes into slot `slot`, of caps `info`; where it is in
+// memory of another CUDA device, it is copied into `imports` (its pad's).
 struct BatchInput {
   GstBuffer * buffer = nullptr;
   const GstVideoInfo * info = nullptr;
   guint slot = 0;
+  ScratchPool * imports = nullptr;
 };
 
 struct MappedFrame;
 class FrameSpan;
 
 // Writes batches into pooled device tensors on the element's stream (which
-// waits on each frame's event, on the GPU). Where every frame is a
-// decoder's 8-bit YUV resampled by two taps (gpu::batch_convert_fits), one
-// launch converts, letterboxes and normalises them all into the tensor.
-// Otherwise, per slot, the convert-scale kernel writes its letterboxed
-// picture: into the tensor itself for uint8, else into a pooled 8-bit
-// staging batch that one normalisation launch turns into the float tensor. Slots without a frame
+// waits on each frame's event, on the GPU). A frame of another device is
+// copied to the element's device first, on that stream (the cross-device
+// policy: base/gstcspeerimport.hpp), and the batch reads the copy, which
+// goes back to its pool once the batch's event is recorded on it. Where
+// every frame is a decoder's 8-bit YUV resampled by two taps
+// (gpu::batch_convert_fits), one launch converts, letterboxes and
+// normalises them all into the tensor. Otherwise, per slot, the
+// convert-scale kernel writes its letterboxed picture: into the tensor
+// itself for uint8, else into a pooled 8-bit staging batch that one
+// normalisation launch turns into the float tensor. Slots without a frame
 // are zeroed. One event, recorded after all of it, goes on the tensor and
 // on each frame's memory as a read (so that its pool's next writer waits);
 // nvcodec frames, whose pool knows nothing of our events, are kept until
@@ -72,7 +78,7 @@ private:
       const std::vector<std::unique_ptr<MappedFrame>> & frames, guint8 * tensor,
       FrameSpan & span, GError ** error);
   bool note_reads (ElementDevice & device, const std::vector<BatchInput> & inputs,
-      GstBuffer * tensor, GError ** error);
+      const std::vector<BatchInput> & reads, GstBuffer * tensor, GError ** error);
 
   ScratchPool tensors_; /* the tensors pushed downstream */
   ScratchPool staging_; /* 8-bit planar pictures of the float tensors */

@@ -325,6 +325,25 @@ add_probe (GstElement * pipeline, const char * element, const char * pad,
   gst_object_unref (e);
 }
 
+static GstPadProbeReturn
+keep_bytes (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  auto * into = static_cast<std::vector<std::vector<guint8>> *> (user);
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  GstMapInfo map;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
+  into->emplace_back (map.data, map.data + map.size);
+  gst_buffer_unmap (buf, &map);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+capture_bytes (GstElement * pipeline, const char * element, const char * pad,
+    std::vector<std::vector<guint8>> * into)
+{
+  add_probe (pipeline, element, pad, GST_PAD_PROBE_TYPE_BUFFER, keep_bytes, into);
+}
+
 GstElement *
 parse_beside_reference (const char * format, gint w, gint h, gint frames,
     const char * reference, const char * chain, Captured * expected, Captured * out)

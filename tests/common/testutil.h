@@ -122,6 +122,12 @@ guint64 host_waits (GstElement * pipeline, const char * name);
 void add_probe (GstElement * pipeline, const char * element, const char * pad,
     GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
 
+// The bytes of every buffer that passes the pad `pad` of `element`, read
+// through a host mapping (a tensor, which has no video caps), appended to
+// `into` from the streaming thread.
+void capture_bytes (GstElement * pipeline, const char * element, const char * pad,
+    std::vector<std::vector<guint8>> * into);
+
 // "videotestsrc pattern=snow" frames (random content) of `format`, `w`x`h`,
 // teed into "queue ! `reference` ! appsink name=ref" and "queue ! `chain`
 // ! appsink name=out"; a NULL `reference` is "fakesink", for a test that

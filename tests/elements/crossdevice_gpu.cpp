@@ -3,14 +3,17 @@
 // on one device and used by an element of another are copied across (the
 // consumer's stream waiting on the producer's event), pixel-exact, never read
 // in place; the elements leave the application thread's current device
-// as they found it; and a frame that names a device the process does not
-// have is refused with an error that names both devices.
+// as they found it; a frame that names a device the process does not
+// have is refused with an error that names both devices; and cudabatch on
+// device 1 batches frames of device 0 beside its own, the tensor the one it
+// makes of frames all on device 1, without a host wait.
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "gstcudastreams.h"
 #include "testutil.h"
@@ -117,6 +120,122 @@ GST_START_TEST (test_frame_of_missing_device)
 }
 GST_END_TEST;
 
+/* --- cudabatch --------------------------------------------------------- */
+
+/* A source of cudabatch: its frames' caps, and the device they are
+ * uploaded to. */
+struct BatchSource {
+  const char * format;
+  gint w, h;
+  gint device;
+};
+
+/* "cudabatch device-id=1 `props`" fed by an appsrc and our upload per
+ * source (by its own name: nvcodec's cudaupload may have won that one), on
+ * the source's device. */
+static GstElement *
+batch_pipeline (const std::vector<BatchSource> & sources, const char * props)
+{
+  std::string line = std::string ("cudabatch name=cs device-id=1 ") + props +
+                     " ! fakesink name=out sync=false async=false";
+  for (size_t i = 0; i < sources.size (); i++) {
+    gchar * part = g_strdup_printf (
+        " appsrc name=s%zu format=time caps=\"video/x-raw,format=%s,width=%d,"
+        "height=%d,framerate=30/1\" ! cudastreamsupload device-id=%d ! cs.sink_%zu",
+        i, sources[i].format, sources[i].w, sources[i].h, sources[i].device, i);
+    line += part;
+    g_free (part);
+  }
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (line.c_str (), &err);
+  fail_unless (pipeline && !err, "%s: %s", line.c_str (), err ? err->message : "");
+  return pipeline;
+}
+
+/* Random frames (the same for the same source and frame number), `frames`
+ * of each source, batched; the tensors as they came out, read on the host.
+ * The element never waits on the host. */
+static std::vector<std::vector<guint8>>
+batch_tensors (const std::vector<BatchSource> & sources, const char * props, guint frames,
+    const std::string & what)
+{
+  std::vector<std::vector<guint8>> tensors;
+  GstElement * pipeline = batch_pipeline (sources, props);
+  testutil::capture_bytes (pipeline, "out", "sink", &tensors);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  for (size_t i = 0; i < sources.size (); i++) {
+    GstVideoInfo info;
+    gst_video_info_set_format (&info, gst_video_format_from_string (sources[i].format),
+        sources[i].w, sources[i].h);
+    gchar * name = g_strdup_printf ("s%zu", i);
+    GstElement * src = testutil::by_name (pipeline, name);
+    for (guint k = 0; k < frames; k++) {
+      GstBuffer * frame = testutil::random_buffer (info.size, (guint32)(100 * i + k + 1));
+      GST_BUFFER_PTS (frame) = k * GST_SECOND / 30;
+      GST_BUFFER_DURATION (frame) = GST_SECOND / 30;
+      fail_unless_equals_int (
+          gst_app_src_push_buffer (GST_APP_SRC (src), frame), GST_FLOW_OK);
+    }
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+    g_free (name);
+  }
+  testutil::run_to_eos (pipeline, what.c_str ());
+  fail_unless_equals_int (tensors.size (), frames);
+  fail_unless_equals_uint64 (testutil::host_waits (pipeline, "cs"), 0);
+  gst_object_unref (pipeline);
+  return tensors;
+}
+
+/* cudabatch on device 1 with its sources uploaded as `sources` say, beside
+ * the same batches of the same frames uploaded on device 1: byte for byte. */
+static void
+check_batch_across (const std::vector<BatchSource> & sources, const char * props)
+{
+  const guint frames = 4;
+  std::string what = std::string ("cudabatch device-id=1 ") + props + " of";
+  std::vector<BatchSource> local = sources;
+  for (BatchSource & s : local) {
+    what += std::string (" ") + s.format + " (device " + std::to_string (s.device) + ")";
+    s.device = 1;
+  }
+  const auto expected = batch_tensors (local, props, frames, what + ", all on device 1");
+  const auto got = batch_tensors (sources, props, frames, what);
+  for (guint k = 0; k < frames; k++) {
+    fail_unless_equals_int (got[k].size (), expected[k].size ());
+    fail_unless (got[k] == expected[k],
+        "%s: batch %u differs from the batch of frames on device 1", what.c_str (), k);
+  }
+  std::printf (
+      "%s: %u batches the same as on one device, host waits 0\n", what.c_str (), frames);
+}
+
+/* Frames of device 0 in slots of cudabatch on device 1, one slot of its own
+ * device among them: each is copied across on the batch's stream, after
+ * its producer's event (the stand-in reads junk otherwise), and the tensor
+ * is the one-device tensor exactly. The converter's launch per slot (mixed
+ * formats), into a float tensor and into uint8 NHWC, and the one fused
+ * launch of decoders' NV12 (as batch_gpu's test_fused_path). */
+GST_START_TEST (test_batch_frames_of_other_device)
+{
+  const std::vector<BatchSource> mixed = {
+    { "NV12", 64, 48, 0 },
+    { "RGBA", 40, 30, 0 },
+    { "I420", 50, 38, 1 },
+    { "YUY2", 36, 20, 0 },
+  };
+  check_batch_across (mixed, "width=32 height=24 dtype=float32");
+  check_batch_across (mixed, "width=32 height=24 dtype=uint8 layout=nhwc");
+  const std::vector<BatchSource> nv12 = {
+    { "NV12", 64, 48, 0 },
+    { "NV12", 38, 22, 1 },
+    { "NV12", 20, 60, 0 },
+  };
+  check_batch_across (nv12, "width=32 height=24 dtype=float16");
+}
+GST_END_TEST;
+
 static Suite *
 crossdevice_suite (void)
 {
@@ -127,6 +246,7 @@ crossdevice_suite (void)
   tcase_add_test (tc, test_frames_cross_devices);
   tcase_add_test (tc, test_application_device_kept);
   tcase_add_test (tc, test_frame_of_missing_device);
+  tcase_add_test (tc, test_batch_frames_of_other_device);
   return s;
 }
 

@@ -14,7 +14,10 @@
 //  b. ours on device 0 into nvcodec memory that a consumer reads through
 //     GStreamer's CUDA library, as nvcodec's elements do (nvcodec's plugin
 //     registers no element without NVDEC or NVENC, so its own download of
-//     another device runs in the GPU's interop suite only).
+//     another device runs in the GPU's interop suite only);
+//  c. nvcodec frames of device 0 into cudabatch on device 1, beside a slot
+//     of its own device: the tensors those of the same frames uploaded on
+//     device 1, byte for byte, and the host waits of cudabatch.
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -335,6 +338,113 @@ GST_START_TEST (test_ours_into_nvcodec_memory)
 }
 GST_END_TEST;
 
+/* --- c. nvcodec of device 0 into cudabatch on device 1 ----------------- */
+
+/* Pushes frame `i` of `frames` into the appsrc `name`: as an nvcodec frame
+ * of `pool` written as a decoder writes it, or, without a pool, in system
+ * memory. */
+static void
+push_frame (GstElement * p, const char * name, GstBufferPool * pool,
+    const std::vector<guint8 *> & frames, guint i)
+{
+  GstBuffer * buf = NULL;
+  if (pool) {
+    fail_unless_equals_int (
+        gst_buffer_pool_acquire_buffer (pool, &buf, NULL), GST_FLOW_OK);
+    write_as_decoder (buf, frames[i]);
+  } else {
+    buf = gst_buffer_new_memdup (frames[i], nv12_info (kWidth, kHeight).size);
+  }
+  GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  GstElement * src = testutil::by_name (p, name);
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf), GST_FLOW_OK);
+  gst_object_unref (src);
+}
+
+/* cudabatch on device 1 of two slots: `frames` from `pool` (nvcodec's, of
+ * device 0) or, without one, uploaded on device 1; and the same frames in
+ * reverse order uploaded on device 1. The tensors, read on the host; the
+ * element's host waits in `waits`. */
+static std::vector<std::vector<guint8>>
+batch_beside_own (GstBufferPool * pool, const std::vector<guint8 *> & frames,
+    const char * what, guint64 * waits)
+{
+  const std::string first = pool ? "appsrc name=s0 format=time caps=\"" +
+                                       caps_string ("memory:CUDAMemory") + "\""
+                                 : "appsrc name=s0 format=time caps=\"" +
+                                       caps_string (NULL) +
+                                       "\" ! cudastreamsupload device-id=1";
+  const std::string desc = "cudastreamsbatch name=cs device-id=1 width=32 height=24 "
+                           "dtype=float32 ! fakesink name=out sync=false async=false " +
+                           first + " ! cs.sink_0 appsrc name=s1 format=time caps=\"" +
+                           caps_string (NULL) +
+                           "\" ! cudastreamsupload device-id=1 ! cs.sink_1";
+  GstElement * p = gst_parse_launch (desc.c_str (), NULL);
+  fail_unless (p != NULL, "%s", desc.c_str ());
+  std::vector<std::vector<guint8>> tensors;
+  testutil::capture_bytes (p, "out", "sink", &tensors);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  std::vector<guint8 *> reversed (frames.rbegin (), frames.rend ());
+  for (guint i = 0; i < frames.size (); i++) {
+    push_frame (p, "s0", pool, frames, i);
+    push_frame (p, "s1", NULL, reversed, i);
+  }
+  for (const char * name : { "s0", "s1" }) {
+    GstElement * src = testutil::by_name (p, name);
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+  }
+  testutil::Outcome o = testutil::run_to_end (p);
+  fail_unless (o.eos, "%s: %s", what, o.error.c_str ());
+  fail_unless_equals_int (tensors.size (), frames.size ());
+  *waits = testutil::host_waits (p, "cs");
+  gst_object_unref (p);
+  return tensors;
+}
+
+/* nvcodec frames of a context of their own (nvcodec 1.22's decoders) and
+ * of the device's primary one (shared with us), against the tensors of the
+ * same frames uploaded on device 1. */
+GST_START_TEST (test_nvcodec_frames_of_other_device_into_batch)
+{
+  std::vector<guint8 *> frames = pinned_frames (kFrames, 55);
+  guint64 waits = 0;
+  const auto expected = batch_beside_own (NULL, frames, "all on device 1", &waits);
+  fail_unless_equals_uint64 (waits, 0);
+  GstCaps * caps = gst_caps_from_string (caps_string ("memory:CUDAMemory").c_str ());
+  const struct {
+    GstCudaContext * ctx;
+    const char * what;
+  } cases[] = {
+    { gst_cuda_context_new (0), "nvcodec memory of device 0 (its own context)" },
+    { gst_cuda_context_new_wrapped (primary_context (0), 0),
+        "nvcodec memory of device 0 (its primary context)" },
+  };
+  for (const auto & c : cases) {
+    fail_unless (c.ctx != NULL);
+    GstBufferPool * pool = nvcodec_pool (c.ctx, caps);
+    const auto got = batch_beside_own (pool, frames, c.what, &waits);
+    for (guint k = 0; k < kFrames; k++)
+      fail_unless (got[k] == expected[k],
+          "%s: batch %u differs from the batch of the frames uploaded on device 1",
+          c.what, k);
+    g_print ("c. %s: %u batches the same as on one device, host waits %" G_GUINT64_FORMAT
+             "\n",
+        c.what, kFrames, waits);
+    /* As the crop's (a. above): the stand-in's lazy streams may leave kept
+     * nvcodec frames unread until the stop lets them go. */
+    fail_unless (waits <= kFrames, "%s: cudabatch waited %" G_GUINT64_FORMAT " times",
+        c.what, waits);
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+    gst_object_unref (c.ctx);
+  }
+  gst_caps_unref (caps);
+  free_pinned (frames);
+}
+GST_END_TEST;
+
 static Suite *
 nvcodec_memory_suite (void)
 {
@@ -345,6 +455,7 @@ nvcodec_memory_suite (void)
   tcase_add_test (tc, test_nvcodec_frames_of_other_device_own_context);
   tcase_add_test (tc, test_nvcodec_frames_of_other_device_primary_context);
   tcase_add_test (tc, test_ours_into_nvcodec_memory);
+  tcase_add_test (tc, test_nvcodec_frames_of_other_device_into_batch);
   return s;
 }
 
