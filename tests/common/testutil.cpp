@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -159,6 +160,80 @@ capture_appsink (GstElement * pipeline, const char * appsink, Captured * into)
   fail_unless (sink != NULL, "no appsink %s", appsink);
   capture_appsink (sink, into);
   gst_object_unref (sink);
+}
+
+/* --- video frames' codes --------------------------------------------- */
+
+/* Where component `c`'s sample (x, y) of its plane's grid is. GStreamer
+ * 1.22 gives P010/P016's V offset in samples (1), not bytes (2). */
+static guint8 *
+code_at (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  gint offset = GST_VIDEO_FORMAT_INFO_POFFSET (f->info.finfo, c);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8 && (offset & 1))
+    offset *= 2;
+  return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (f, GST_VIDEO_FRAME_COMP_PLANE (f, c)) +
+         offset + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+         (gsize)x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+}
+
+guint
+code_of (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  const guint8 * p = code_at (f, c, x, y);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8)
+    return p[0];
+  return (guint)(p[0] | (p[1] << 8)) >> GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+}
+
+static void
+set_code (GstVideoFrame * f, guint c, gint x, gint y, guint code)
+{
+  guint8 * p = code_at (f, c, x, y);
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8) {
+    p[0] = (guint8)code;
+    return;
+  }
+  code <<= GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+  p[0] = (guint8)(code & 0xff);
+  p[1] = (guint8)(code >> 8);
+}
+
+GstBuffer *
+video_frame (const GstVideoInfo * info, Content content, guint32 seed)
+{
+  GstBuffer * buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_memset (buf, 0, 0, info->size);
+  GstVideoFrame f;
+  fail_unless (
+      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_WRITE));
+  GRand * rand = g_rand_new_with_seed (seed);
+  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+    const guint max = (1u << GST_VIDEO_FRAME_COMP_DEPTH (&f, c)) - 1;
+    /* Two waves of a few periods per frame, of random direction and phase. */
+    double k[2][3];
+    for (auto & w : k)
+      for (double & v : w)
+        v = g_rand_double_range (rand, 0.5, 3.0);
+    const gint cw = GST_VIDEO_FRAME_COMP_WIDTH (&f, c),
+               ch = GST_VIDEO_FRAME_COMP_HEIGHT (&f, c);
+    for (gint y = 0; y < ch; y++)
+      for (gint x = 0; x < cw; x++) {
+        guint code;
+        if (content == Content::RANDOM) {
+          code = g_rand_int_range (rand, 0, (gint32)max + 1);
+        } else {
+          const double u = 6.2832 * x / cw, v = 6.2832 * y / ch;
+          const double s = std::sin (k[0][0] * u + k[0][1] * v + k[0][2]) +
+                           std::sin (k[1][0] * u - k[1][1] * v + 2.0 * k[1][2]);
+          code = (guint)std::lround ((0.5 + 0.22 * s) * max);
+        }
+        set_code (&f, c, x, y, code);
+      }
+  }
+  g_rand_free (rand);
+  gst_video_frame_unmap (&f);
+  return buf;
 }
 
 GstBuffer *

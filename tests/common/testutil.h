@@ -74,6 +74,17 @@ void capture_pad (
 void capture_appsink (GstElement * appsink, Captured * into);
 void capture_appsink (GstElement * pipeline, const char * appsink, Captured * into);
 
+// What a test frame's content is: random codes, or smooth random waves
+// (what a scaler must reproduce: noise has no right answer when shrunk).
+enum class Content { RANDOM, SMOOTH };
+
+// A frame of `info` with `content`, deterministic per seed.
+GstBuffer * video_frame (const GstVideoInfo * info, Content content, guint32 seed);
+
+// The code of component `c` at (x, y) of its plane's grid in `f` (shifts
+// undone: P010's codes are 10-bit).
+guint code_of (const GstVideoFrame * f, guint c, gint x, gint y);
+
 // A buffer of `size` random bytes (deterministic per seed).
 GstBuffer * random_buffer (gsize size, guint32 seed);
 

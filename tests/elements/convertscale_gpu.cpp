@@ -33,9 +33,7 @@ struct Crop {
   gint l = 0, r = 0, t = 0, b = 0;
 };
 
-/* What a frame's content is: random codes, or smooth random waves (what a
- * scaler must reproduce: noise has no right answer when shrunk). */
-enum class Content { RANDOM, SMOOTH };
+using testutil::Content;
 
 struct Case {
   Case (const char * in, gint iw, gint ih, const char * out, gint ow, gint oh)
@@ -89,80 +87,6 @@ input_caps (const Case & c)
 
 /* --- frames' components ---------------------------------------------- */
 
-/* Where component `c`'s sample (x, y) of its plane's grid is. GStreamer
- * 1.22 gives P010/P016's V offset in samples (1), not bytes (2). */
-static guint8 *
-code_at (const GstVideoFrame * f, guint c, gint x, gint y)
-{
-  gint offset = GST_VIDEO_FORMAT_INFO_POFFSET (f->info.finfo, c);
-  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8 && (offset & 1))
-    offset *= 2;
-  return (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (f, GST_VIDEO_FRAME_COMP_PLANE (f, c)) +
-         offset + (gsize)y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-         (gsize)x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
-}
-
-/* Code of component `c` at (x, y) of its plane's grid. */
-static guint
-get_code (const GstVideoFrame * f, guint c, gint x, gint y)
-{
-  const guint8 * p = code_at (f, c, x, y);
-  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8)
-    return p[0];
-  return (guint)(p[0] | (p[1] << 8)) >> GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
-}
-
-static void
-set_code (GstVideoFrame * f, guint c, gint x, gint y, guint code)
-{
-  guint8 * p = code_at (f, c, x, y);
-  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) <= 8) {
-    p[0] = (guint8)code;
-    return;
-  }
-  code <<= GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
-  p[0] = (guint8)(code & 0xff);
-  p[1] = (guint8)(code >> 8);
-}
-
-/* A frame of `info` with `content`, deterministic per seed. */
-static GstBuffer *
-make_frame (const GstVideoInfo * info, Content content, guint32 seed)
-{
-  GstBuffer * buf = gst_buffer_new_allocate (NULL, info->size, NULL);
-  gst_buffer_memset (buf, 0, 0, info->size);
-  GstVideoFrame f;
-  fail_unless (
-      gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_WRITE));
-  GRand * rand = g_rand_new_with_seed (seed);
-  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
-    const guint max = (1u << GST_VIDEO_FRAME_COMP_DEPTH (&f, c)) - 1;
-    /* Two waves of a few periods per frame, of random direction and phase. */
-    double k[2][3];
-    for (auto & w : k)
-      for (double & v : w)
-        v = g_rand_double_range (rand, 0.5, 3.0);
-    const gint cw = GST_VIDEO_FRAME_COMP_WIDTH (&f, c),
-               ch = GST_VIDEO_FRAME_COMP_HEIGHT (&f, c);
-    for (gint y = 0; y < ch; y++)
-      for (gint x = 0; x < cw; x++) {
-        guint code;
-        if (content == Content::RANDOM) {
-          code = g_rand_int_range (rand, 0, (gint32)max + 1);
-        } else {
-          const double u = 6.2832 * x / cw, v = 6.2832 * y / ch;
-          const double s = std::sin (k[0][0] * u + k[0][1] * v + k[0][2]) +
-                           std::sin (k[1][0] * u - k[1][1] * v + 2.0 * k[1][2]);
-          code = (guint)std::lround ((0.5 + 0.22 * s) * max);
-        }
-        set_code (&f, c, x, y, code);
-      }
-  }
-  g_rand_free (rand);
-  gst_video_frame_unmap (&f);
-  return buf;
-}
-
 /* Largest difference of codes between two frames of one format, and
  * their PSNR (dB, over every component's codes). */
 struct Difference {
@@ -190,7 +114,8 @@ compare (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoIn
     max_code = MAX (max_code, (double)((1u << GST_VIDEO_FRAME_COMP_DEPTH (&fa, c)) - 1));
     for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, c); y++)
       for (gint x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fa, c); x++) {
-        const gint va = (gint)get_code (&fa, c, x, y), vb = (gint)get_code (&fb, c, x, y);
+        const gint va = (gint)testutil::code_of (&fa, c, x, y),
+                   vb = (gint)testutil::code_of (&fb, c, x, y);
         const guint e = (guint)ABS (va - vb);
         sq += (double)e * e, n += 1.0;
         if (e > d.max) {
@@ -287,7 +212,7 @@ pipeline_of (const Case & c, const std::string & chain, const char * reference,
   g_free (caps);
   GstElement * src = testutil::by_name (pipeline, "src");
   for (gint i = 0; i < c.frames; i++) {
-    GstBuffer * buf = make_frame (&info, c.content, 1000 + i);
+    GstBuffer * buf = testutil::video_frame (&info, c.content, 1000 + i);
     GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
     GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
     fail_unless (gst_app_src_push_buffer (GST_APP_SRC (src), buf) == GST_FLOW_OK);
