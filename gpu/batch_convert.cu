@@ -18,8 +18,8 @@ using two_tap::kTileY;
  * the CUDA block's threads sharing them out, so that its pixels' loads
  * wait on L2 rather than on DRAM: a thread's pixels are otherwise a chain
  * of memory round trips, the launch bound by their latency (16 x 1080p
- * NV12 -> 16x3x640x640 float16, H200, 2026-11-27: 38.8 -> 33.7 us; 32
- * frames 71.1 -> 61.4; 8 frames 19.6 -> 20.7). The single-frame
+ * NV12 -> 16x3x640x640 float16, H200, 2026-11-27: 38.8 -> 33.5 us; 32
+ * frames 71.1 -> 60.4; 8 frames 19.6 -> 20.4). The single-frame
  * fixed-point kernel measured slower with it (4K -> 1080p RGBA 11.5 ->
  * 13.8 us), and does without. */
 template <int Word>
@@ -51,8 +51,9 @@ prefetch_rows (const ConvertScale::FixedPoint & f, const two_tap::TileLines & l,
  * a picture. __grid_constant__: the frames' descriptions are read where
  * the launch put them, never copied to local memory for the indexing by
  * blockIdx.z. 5 CUDA blocks per SM, 48 registers (16 x 1080p NV12 ->
- * 16x3x640x640 float16, H200, 2026-11-27: 38.9 us; 4 blocks 40.9, 6
- * blocks 48; 4 pixels at a time instead of 2 39.1, 3 48.6). */
+ * 16x3x640x640 float16, H200, 2026-11-27, before prefetch_rows: 38.9 us;
+ * 4 blocks 40.9, 6 blocks 48; 4 pixels at a time instead of 2 39.1, 3
+ * 48.6). */
 template <Filter F, int Word, typename T>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)

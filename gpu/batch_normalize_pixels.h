@@ -120,9 +120,6 @@ tensor_layout (const BatchNormalize & op)
   return l;
 }
 
-// Writes a pixel's three tensor values from its picture's codes (byte k of
-// `codes` is channel k, R G B) at element `first` (slot * l.slot + y *
-// l.row + x * l.pixel) of `dst`. uint8_t: the codes.
 // Byte k of `codes` as a float, exactly. On the GPU one byte permutation
 // and one add: the byte becomes the low mantissa bits of 2^23, which the
 // add takes away (no extraction, no integer conversion).
@@ -137,6 +134,9 @@ code_float (unsigned codes, int k)
 #endif
 }
 
+// Writes a pixel's three tensor values from its picture's codes (byte k of
+// `codes` is channel k, R G B) at element `first` (slot * l.slot + y *
+// l.row + x * l.pixel) of `dst`. uint8_t: the codes.
 template <typename T>
 GCS_BN_FN void
 store_codes (void * dst, const TensorLayout & l, unsigned first, unsigned codes)
