@@ -238,7 +238,7 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   GstBuffer * src = NULL;
   if (gst_cs::on_other_device (inbuf, device)) {
     if (!gst_cs::import_from_other_device (
-            inbuf, device, stream, *self->scratch_import, &src, &err)) {
+            inbuf, device, stream, *self->scratch_import, waits, &src, &err)) {
       GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
       return GST_FLOW_ERROR;
     }

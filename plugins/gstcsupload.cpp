@@ -448,9 +448,9 @@ gst_cs_upload_prepare_output_buffer (
         ->prepare_output_buffer (trans, inbuf, outbuf);
   GError * err = NULL;
   gst_cs::DeviceGuard guard (device, &err);
-  if (!guard.ok () ||
-      !gst_cs::import_from_other_device (inbuf, device,
-          gst_cs_base_transform_get_stream (base), *self->scratch, outbuf, &err)) {
+  if (!guard.ok () || !gst_cs::import_from_other_device (inbuf, device,
+                          gst_cs_base_transform_get_stream (base), *self->scratch,
+                          gst_cs_base_transform_get_waits (base), outbuf, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot copy a frame from another CUDA device");
     return GST_FLOW_ERROR;
   }

@@ -18,7 +18,7 @@ DeviceInput::prepare (GstBuffer * inbuf)
   DeviceGuard guard (device, &err);
   if (!guard.ok () ||
       !import_from_other_device (inbuf, device, gst_cs_base_transform_get_stream (owner_),
-          imports_, &imported_, &err)) {
+          imports_, gst_cs_base_transform_get_waits (owner_), &imported_, &err)) {
     GST_CS_POST_ERROR (owner_, err, "Cannot copy a frame from another CUDA device");
     return NULL;
   }

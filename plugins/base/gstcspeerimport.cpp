@@ -85,13 +85,13 @@ between_devices (gint peer, gint device, GError ** error)
 
 bool
 import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
-    ScratchPool & pool, GstBuffer ** local, GError ** error)
+    ScratchPool & pool, GstCsWaitCounter * waits, GstBuffer ** local, GError ** error)
 {
   const gint peer = memory_device (gst_buffer_peek_memory (buffer, 0));
   if (!check_source_device (peer, device, error))
     return false;
   DeviceMapping src;
-  if (!src.map (buffer, GST_MAP_READ, device, stream, NULL, error))
+  if (!src.map (buffer, GST_MAP_READ, device, stream, waits, error))
     return between_devices (peer, device, error);
   allow_peer_copies (device, peer);
   GstBuffer * out = pool.bytes (device, src.size (), error);

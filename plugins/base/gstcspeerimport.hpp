@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/gstcsscratchpool.hpp"
+#include "gstcshostwait.h"
 
 namespace gst_cs {
 
@@ -20,8 +21,11 @@ bool on_other_device (GstBuffer * buffer, gint device);
 // copy is a peer copy where the two devices allow it, else CUDA stages it
 // through host memory. `*local` gets the same frame on `device`: the same
 // layout and metas (video, crop, timestamps), its own sync meta; the
-// original's memory gets our copy as a reader. Never blocks the CPU.
+// original's memory gets our copy as a reader. Blocks the CPU only where
+// nvcodec's memory of another device is still being written on a stream
+// of its own (GStreamer >= 1.24: nvcodec's own sync), counted in `waits`
+// (the element's counter).
 bool import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
-    ScratchPool & pool, GstBuffer ** local, GError ** error);
+    ScratchPool & pool, GstCsWaitCounter * waits, GstBuffer ** local, GError ** error);
 
 } // namespace gst_cs

@@ -59,7 +59,7 @@ BatchReads::import (
     if (!on_other_device (in.buffer, device.device ()))
       continue;
     if (!import_from_other_device (in.buffer, device.device (), device.stream (),
-            *in.imports, &reads_.back ().buffer, error)) {
+            *in.imports, device.waits (), &reads_.back ().buffer, error)) {
       g_prefix_error (error, "Slot %u: ", in.slot);
       return false;
     }
