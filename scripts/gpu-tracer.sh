@@ -123,8 +123,13 @@ updown16() { # TRACERS: total frames/s of 16 at once
   cat "$OUT"/.fps.* | awk '{s += $1} END {printf "%.0f", s}'
   rm -f "$OUT"/.fps.*
 }
-resident() { # TRACERS
-  env ${1:+GST_TRACERS="$1"} "$BENCH" --format NV12 --width 3840 --height 2160 --source device \
+resident() { # TRACERS, or "cupti": no tracer, CUPTI's kernel and copy records on
+  local inj=()
+  if [ "$1" = cupti ]; then
+    inj=(CUDA_INJECTION64_PATH="$CUPTI_LIB" GCS_CUPTI_OUT="$OUT/cupti-overhead.json")
+    set -- ""
+  fi
+  env "${inj[@]}" ${1:+GST_TRACERS="$1"} "$BENCH" --format NV12 --width 3840 --height 2160 --source device \
     --seconds 1.5 --warmup 0.5 --pipeline "videotestsrc num-buffers=1 ! $CAPS_IN ! cudaupload ! imagefreeze ! cudaconvertscale name=cs ! $CAPS_OUT" \
     2>> "$OUT/bench.log" | fps
 }
@@ -134,23 +139,30 @@ resident() { # TRACERS
 # every hook point (a clock read and two hash lookups each, some 37 a
 # frame on the stand-in's converter row), as any tracer with a hook does.
 TR="cudastreams(print=false)" TR64="cudastreams(print=false,every=16)" FLOOR="factories"
+# On the converter row, also what CUPTI's activity records of every kernel
+# and copy cost by themselves (pipelines/cupti_truth.cpp injected, no
+# tracer): the least a tracer that took its GPU times from CUPTI would pay.
 for row in updown16 resident; do
-  off=() on=() on64=() floor=()
+  off=() on=() on64=() floor=() cupti=()
   for rep in 1 2 3; do # alternated, so drift hits all
     off+=("$($row "")")
     on+=("$($row "$TR")")
     on64+=("$($row "$TR64")")
     floor+=("$($row "$FLOOR")")
+    [ $row = resident ] && [ -f "$CUPTI_LIB" ] && cupti+=("$($row cupti)")
   done
-  python3 - "$row" "${off[*]}" "${on[*]}" "${on64[*]}" "${floor[*]}" >> "$SUMMARY" << 'PY'
+  python3 - "$row" "${off[*]}" "${on[*]}" "${on64[*]}" "${floor[*]}" "${cupti[*]}" >> "$SUMMARY" << 'PY'
 import statistics, sys
 row = sys.argv[1]
-off, on, on64, floor = ([float(x) for x in a.split()] for a in sys.argv[2:6])
+off, on, on64, floor, cupti = ([float(x) for x in a.split()] for a in sys.argv[2:7])
 name = {"updown16": "16 x 1080p NV12 up->crop->down (16 processes)",
         "resident": "device-resident cudaconvertscale 4K NV12 -> 1080p RGBA"}[row]
 a = statistics.median(off)
 for runs, what, final in ((floor, "GStreamer's floor: GST_TRACERS=factories", False),
+                          (cupti, "CUPTI's kernel and copy records alone, no tracer", False),
                           (on64, "every=16", False), (on, "every=32, the default", True)):
+    if not runs:
+        continue
     b = statistics.median(runs)
     loss = (a - b) / a * 100 if a else float("nan")
     verdict = "PASS" if loss <= 3 else "FAIL"
