@@ -94,6 +94,12 @@ if [ -f "$CUPTI_LIB" ]; then
 else
   echo "TRACER truth cupti: no CUPTI in this toolkit" >> "$SUMMARY"
 fi
+# What an event span adds to a kernel's own time, and what CUPTI's records
+# would cost instead (pipelines/cupti_cost.cu).
+if [ -x "$B/pipelines/gcs-cupti-cost" ]; then
+  "$B/pipelines/gcs-cupti-cost" > "$OUT/cupti-cost.txt" 2>&1
+  grep -v '^RESULT' "$OUT/cupti-cost.txt" | sed 's/^/TRACER cupti-cost: /' >> "$SUMMARY"
+fi
 if command -v nsys > /dev/null; then
   # shellcheck disable=SC2086
   timeout 120 nsys profile -t cuda,nvtx -o "$OUT/resident" -f true \
