@@ -15,12 +15,15 @@
 #     (pipelines/tracer_truth.py), on upload -> crop -> convertscale ->
 #     download and on device-resident frames; then the same runs beside
 #     the GPU's own account of them, CUPTI's activity records in the same
-#     process (pipelines/cupti_truth.cpp), where the toolkit has CUPTI; and
-#     beside nsys where the machine has it;
+#     process (pipelines/cupti_truth.cpp), where the toolkit has CUPTI;
+#     what an event span adds to a kernel of known length, and what CUPTI's
+#     records would cost instead (gcs-cupti-cost); and beside nsys where
+#     the machine has it;
 #  3. the overhead: frames/s without and with the tracer, alternated in one
 #     run, on the 1080p NV12 up->crop->down row run as 16 streams at once
 #     (16 gcs-bench processes, one stream each) and on the device-resident
-#     cudaconvertscale row; PASS at 3% fewer frames/s or less;
+#     cudaconvertscale row (there also with CUPTI's records alone); PASS
+#     at 3% fewer frames/s or less;
 #  4. a trace file of a real run and its PNG timeline.
 # Results in $OUT; a summary is printed last ("TRACER ..." lines, then the
 # count of PASS and FAIL).
