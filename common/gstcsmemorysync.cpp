@@ -66,13 +66,17 @@ MemorySync::pending ()
 bool
 MemorySync::gpu_wait_all (cudaStream_t stream, GError ** error)
 {
-  for (auto & e : pending ()) {
-    if (stream_order_covers (e->stream (), stream))
-      continue;
-    if (!GST_CS_CHECK (cudaStreamWaitEvent (stream, e->handle (), 0), error))
+  /* Under the lock, without a copy of the list (an allocation every frame):
+   * a wait is enqueued, never blocks, and calls nothing of ours. */
+  std::lock_guard<std::mutex> guard (lock_);
+  auto wait = [&] (const EventRef & e) {
+    return stream_order_covers (e->stream (), stream) ||
+           GST_CS_CHECK (cudaStreamWaitEvent (stream, e->handle (), 0), error);
+  };
+  for (auto & r : readers_)
+    if (!wait (r.event))
       return false;
-  }
-  return true;
+  return !writer_ || wait (writer_);
 }
 
 bool

@@ -3,7 +3,8 @@
  * the CUDA driver into the traced process (CUDA_INJECTION64_PATH names this
  * library), it asks CUPTI for the start and end of every kernel and copy as
  * the GPU ran them, and at exit writes per kernel name and per copy
- * direction the count and the median duration, and how long any kernel
+ * direction the count and the median duration (for kernels also the median
+ * time from one start to the next), and how long any kernel
  * ran at all, to GCS_CUPTI_OUT, one JSON object. Same process, same run, same load as the tracer's figures, and
  * no event of ours in between: what scripts/gpu-tracer.sh compares them
  * with (pipelines/tracer_truth.py). Copies of one frame (one per plane,
@@ -26,8 +27,9 @@ struct Span {
 };
 
 std::mutex lock;
-std::map<std::string, std::vector<double>> kernels; // name -> µs
-std::vector<Span> kernel_spans;                     // all of them, for the busy time
+std::map<std::string, std::vector<double>> kernels;            // name -> µs
+std::map<std::string, std::vector<unsigned long long>> starts; // name -> ns
+std::vector<Span> kernel_spans; // all of them, for the busy time
 // [direction][stream]: copies in the order the GPU ran them
 std::map<unsigned, std::vector<Span>> copies[2];
 
@@ -52,6 +54,7 @@ buffer_completed (CUcontext, uint32_t, uint8_t * buffer, size_t, size_t valid)
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       auto * k = reinterpret_cast<CUpti_ActivityKernel10 *> (record);
       kernels[k->name ? k->name : "?"].push_back ((k->end - k->start) / 1000.0);
+      starts[k->name ? k->name : "?"].push_back (k->start);
       kernel_spans.push_back (Span{ k->start, k->end });
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       auto * m = reinterpret_cast<CUpti_ActivityMemcpy6 *> (record);
@@ -94,6 +97,19 @@ frames_of (std::map<unsigned, std::vector<Span>> & streams)
 
 /* How long at least one kernel ran: kernels that overlap (other streams)
  * count once. */
+// The median time from one launch of a kernel to its next, as the GPU
+// started them: beside its duration, whether the GPU waited for the host
+// between frames (a period longer than the kernel) or not.
+double
+period_us (std::vector<unsigned long long> v)
+{
+  std::sort (v.begin (), v.end ());
+  std::vector<double> d;
+  for (size_t i = 1; i < v.size (); i++)
+    d.push_back ((v[i] - v[i - 1]) / 1000.0);
+  return median (d);
+}
+
 double
 kernels_busy_us ()
 {
@@ -121,8 +137,9 @@ report ()
   std::fprintf (f, "{\"kernels\":{");
   bool first = true;
   for (const auto & [name, us] : kernels) {
-    std::fprintf (f, "%s\"%s\":{\"n\":%zu,\"p50_us\":%.3f}", first ? "" : ",",
-        name.c_str (), us.size (), median (us));
+    std::fprintf (f, "%s\"%s\":{\"n\":%zu,\"p50_us\":%.3f,\"period_p50_us\":%.3f}",
+        first ? "" : ",", name.c_str (), us.size (), median (us),
+        period_us (starts[name]));
     first = false;
   }
   const char * names[2] = { "h2d", "d2h" };

@@ -186,7 +186,10 @@ def peer_key(version, what="fps"):
 
 def build_rows(results, limits, peers):
     rows = []
-    keys = sorted({k[1:] for k in results if k[0] == "ours" and k[1] not in DECODE_CASES},
+    # The host-cost rows (host-*) have no transfer limit or target of this
+    # table's: pipelines/bench prints them in a section of their own.
+    keys = sorted({k[1:] for k in results if k[0] == "ours" and k[1] not in DECODE_CASES
+                   and not k[1].startswith("host-")},
                   key=lambda k: (CASES.index(k[0]) if k[0] in CASES else 99,
                                  FORMATS.index(k[1]) if k[1] in FORMATS else 99,
                                  int(k[2].split("x")[0]),

@@ -100,7 +100,9 @@ struct _GstCsConvertScale {
   gboolean out_nvcodec;
   gchar * refusal; /* the last reason posted for refused caps, object lock */
   GstBufferPool * pool;
-  gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
+  gst_cs::DeviceInput * input;    /* copies from other devices, nvcodec frames held */
+  gst_cs::ConvertColours colours; /* of the caps in use, streaming thread */
+  gst_cs::FrameLayouts * layouts; /* of the frames, streaming thread */
 };
 
 static void
@@ -226,6 +228,7 @@ gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
   auto * self = GST_CS_CONVERT_SCALE (base);
   self->caps_equal = gst_caps_is_equal (incaps, outcaps);
   self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
+  self->colours.valid = false; /* of the caps before */
   (void)in, (void)out;
   return TRUE;
 }
@@ -380,7 +383,8 @@ describe_geometry (GstCsConvertScale * self, const gst_cs::Region & region,
   GST_OBJECT_UNLOCK (self);
   settings.orientation = static_cast<gst_cs::gpu::Orientation> (self->orientation);
   gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
-      (gint)region.y, (gint)region.width, (gint)region.height, settings, op);
+      (gint)region.y, (gint)region.width, (gint)region.height, settings, &self->colours,
+      op);
 }
 
 /* One kernel reads the visible region of `source` and writes every plane
@@ -391,7 +395,7 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
   auto * base = GST_CS_BASE_TRANSFORM (self);
   gst_cs::Region region;
   GError * err = NULL;
-  if (!gst_cs::locate_visible (
+  if (!self->layouts->input.locate_visible (
           source, &base->in_info, gst_buffer_get_size (source), &region, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot convert a frame");
     return GST_FLOW_ERROR;
@@ -402,7 +406,7 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
       base, source, outbuf,
       [&] (guint8 * in, guint8 * out, cudaStream_t stream, GError ** error) {
         GstVideoInfo out_layout;
-        if (!gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
+        if (!self->layouts->output.buffer_layout (outbuf, &base->out_info, &out_layout,
                 gst_buffer_get_size (outbuf), error))
           return false;
         op.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
@@ -601,6 +605,7 @@ gst_cs_convert_scale_finalize (GObject * object)
   gst_clear_object (&self->pool);
   g_free (self->refusal);
   delete self->input;
+  delete self->layouts;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
 
@@ -716,4 +721,5 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
+  self->layouts = new gst_cs::FrameLayouts;
 }

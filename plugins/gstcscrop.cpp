@@ -114,14 +114,15 @@ struct _GstCsCrop {
   /* the crop of the negotiated caps; left/top under the object lock (read
    * by navigation events), the rest used by the streaming thread only */
   gint left, right, top, bottom;
-  gboolean no_crop;            /* all four are 0 */
-  gboolean takes_crop_meta;    /* downstream reads GstVideoCropMeta */
-  gboolean takes_video_meta;   /* downstream reads GstVideoMeta */
-  gboolean in_nvcodec;         /* input in nvcodec's memory */
-  gboolean out_nvcodec;        /* output in nvcodec's memory */
-  GstBufferPool * pool;        /* packed output frames */
-  gst_cs::DeviceInput * input; /* copies from other devices, nvcodec frames held */
-  Output output;               /* this frame's, prepare to transform */
+  gboolean no_crop;               /* all four are 0 */
+  gboolean takes_crop_meta;       /* downstream reads GstVideoCropMeta */
+  gboolean takes_video_meta;      /* downstream reads GstVideoMeta */
+  gboolean in_nvcodec;            /* input in nvcodec's memory */
+  gboolean out_nvcodec;           /* output in nvcodec's memory */
+  GstBufferPool * pool;           /* packed output frames */
+  gst_cs::DeviceInput * input;    /* copies from other devices, nvcodec frames held */
+  Output output;                  /* this frame's, prepare to transform */
+  gst_cs::FrameLayouts * layouts; /* of the frames, streaming thread */
 };
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
@@ -544,7 +545,7 @@ crop_copy (GstCsCrop * self, GstBuffer * inbuf, GstBuffer * outbuf,
       base, inbuf, outbuf,
       [&] (guint8 * in, guint8 * out, cudaStream_t stream, GError ** error) {
         GstVideoInfo out_layout;
-        return gst_cs::buffer_layout (outbuf, &base->out_info, &out_layout,
+        return self->layouts->output.buffer_layout (outbuf, &base->out_info, &out_layout,
                    gst_buffer_get_size (outbuf), error) &&
                gst_cs::launch_region_copy (in, region, out, &out_layout, stream, error);
       },
@@ -565,9 +566,9 @@ crop_frame (GstCsCrop * self, GstBuffer * source, GstBuffer * outbuf)
   auto * base = GST_CS_BASE_TRANSFORM (self);
   gst_cs::Region region;
   GError * err = NULL;
-  if (!gst_cs::locate_region (source, &base->in_info, gst_buffer_get_size (source),
-          (guint)self->left, (guint)self->top, base->out_info.width,
-          base->out_info.height, &region, &err)) {
+  if (!self->layouts->input.locate_region (source, &base->in_info,
+          gst_buffer_get_size (source), (guint)self->left, (guint)self->top,
+          base->out_info.width, base->out_info.height, &region, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
@@ -700,6 +701,7 @@ gst_cs_crop_finalize (GObject * object)
   auto * self = GST_CS_CROP (object);
   gst_clear_object (&self->pool);
   delete self->input;
+  delete self->layouts;
   G_OBJECT_CLASS (gst_cs_crop_parent_class)->finalize (object);
 }
 
@@ -796,4 +798,5 @@ gst_cs_crop_init (GstCsCrop * self)
 {
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
+  self->layouts = new gst_cs::FrameLayouts;
 }

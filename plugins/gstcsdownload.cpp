@@ -68,6 +68,7 @@ struct _GstCsDownload {
   gst_cs::ScratchPool * scratch;        /* intermediate frames */
   gst_cs::ScratchPool * scratch_import; /* copies of frames from another device */
   gst_cs::HeldBuffers * held;           /* nvcodec inputs a copy still reads */
+  gst_cs::FrameLayouts * layouts;       /* of the frames, streaming thread */
 };
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
@@ -256,10 +257,11 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   gst_cs::DeviceMapping in;
   GstMapInfo map;
   gst_buffer_map (*outbuf, &map, GST_MAP_WRITE);
-  gboolean ok = in.map (src, GST_MAP_READ, device, stream, waits, &err) &&
-                gst_cs::locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
-                    gst_buffer_get_size (src), &region, &err) &&
-                gst_cs_sync_meta_wait (src, stream, &err);
+  gboolean ok =
+      in.map (src, GST_MAP_READ, device, stream, waits, &err) &&
+      self->layouts->input.locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
+          gst_buffer_get_size (src), &region, &err) &&
+      gst_cs_sync_meta_wait (src, stream, &err);
   if (ok) {
     span.work_begins ();
     ok = download_region (self, in.data (), region, map.data, stream, &err);
@@ -488,6 +490,7 @@ gst_cs_download_finalize (GObject * object)
   delete self->scratch;
   delete self->scratch_import;
   delete self->held;
+  delete self->layouts;
   G_OBJECT_CLASS (gst_cs_download_parent_class)->finalize (object);
 }
 
@@ -572,4 +575,5 @@ gst_cs_download_init (GstCsDownload * self)
   /* Copies complete in order: the frames in flight, and one or two whose
    * completion is seen at the next frame. */
   self->held = new gst_cs::HeldBuffers (AUTO_IN_FLIGHT + 2);
+  self->layouts = new gst_cs::FrameLayouts;
 }

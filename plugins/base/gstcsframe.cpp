@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "base/gstcsframe.hpp"
 
+#include <cstring>
+
 #include "gstcserror-private.h"
 #include "gstcsvideo-private.h"
 
@@ -112,6 +114,91 @@ locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
 {
   return locate_region (buffer, info, size, 0, 0, GST_VIDEO_INFO_WIDTH (info),
       GST_VIDEO_INFO_HEIGHT (info), region, error);
+}
+
+void
+LayoutMemo::key_of (Key * key, int kind, GstBuffer * buffer, const GstVideoInfo * info,
+    gsize size, guint x, guint y, guint width, guint height)
+{
+  std::memset (key, 0, sizeof *key);
+  key->kind = kind;
+  key->info = *info;
+  key->size = size;
+  key->x = x, key->y = y, key->width = width, key->height = height;
+  if (const GstVideoMeta * vm = gst_buffer_get_video_meta (buffer)) {
+    key->has_video_meta = TRUE;
+    key->format = vm->format;
+    key->n_planes = vm->n_planes;
+    key->frame_width = vm->width;
+    key->frame_height = vm->height;
+    for (guint p = 0; p < vm->n_planes && p < GST_VIDEO_MAX_PLANES; p++) {
+      key->offset[p] = vm->offset[p];
+      key->stride[p] = vm->stride[p];
+    }
+  }
+  if (kind == 1) {
+    if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buffer)) {
+      key->has_crop_meta = TRUE;
+      key->crop_x = cm->x;
+      key->crop_y = cm->y;
+    }
+  }
+}
+
+bool
+LayoutMemo::hit (const Key & key) const
+{
+  return valid_ && std::memcmp (&key, &key_, sizeof key) == 0;
+}
+
+void
+LayoutMemo::keep (const Key & key, const Region & region)
+{
+  key_ = key;
+  region_ = region;
+  valid_ = true;
+}
+
+bool
+LayoutMemo::locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
+    guint x, guint y, guint width, guint height, Region * region, GError ** error)
+{
+  Key key;
+  key_of (&key, 1, buffer, info, size, x, y, width, height);
+  if (hit (key)) {
+    *region = region_;
+    return true;
+  }
+  if (!gst_cs::locate_region (buffer, info, size, x, y, width, height, region, error))
+    return false;
+  keep (key, *region);
+  return true;
+}
+
+bool
+LayoutMemo::locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
+    Region * region, GError ** error)
+{
+  return locate_region (buffer, info, size, 0, 0, GST_VIDEO_INFO_WIDTH (info),
+      GST_VIDEO_INFO_HEIGHT (info), region, error);
+}
+
+bool
+LayoutMemo::buffer_layout (GstBuffer * buffer, const GstVideoInfo * info,
+    GstVideoInfo * layout, gsize size, GError ** error)
+{
+  Key key;
+  key_of (&key, 2, buffer, info, size, 0, 0, 0, 0);
+  if (hit (key)) {
+    *layout = region_.frame;
+    return true;
+  }
+  if (!gst_cs::buffer_layout (buffer, info, layout, size, error))
+    return false;
+  Region r;
+  r.frame = *layout;
+  keep (key, r);
+  return true;
 }
 
 Planes

@@ -2,6 +2,7 @@
 #include "convert/gstcsconvertdesc.hpp"
 
 #include <cmath>
+#include <cstring>
 
 namespace gst_cs {
 namespace {
@@ -212,6 +213,15 @@ void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op)
 {
+  ConvertColours colours;
+  describe_convert (in, out, x, y, w, h, settings, &colours, op);
+}
+
+void
+describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
+    gint w, gint h, const ConvertSettings & settings, ConvertColours * colours,
+    gpu::ConvertScale * op)
+{
   op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
   op->orientation = settings.orientation;
   op->filter = settings.filter;
@@ -224,8 +234,15 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
         swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
         &dh);
   op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
-  convert_matrix (in, out, op->matrix, &op->alpha_scale);
-  convert_border (out, settings.border_argb, op->border);
+  if (!colours->valid || colours->border_argb != settings.border_argb) {
+    convert_matrix (in, out, colours->matrix, &colours->alpha_scale);
+    convert_border (out, settings.border_argb, colours->border);
+    colours->border_argb = settings.border_argb;
+    colours->valid = true;
+  }
+  std::memcpy (op->matrix, colours->matrix, sizeof op->matrix);
+  op->alpha_scale = colours->alpha_scale;
+  std::memcpy (op->border, colours->border, sizeof op->border);
 }
 
 } // namespace gst_cs

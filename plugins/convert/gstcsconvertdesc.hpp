@@ -46,7 +46,26 @@ bool swaps_axes (gpu::Orientation o);
 // rectangle (x, y, w, h of `in`), where the picture goes in `out`, the
 // filter, the orientation and the colour maps. The element and the tests'
 // CPU reference describe a frame with this one function.
+// The colours of a description (matrix, alpha scale, border codes): the
+// same for every frame of one pair of caps and one border colour. An
+// element keeps them from frame to frame (convert_matrix and
+// convert_border cost as much host time as the rest of a description) and
+// clears `valid` when its caps change.
+struct ConvertColours {
+  bool valid = false;
+  guint32 border_argb = 0;
+  float matrix[3][4] = {};
+  float alpha_scale = 1.0f;
+  float border[4] = {};
+};
+
 void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op);
+
+// The same, taking the colours from `colours` where they are valid for
+// settings.border_argb, else computing them into it.
+void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
+    gint w, gint h, const ConvertSettings & settings, ConvertColours * colours,
+    gpu::ConvertScale * op);
 
 } // namespace gst_cs
