@@ -721,5 +721,6 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
+  self->colours = gst_cs::ConvertColours ();
   self->layouts = new gst_cs::FrameLayouts;
 }
