@@ -103,7 +103,7 @@ batch_convert_launch (const BatchConvert & r, cudaStream_t stream)
       (nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows, (unsigned)r.count);
   const dim3 threads (kTileX, kTileY);
   two_tap::dispatch_filter (op, [&] (auto f) {
-    fixed_point::dispatch_word (op, [&] (auto word) {
+    fixed_point::dispatch_word<false> (op, [&] (auto word) {
       constexpr Filter F = decltype (f)::value;
       constexpr int Word = decltype (word)::value;
       if (r.norm.type == TensorType::UINT8)

@@ -112,7 +112,7 @@ batch_convert_resolved_on_host (const BatchConvert & r)
   for (int k = 0; k < r.count; k++) {
     const ConvertScale & op = r.op[k];
     two_tap::dispatch_filter (op, [&] (auto f) {
-      fixed_point::dispatch_word (op, [&] (auto word) {
+      fixed_point::dispatch_word<false> (op, [&] (auto word) {
         constexpr Filter F = decltype (f)::value;
         constexpr int Word = decltype (word)::value;
         if (r.norm.type == TensorType::UINT8)

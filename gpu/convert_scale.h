@@ -122,19 +122,26 @@ struct ConvertScale {
   std::uint8_t word_bytes[4] = {};
   // Set by fixed_point::resolve (convert_scale_fixed_point.h) where the
   // frame's pixels are computed in fixed point: 8-bit YUV with subsampled
-  // chroma, resampled by two taps into 8-bit RGB or 4:4:4.
+  // chroma, or 8-bit RGB packed in 4-byte words, resampled by two taps
+  // into 8-bit RGB or 4:4:4.
   struct FixedPoint {
+    // `word` of packed RGB (RGBA, BGRx ...): a pixel's components in one
+    // 4-byte word, read by `luma`'s pointer and strides; no chroma.
+    static constexpr int kPackedRgb = 1;
     bool on = false;
     int word = 0; // U and V in one word of 2 or 4 bytes; 0: in planes of their own
-    const std::uint8_t * luma = nullptr;   // Y's first sample
+    const std::uint8_t * luma = nullptr;   // Y's first sample (kPackedRgb: the word's)
     const std::uint8_t * chroma = nullptr; // U's (word: the word's)
-    std::ptrdiff_t v_minus_u = 0;          // V's sample from U's, where apart
-    unsigned stride[2][2] = {};            // [resolution][along y]: bytes between samples
-    unsigned chroma_select = 0; // a word's U and V into 16-bit lanes (byte_perm)
-    int matrix[3][4] = {};      // matrix, coefficients in 1/2^13, offset 1/2^21
-    unsigned out_select = 0;    // packed output bytes of codes c0 c1 c2 alpha
-    int alpha = 0;              // the output's alpha code
-    unsigned border = 0;        // the border's codes, bytes c0 c1 c2 alpha
+    unsigned
+        rgb_select[2] = {}; // a packed word's components 0, 2 and 1, 3 into 16-bit lanes
+    bool alpha_in = false;  // packed RGB: the output's alpha is the input's, filtered
+    std::ptrdiff_t v_minus_u = 0; // V's sample from U's, where apart
+    unsigned stride[2][2] = {};   // [resolution][along y]: bytes between samples
+    unsigned chroma_select = 0;   // a word's U and V into 16-bit lanes (byte_perm)
+    int matrix[3][4] = {};        // matrix, coefficients in 1/2^13, offset 1/2^21
+    unsigned out_select = 0;      // packed output bytes of codes c0 c1 c2 alpha
+    int alpha = 0;                // the output's alpha code
+    unsigned border = 0;          // the border's codes, bytes c0 c1 c2 alpha
   } fixed;
 };
 

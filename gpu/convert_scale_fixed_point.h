@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Fixed-point arithmetic for the frames decoders give and models and
 // displays take: 8-bit YUV with subsampled chroma (NV12, I420, YUY2 ...)
-// resampled by two taps (nearest, bilinear, area that does not shrink)
-// into 8-bit RGB or 4:4:4 (RGBA, RGBP, Y444 ...): the frames of 8-bit
-// samples that two_tap::write_column would write (FixedMembers).
+// and 8-bit RGB packed in 4-byte words (RGBA, BGRx ...), resampled by two
+// taps (nearest, bilinear, area that does not shrink) into 8-bit RGB or
+// 4:4:4 (RGBA, RGBP, Y444 ...): the frames of 8-bit samples that
+// two_tap::write_column would write (FixedMembers).
 //
 // The float arithmetic of convert_scale_pixels.h spends most of such a
 // pixel's instructions on converting twelve samples to float and on 51
@@ -31,19 +32,22 @@ constexpr int kCodeBits = 8;    // fraction bits of a filtered code
 constexpr int kCoefBits = 13;   // fraction bits of the matrix's coefficients
 constexpr int kShift = kCodeBits + kCoefBits;
 
+constexpr int kPackedRgb = ConvertScale::FixedPoint::kPackedRgb;
+
 // The bytes between neighbouring samples along x of the luma and of the
 // chroma (its word's, or U's) in the frames of each chroma Word (resolve
-// checks them): YUY2 and its kin (4), NV12 and its kin (2), planes (0).
+// checks them): YUY2 and its kin (4), NV12 and its kin (2), planes (0);
+// packed RGB's words (kPackedRgb: 4, and no chroma).
 GCS_HD constexpr unsigned
 luma_step (int word)
 {
-  return word == 4 ? 2u : 1u;
+  return word == kPackedRgb ? 4u : (word == 4 ? 2u : 1u);
 }
 
 GCS_HD constexpr unsigned
 chroma_step (int word)
 {
-  return word == 0 ? 1u : (unsigned)word;
+  return word == kPackedRgb ? 0u : (word == 0 ? 1u : (unsigned)word);
 }
 
 // One axis's two taps in one input plane: the byte offsets of samples i0
@@ -186,9 +190,57 @@ chroma_lanes (const ConvertScale::FixedPoint & f, const std::uint8_t * p)
   return byte_perm (w, 0u, f.chroma_select);
 }
 
+// The matrix's output codes of input codes y, u, v (each times 256),
+// saturated, with `alpha`: bytes c0 c1 c2 alpha of a word.
+GCS_HD unsigned
+matrix_codes (const ConvertScale::FixedPoint & f, int y, int u, int v, int alpha)
+{
+  int k[3];
+  GCS_UNROLL
+  for (int i = 0; i < 3; i++)
+    k[i] =
+        (f.matrix[i][3] + f.matrix[i][0] * y + f.matrix[i][1] * u + f.matrix[i][2] * v) >>
+        kShift;
+  return pack_saturated (k[0], k[1], k[2], alpha);
+}
+
+// The output codes of a packed RGB pixel whose words are the lines `words`
+// (a pair of neighbouring columns) at the pair of rows `rows`: four
+// components filtered as codes filters Y, the rows first. A word's
+// components 0 and 2, and 1 and 3, are filtered together in the 16-bit
+// lanes of one register (each lane at most 255 * 256 after the rows: no
+// carry), then each apart across the columns (at most 255 * 256 * 256).
+GCS_HD unsigned
+packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Taps & rows)
+{
+  const std::uint8_t *a = words.p0 + rows.o0, *b = a + f.stride[0][1];
+  const unsigned w[4] = { input ((const unsigned *)a), input ((const unsigned *)b),
+    input ((const unsigned *)(a + 4)), input ((const unsigned *)(b + 4)) };
+  unsigned lanes[2][2]; /* [column][components 0, 2 | 1, 3] */
+  GCS_UNROLL
+  for (int c = 0; c < 2; c++) {
+    GCS_UNROLL
+    for (int h = 0; h < 2; h++)
+      lanes[c][h] = byte_perm (w[2 * c], 0u, f.rgb_select[h]) * rows.q0 +
+                    byte_perm (w[2 * c + 1], 0u, f.rgb_select[h]) * rows.q1;
+  }
+  int k[4];
+  GCS_UNROLL
+  for (int i = 0; i < 4; i++) {
+    const int h = i & 1, shift = (i >> 1) * 16;
+    k[i] = (int)((((lanes[0][h] >> shift) & 0xffffu) * words.q0 +
+                     ((lanes[1][h] >> shift) & 0xffffu) * words.q1) >>
+                 kCodeBits);
+  }
+  /* Alpha rounded to a code, as quantize rounds (half up). */
+  const int alpha = f.alpha_in ? (k[3] + (1 << (kCodeBits - 1))) >> kCodeBits : f.alpha;
+  return matrix_codes (f, k[0], k[1], k[2], alpha);
+}
+
 // The output codes, saturated, of the pixel whose luma samples are the
 // lines `luma` at offsets (b) along the other axis, and whose chroma
-// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word. The lines
+// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word (kPackedRgb:
+// packed_codes of the words `luma`). The lines
 // (a thread's) are a pair of source columns, turned or not (fill_entry:
 // an output row of a turned frame runs along a source column), the
 // pixel's taps a pair of source rows.
@@ -197,6 +249,8 @@ GCS_HD unsigned
 codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
     const Lines & chroma, const Taps & cb)
 {
+  if constexpr (Word == kPackedRgb)
+    return packed_codes (f, luma, lb);
   /* From a pair's first sample to its second: along x a step known here
    * (an offset in the load), along y the row pitch. */
   constexpr unsigned luma_line = luma_step (Word), chroma_line = chroma_step (Word);
@@ -217,13 +271,7 @@ codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
   const int u =
       (int)(((c0 & 0xffffu) * chroma.q0 + (c1 & 0xffffu) * chroma.q1) >> kCodeBits);
   const int v = (int)(((c0 >> 16) * chroma.q0 + (c1 >> 16) * chroma.q1) >> kCodeBits);
-  int k[3];
-  GCS_UNROLL
-  for (int i = 0; i < 3; i++)
-    k[i] =
-        (f.matrix[i][3] + f.matrix[i][0] * y + f.matrix[i][1] * u + f.matrix[i][2] * v) >>
-        kShift;
-  return pack_saturated (k[0], k[1], k[2], f.alpha);
+  return matrix_codes (f, y, u, v, f.alpha);
 }
 
 // Stores output pixel (x, y) of `codes` (bytes c0 c1 c2 alpha).
@@ -349,8 +397,9 @@ write_pixel (const ConvertScale & op, int x, int y)
           lines_of (op.fixed.chroma, t[1][0]), t[1][1]));
 }
 
-// Calls fn (word) with op.fixed.word as a compile-time constant.
-template <class Fn>
+// Calls fn (word) with op.fixed.word as a compile-time constant; Packed:
+// kPackedRgb among them (batch_convert takes YUV only: fewer kernels).
+template <bool Packed = true, class Fn>
 inline void
 dispatch_word (const ConvertScale & op, Fn fn)
 {
@@ -358,7 +407,12 @@ dispatch_word (const ConvertScale & op, Fn fn)
     fn (std::integral_constant<int, 2>{});
   else if (op.fixed.word == 4)
     fn (std::integral_constant<int, 4>{});
-  else
+  else if constexpr (Packed) {
+    if (op.fixed.word == kPackedRgb)
+      fn (std::integral_constant<int, kPackedRgb>{});
+    else
+      fn (std::integral_constant<int, 0>{});
+  } else
     fn (std::integral_constant<int, 0>{});
 }
 
@@ -383,7 +437,12 @@ resolve (ConvertScale & op)
   else if (two_tap::FixedMembers<1u, 6u, 0>::matches (op) && u.pitch == v.pitch &&
            u.step == v.step)
     f.word = 0;
+  else if ((two_tap::FixedMembers<15u, 0u, 0>::matches (op) && op.alpha_scale == 1.0f) ||
+           two_tap::FixedMembers<7u, 0u, 0>::matches (op))
+    f.word = kPackedRgb; /* words_of: each pixel one aligned 4-byte word */
   else
+    return;
+  if (f.word == kPackedRgb && op.in_words[0].word != 4)
     return;
   /* The matrix's sums stay within 32 bits: each input is at most
    * 255 * 256, and every partial sum (the offset first, as codes adds)
@@ -405,7 +464,19 @@ resolve (ConvertScale & op)
   f.luma = y.base;
   f.stride[0][0] = (unsigned)y.step;
   f.stride[0][1] = (unsigned)y.pitch;
-  if (f.word) {
+  if (f.word == kPackedRgb) {
+    const ConvertScale::Words & w = op.in_words[0];
+    f.luma = f.chroma = w.base; /* no chroma: its taps are never read */
+    f.stride[0][0] = (unsigned)w.word;
+    f.stride[0][1] = w.pitch;
+    f.alpha_in = (op.in_full & 8u) != 0;
+    /* Components 0 and 2, and 1 and 3, each into a 16-bit lane: byte 4 is
+     * the second operand's, 0 (for alpha where the input has none). */
+    const unsigned alpha = f.alpha_in ? (unsigned)in.comp[3].offset : 4u;
+    f.rgb_select[0] = (unsigned)in.comp[0].offset | (4u << 4) |
+                      ((unsigned)in.comp[2].offset << 8) | (4u << 12);
+    f.rgb_select[1] = (unsigned)in.comp[1].offset | (4u << 4) | (alpha << 8) | (4u << 12);
+  } else if (f.word) {
     const ConvertScale::Words & w = op.in_words[1];
     f.chroma = w.base;
     f.stride[1][0] = (unsigned)f.word;
@@ -429,7 +500,8 @@ resolve (ConvertScale & op)
   for (int c = 0; c < 4; c++)
     if (o.comp[c].plane >= 0 && op.out_packed)
       f.out_select |= (unsigned)c << (4 * o.comp[c].offset);
-  /* The input has no alpha (FixedMembers' Full is Y alone): its max_code,
+  /* Where the input has no alpha (FixedMembers' Full is Y alone, or RGB):
+   * its max_code,
    * as sample_inputs reads it, times alpha_scale. */
   f.alpha = (int)pixels::quantize<1> (o, (float)in.max_code * op.alpha_scale);
   /* The border's codes, as store_pixel quantizes them. */

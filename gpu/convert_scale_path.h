@@ -43,13 +43,15 @@ choose_path (const ConvertScale & resolved)
 }
 
 // Whether resolved `op` may be one frame of batch_convert_normalize
-// (batch_convert.h): computed in fixed point, not turned, into 8-bit
-// planar RGB (components 0..2 on planes 0..2, one byte a sample), which
-// is the picture of cudabatch's staging.
+// (batch_convert.h): computed in fixed point from YUV (batch_convert's
+// kernels are built for its words only), not turned, into 8-bit planar
+// RGB (components 0..2 on planes 0..2, one byte a sample), which is the
+// picture of cudabatch's staging.
 inline bool
 batch_convert_applies (const ConvertScale & resolved)
 {
   if (choose_path (resolved) != Path::FIXED_POINT ||
+      resolved.fixed.word == ConvertScale::FixedPoint::kPackedRgb ||
       pixels::rotates (resolved.orientation) || resolved.out_packed || resolved.out.yuv)
     return false;
   for (int c = 0; c < 3; c++) {

@@ -416,10 +416,11 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
   return path ? path : "refused";
 }
 
-/* A decoder's 8-bit frames resampled into 8-bit RGB take the fixed-point
- * arithmetic (convert_scale_fixed_point.h) in every colorimetry and range
- * (its bounds would otherwise send them back to float, silently slower);
- * 10-bit inputs and the four-tap filters do not. */
+/* A decoder's 8-bit frames, and packed 8-bit RGB in 4-byte words,
+ * resampled into 8-bit RGB take the fixed-point arithmetic
+ * (convert_scale_fixed_point.h) in every colorimetry and range (its bounds
+ * would otherwise send them back to float, silently slower); 10-bit
+ * inputs, 3-byte RGB and the four-tap filters do not. */
 GST_START_TEST (test_decoder_frames_take_fixed_point)
 {
   const struct {
@@ -446,7 +447,19 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=NV12,width=1920,height=1080",
         "video/x-raw,format=BGRA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
         "fixed point" },
+    { "video/x-raw,format=RGBA,width=1280,height=720",
+        "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=BGRx,width=1920,height=1080",
+        "video/x-raw,format=RGBP,width=640,height=640,pixel-aspect-ratio=1/1",
+        gpu::Filter::BILINEAR, true, "fixed point" },
+    { "video/x-raw,format=ARGB,width=1920,height=1080",
+        "video/x-raw,format=Y444,width=1280,height=720", gpu::Filter::NEAREST, false,
+        "fixed point" },
     { "video/x-raw,format=P010_10LE,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
+        "two taps" },
+    { "video/x-raw,format=RGB,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
         "two taps" },
     { "video/x-raw,format=NV12,width=1920,height=1080",
@@ -669,11 +682,11 @@ GST_START_TEST (test_scaling_near_videoconvertscale)
   if (!have_reference ("videoconvertscale"))
     return;
   std::vector<Case> cases = {
-    { "NV12", 1920, 1080, "RGBA", 640, 360 },
-    { "NV12", 1280, 720, "NV12", 1920, 1080 },
+    { "NV12", 1920, 1080, "RGBA", 640, 360 }, { "NV12", 1280, 720, "NV12", 1920, 1080 },
     { "RGBA", 1920, 1080, "RGBP", 640, 640 }, /* letterbox (square pixels asked) */
     { "I420", 640, 480, "RGBA", 853, 480 },   /* pillarbox (the same) */
     { "NV12", 1920, 1080, "RGBA", 960, 540 },
+    { "BGRA", 1280, 720, "RGBA", 1920, 1080 }, /* packed RGB in fixed point */
   };
   cases[1].filter = gpu::Filter::BICUBIC;
   /* Without a pixel-aspect-ratio downstream, both keep the picture whole
