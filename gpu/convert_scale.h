@@ -123,7 +123,7 @@ struct ConvertScale {
   // Set by fixed_point::resolve (convert_scale_fixed_point.h) where the
   // frame's pixels are computed in fixed point: 8-bit YUV with subsampled
   // chroma, or 8-bit RGB packed in 4-byte words, resampled by two taps
-  // into 8-bit RGB or 4:4:4.
+  // into 8-bit RGB or YUV.
   struct FixedPoint {
     // `word` of packed RGB (RGBA, BGRx ...): a pixel's components in one
     // 4-byte word, read by `luma`'s pointer and strides; no chroma.
@@ -142,6 +142,10 @@ struct ConvertScale {
     unsigned out_select = 0;      // packed output bytes of codes c0 c1 c2 alpha
     int alpha = 0;                // the output's alpha code
     unsigned border = 0;          // the border's codes, bytes c0 c1 c2 alpha
+    // The output's chroma is subsampled (NV12, I420, YUY2 ...): a thread
+    // writes blocks (fixed_point::stage_pixels), not pixels.
+    bool blocks = false;
+    int border_chroma[2] = {}; // blocks: the border's U and V in 1/2^13 of a code
   } fixed;
 };
 

@@ -3,8 +3,9 @@
 // displays take: 8-bit YUV with subsampled chroma (NV12, I420, YUY2 ...)
 // and 8-bit RGB packed in 4-byte words (RGBA, BGRx ...), resampled by two
 // taps (nearest, bilinear, area that does not shrink) into 8-bit RGB or
-// 4:4:4 (RGBA, RGBP, Y444 ...): the frames of 8-bit samples that
-// two_tap::write_column would write (FixedMembers).
+// 4:4:4 (RGBA, RGBP, Y444 ...), a pixel at a time, or into 8-bit YUV with
+// subsampled chroma (NV12, I420 ...), a block at a time: its chroma
+// filtered down from its pixels' and their neighbours'.
 //
 // The float arithmetic of convert_scale_pixels.h spends most of such a
 // pixel's instructions on converting twelve samples to float and on 51
@@ -18,7 +19,8 @@
 // Every product and sum is an exact integer: any order of the sums gives
 // the same bits. The twin (convert_scale_on_host) computes each pixel on
 // its own from its source position (pixels::source_position); the kernels
-// from their tiles' taps, as write_column (write_row where turned) does.
+// from their tiles' taps, as write_column (write_row where turned,
+// stage_pixels for subsampled outputs) does.
 #pragma once
 
 #include <cmath>
@@ -190,27 +192,38 @@ chroma_lanes (const ConvertScale::FixedPoint & f, const std::uint8_t * p)
   return byte_perm (w, 0u, f.chroma_select);
 }
 
-// The matrix's output codes of input codes y, u, v (each times 256),
-// saturated, with `alpha`: bytes c0 c1 c2 alpha of a word.
-GCS_HD unsigned
-matrix_codes (const ConvertScale::FixedPoint & f, int y, int u, int v, int alpha)
+// A pixel's input components 0..2 (Y U V, or R G B), each a code times
+// 256, and its alpha code (the input's, or op.fixed.alpha).
+struct InputCodes {
+  int c[3];
+  int alpha;
+};
+
+// Row i of the matrix applied to input codes k: the output code times
+// 2^kShift, plus a half for the rounding of the shift.
+GCS_HD int
+matrix_row (const ConvertScale::FixedPoint & f, int i, const InputCodes & k)
 {
-  int k[3];
-  GCS_UNROLL
-  for (int i = 0; i < 3; i++)
-    k[i] =
-        (f.matrix[i][3] + f.matrix[i][0] * y + f.matrix[i][1] * u + f.matrix[i][2] * v) >>
-        kShift;
-  return pack_saturated (k[0], k[1], k[2], alpha);
+  return f.matrix[i][3] + f.matrix[i][0] * k.c[0] + f.matrix[i][1] * k.c[1] +
+         f.matrix[i][2] * k.c[2];
 }
 
-// The output codes of a packed RGB pixel whose words are the lines `words`
+// The matrix's output codes of input codes k, saturated: bytes c0 c1 c2
+// alpha of a word.
+GCS_HD unsigned
+matrix_codes (const ConvertScale::FixedPoint & f, const InputCodes & k)
+{
+  return pack_saturated (matrix_row (f, 0, k) >> kShift, matrix_row (f, 1, k) >> kShift,
+      matrix_row (f, 2, k) >> kShift, k.alpha);
+}
+
+// The input codes of a packed RGB pixel whose words are the lines `words`
 // (a pair of neighbouring columns) at the pair of rows `rows`: four
-// components filtered as codes filters Y, the rows first. A word's
+// components filtered as input_codes filters Y, the rows first. A word's
 // components 0 and 2, and 1 and 3, are filtered together in the 16-bit
 // lanes of one register (each lane at most 255 * 256 after the rows: no
 // carry), then each apart across the columns (at most 255 * 256 * 256).
-GCS_HD unsigned
+GCS_HD InputCodes
 packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Taps & rows)
 {
   const std::uint8_t *a = words.p0 + rows.o0, *b = a + f.stride[0][1];
@@ -234,19 +247,18 @@ packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Tap
   }
   /* Alpha rounded to a code, as quantize rounds (half up). */
   const int alpha = f.alpha_in ? (k[3] + (1 << (kCodeBits - 1))) >> kCodeBits : f.alpha;
-  return matrix_codes (f, k[0], k[1], k[2], alpha);
+  return InputCodes{ { k[0], k[1], k[2] }, alpha };
 }
 
-// The output codes, saturated, of the pixel whose luma samples are the
-// lines `luma` at offsets (b) along the other axis, and whose chroma
-// samples are `chroma` at cb: bytes c0 c1 c2 alpha of a word (kPackedRgb:
-// packed_codes of the words `luma`). The lines
+// The input codes of the pixel whose luma samples are the lines `luma`
+// at offsets (b) along the other axis, and whose chroma samples are
+// `chroma` at cb (kPackedRgb: packed_codes of the words `luma`). The lines
 // (a thread's) are a pair of source columns, turned or not (fill_entry:
 // an output row of a turned frame runs along a source column), the
 // pixel's taps a pair of source rows.
 template <int Word>
-GCS_HD unsigned
-codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
+GCS_HD InputCodes
+input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
     const Lines & chroma, const Taps & cb)
 {
   if constexpr (Word == kPackedRgb)
@@ -271,7 +283,17 @@ codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
   const int u =
       (int)(((c0 & 0xffffu) * chroma.q0 + (c1 & 0xffffu) * chroma.q1) >> kCodeBits);
   const int v = (int)(((c0 >> 16) * chroma.q0 + (c1 >> 16) * chroma.q1) >> kCodeBits);
-  return matrix_codes (f, y, u, v, f.alpha);
+  return InputCodes{ { y, u, v }, f.alpha };
+}
+
+// The output codes, saturated, of input_codes: bytes c0 c1 c2 alpha of a
+// word.
+template <int Word>
+GCS_HD unsigned
+codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
+    const Lines & chroma, const Taps & cb)
+{
+  return matrix_codes (f, input_codes<Word> (f, luma, lb, chroma, cb));
 }
 
 // Stores output pixel (x, y) of `codes` (bytes c0 c1 c2 alpha).
@@ -372,16 +394,16 @@ write_row (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t
   write_line<Word, true> (op, op.fixed, l, t, y, x_first, x_end, x_step, out);
 }
 
-// The twin: output pixel (x, y) from its source position, without tiles.
+// The twin's pixels: the input codes of output pixel (x, y) into *k from
+// its source position, without tiles; false where it lies outside the
+// picture (the border).
 template <Filter F, int Word>
-inline void
-write_pixel (const ConvertScale & op, int x, int y)
+inline bool
+pixel_input_codes (const ConvertScale & op, int x, int y, InputCodes * k)
 {
   const int dx = x - op.dst_x, dy = y - op.dst_y;
-  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h) {
-    store (op, x, y, op.fixed.border);
-    return;
-  }
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+    return false;
   float sx, sy;
   pixels::source_position (op, (float)dx, (float)dy, &sx, &sy);
   Taps t[2][2]; /* [resolution][along y] */
@@ -392,9 +414,215 @@ write_pixel (const ConvertScale & op, int x, int y)
       t[g][along_y] =
           Taps::of (op, g, along_y != 0, two_tap::two_taps<F> (p.p, p.lo, p.hi));
     }
+  *k = input_codes<Word> (op.fixed, lines_of (op.fixed.luma, t[0][0]), t[0][1],
+      lines_of (op.fixed.chroma, t[1][0]), t[1][1]);
+  return true;
+}
+
+// The twin: output pixel (x, y) from its source position, without tiles.
+template <Filter F, int Word>
+inline void
+write_pixel (const ConvertScale & op, int x, int y)
+{
+  InputCodes k;
   store (op, x, y,
-      codes<Word> (op.fixed, lines_of (op.fixed.luma, t[0][0]), t[0][1],
-          lines_of (op.fixed.chroma, t[1][0]), t[1][1]));
+      pixel_input_codes<F, Word> (op, x, y, &k) ? matrix_codes (op.fixed, k)
+                                                : op.fixed.border);
+}
+
+/* --- outputs with subsampled chroma (NV12, I420, YUY2 ...) ------------- */
+
+// A pixel of an output whose chroma is subsampled: its luma code, and its
+// chroma in 1/2^kCoefBits of a code, not yet rounded (downsample_chroma
+// filters the chroma of full-resolution pixels before it rounds).
+struct LumaChroma {
+  int y, u, v;
+};
+
+GCS_HD LumaChroma
+luma_chroma (const ConvertScale::FixedPoint & f, const InputCodes & k)
+{
+  constexpr int kHalf = 1 << (kShift - 1); /* the rounding in matrix[i][3] */
+  return LumaChroma{ pixels::clampi (matrix_row (f, 0, k) >> kShift, 0, 255),
+    (matrix_row (f, 1, k) - kHalf) >> (kShift - kCoefBits),
+    (matrix_row (f, 2, k) - kHalf) >> (kShift - kCoefBits) };
+}
+
+GCS_HD LumaChroma
+border_luma_chroma (const ConvertScale::FixedPoint & f)
+{
+  return LumaChroma{ (int)(f.border & 0xffu), f.border_chroma[0], f.border_chroma[1] };
+}
+
+// Output pixel (x, y)'s LumaChroma from the tile `t` (filled for `l`).
+template <int Word>
+GCS_HD LumaChroma
+tile_luma_chroma (const ConvertScale::FixedPoint & f, const two_tap::TileLines & l,
+    const Tile & t, int x, int y)
+{
+  const int ci = x - l.x_first, ri = y - l.y_first;
+  if (!t.col_in[ci] || !t.row_in[ri])
+    return border_luma_chroma (f);
+  return luma_chroma (
+      f, input_codes<Word> (f, lines_of (f.luma, tile_taps (t.cols[0][ci])),
+             tile_taps (t.rows[0][ri]), lines_of (f.chroma, tile_taps (t.cols[1][ci])),
+             tile_taps (t.rows[1][ri])));
+}
+
+// Stores block (bx, by)'s chroma of the filtered sums su, sv (chroma in
+// 1/2^kCoefBits of a code times weights of 16 in all), rounded half up
+// as quantize rounds.
+GCS_HD void
+store_chroma (const ConvertScale & op, int bx, int by, int su, int sv)
+{
+  constexpr int kBits = 4 + kCoefBits;
+  const Component &u = op.out.comp[1], &v = op.out.comp[2];
+  u.base[pixels::sample_offset ((unsigned)u.pitch, u.step, bx, by)] =
+      (std::uint8_t)pixels::clampi ((su + (1 << (kBits - 1))) >> kBits, 0, 255);
+  v.base[pixels::sample_offset ((unsigned)v.pitch, v.step, bx, by)] =
+      (std::uint8_t)pixels::clampi ((sv + (1 << (kBits - 1))) >> kBits, 0, 255);
+}
+
+// The chroma filter's weights, pixels::downsample_chroma's in quarters,
+// of the columns x0 - 1, x0, x0 + 1 (c) and the rows y0 - 1, y0, y0 + 1
+// (r) around a block's first pixel (x0, y0): a cosited sample weighs its
+// line 2 and its neighbours 1, one between two lines weighs each 2; a
+// line not subsampled weighs 4 alone. A code's chroma times 16 is at most
+// 16 * 255 * 2^13: no overflow.
+struct ChromaWeights {
+  int c[3], r[3];
+};
+
+GCS_HD ChromaWeights
+chroma_weights (const Image & o)
+{
+  const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
+  return ChromaWeights{ { lx && o.h_cosited ? 1 : 0, lx ? 2 : 4,
+                            lx ? (o.h_cosited ? 1 : 2) : 0 },
+    { ly && o.v_cosited ? 1 : 0, ly ? 2 : 4, ly ? (o.v_cosited ? 1 : 2) : 0 } };
+}
+
+// The kernel's blocks (convert_scale_fixed_point_blocks_kernel) share
+// their pixels through the tile: each pixel of the tile's lines (its own
+// and the extra line to the left and above that the chroma filter reads)
+// is computed once, its luma stored, its chroma kept here; a block then
+// filters its chroma from the kept values. One after the other, a block
+// computed six pixels for its four, and the neighbours' waits made 1080p
+// BGRx -> NV12 slower than float (H200: 24 us against 20.7).
+constexpr int kBlockTileRows = 4 * two_tap::kTileY; // rows of blocks at most
+struct ChromaTile {
+  static constexpr int kCols = 2 * two_tap::kTileX + 1, kRows = 2 * kBlockTileRows + 1;
+  int u[kRows][kCols], v[kRows][kCols];
+};
+
+// How many rows of blocks a tile gets: two_tap's tall rule (each thread's
+// blocks share the tile's taps and its extra lines), at most
+// kBlockTileRows.
+inline int
+block_tile_rows (int nbx, int nby)
+{
+  const int rows = two_tap::tile_rows (nbx, nby, true);
+  return rows < kBlockTileRows ? rows : kBlockTileRows;
+}
+
+// Computes the pixels k = first, first + step ... of the tile's lines `l`
+// (row-major), clamped to the frame as downsample_chroma clamps the
+// columns and rows it reads: stores the luma of the tile's own pixels in
+// the frame and keeps every pixel's chroma in `s`. at (x, y) gives output
+// pixel (x, y)'s LumaChroma.
+template <class At>
+GCS_HD void
+stage_pixels (const ConvertScale & op, const two_tap::TileLines & l, ChromaTile & s,
+    int first, int step, At at)
+{
+  const Image & o = op.out;
+  const Component & luma = o.comp[0];
+  const int n = l.ncols * l.nrows, dr = step / l.ncols, dc = step % l.ncols;
+  int r = first / l.ncols, c = first % l.ncols;
+  /* Four pixels' loads in flight (H200: 1080p BGRx -> NV12 16.7 -> 15.9
+   * us against two). */
+  GCS_UNROLL_4
+  for (int k = first; k < n; k += step) {
+    const int x = l.x_first + c, y = l.y_first + r;
+    const LumaChroma p =
+        at (pixels::clampi (x, 0, o.width - 1), pixels::clampi (y, 0, o.height - 1));
+    s.u[r][c] = p.u;
+    s.v[r][c] = p.v;
+    if (r > 0 && c > 0 && x < o.width && y < o.height)
+      luma.base[pixels::sample_offset ((unsigned)luma.pitch, luma.step, x, y)] =
+          (std::uint8_t)p.y;
+    c += dc, r += dr;
+    if (c >= l.ncols)
+      c -= l.ncols, r++;
+  }
+}
+
+// Writes the chroma of output block (bx, by) of the tile `s` (staged for
+// `l`), filtered as write_block_twin filters it (the same sums).
+GCS_HD void
+write_staged_chroma (const ConvertScale & op, const two_tap::TileLines & l,
+    const ChromaTile & s, int bx, int by)
+{
+  const Image & o = op.out;
+  const Component & k = o.comp[1];
+  const int lx = k.log2_x, ly = k.log2_y;
+  /* The tile's line of the column (row) before the block's: its
+   * neighbour x0 - 1 (y0 - 1), clamped where staged. */
+  const int c0 = (bx << lx) - 1 - l.x_first, r0 = (by << ly) - 1 - l.y_first;
+  const ChromaWeights w = chroma_weights (o);
+  int su = 0, sv = 0;
+  GCS_UNROLL
+  for (int j = 0; j < 3; j++) {
+    int ru = 0, rv = 0;
+    GCS_UNROLL
+    for (int i = 0; i < 3; i++)
+      if (w.c[i] && w.r[j]) {
+        ru += w.c[i] * s.u[r0 + j][c0 + i];
+        rv += w.c[i] * s.v[r0 + j][c0 + i];
+      }
+    su += w.r[j] * ru;
+    sv += w.r[j] * rv;
+  }
+  store_chroma (op, bx, by, su, sv);
+}
+
+// The twin of output block (bx, by) of an output whose chroma is
+// subsampled (op.fixed.blocks): its pixels' luma, and its chroma filtered
+// down from theirs and their neighbours' (clamped to the frame) as
+// pixels::downsample_chroma filters it, each pixel from its source
+// position.
+template <Filter F, int Word>
+inline void
+write_block_twin (const ConvertScale & op, int bx, int by)
+{
+  const Image & o = op.out;
+  const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
+  const int x0 = bx << lx, y0 = by << ly;
+  auto at = [&] (int x, int y) {
+    x = pixels::clampi (x, 0, o.width - 1), y = pixels::clampi (y, 0, o.height - 1);
+    InputCodes k;
+    return pixel_input_codes<F, Word> (op, x, y, &k) ? luma_chroma (op.fixed, k)
+                                                     : border_luma_chroma (op.fixed);
+  };
+  const Component & luma = o.comp[0];
+  for (int y = y0; y < y0 + (1 << ly) && y < o.height; y++)
+    for (int x = x0; x < x0 + (1 << lx) && x < o.width; x++)
+      luma.base[pixels::sample_offset ((unsigned)luma.pitch, luma.step, x, y)] =
+          (std::uint8_t)at (x, y).y;
+  const ChromaWeights w = chroma_weights (o);
+  int su = 0, sv = 0;
+  for (int j = 0; j < 3; j++) {
+    int ru = 0, rv = 0;
+    for (int i = 0; i < 3; i++)
+      if (w.c[i] && w.r[j]) {
+        const LumaChroma p = at (x0 - 1 + i, y0 - 1 + j);
+        ru += w.c[i] * p.u;
+        rv += w.c[i] * p.v;
+      }
+    su += w.r[j] * ru;
+    sv += w.r[j] * rv;
+  }
+  store_chroma (op, bx, by, su, sv);
 }
 
 // Calls fn (word) with op.fixed.word as a compile-time constant; Packed:
@@ -416,33 +644,45 @@ dispatch_word (const ConvertScale & op, Fn fn)
     fn (std::integral_constant<int, 0>{});
 }
 
-// Sets op.fixed (resolved by pixels::resolve): on where two_tap's kernel
-// would write the frame with write_column (FixedMembers) of 8-bit samples
-// in and out, and the integer matrix cannot overflow; otherwise off, and
-// the frame is computed in float.
+// Sets op.fixed (resolved by pixels::resolve): on for frames of 8-bit
+// samples in and out, resampled by two taps, from the inputs above into
+// RGB or 4:4:4 (not where one sample is read: one_sample's path) or into
+// YUV whose chroma is filtered down from full-resolution pixels (blocks),
+// where the integer matrix cannot overflow; otherwise off, and the frame
+// is computed in float.
 inline void
 resolve (ConvertScale & op)
 {
   ConvertScale::FixedPoint f;
   op.fixed = f;
   const Image &in = op.in, &o = op.out;
-  if (one_sample::applies (op) || !two_tap::applies (op) || in.bytes != 1 ||
-      o.bytes != 1 || in.max_code != 255 || o.max_code != 255)
+  if (!two_tap::applies (op) || in.bytes != 1 || o.bytes != 1 || in.max_code != 255 ||
+      o.max_code != 255)
     return;
-  const Component &y = in.comp[0], &u = in.comp[1], &v = in.comp[2];
-  if (two_tap::FixedMembers<1u, 6u, 2>::matches (op))
-    f.word = 2;
-  else if (two_tap::FixedMembers<1u, 6u, 4>::matches (op))
-    f.word = 4;
-  else if (two_tap::FixedMembers<1u, 6u, 0>::matches (op) && u.pitch == v.pitch &&
-           u.step == v.step)
+  const Component &y = in.comp[0], &u = in.comp[1], &v = in.comp[2], &oc = o.comp[1];
+  f.blocks = o.yuv && (oc.log2_x | oc.log2_y) != 0;
+  if (f.blocks) {
+    /* Chroma filtered down from full-resolution pixels, without alpha, not
+     * turned; where the output's chroma is the input's (converted or
+     * resampled where it sits), the other paths compute less. */
+    if (op.chroma_direct || op.chroma_resampled || pixels::rotates (op.orientation) ||
+        oc.plane < 0 || o.comp[2].plane < 0 || o.comp[3].plane >= 0)
+      return;
+  } else if (one_sample::applies (op)) {
+    return;
+  }
+  /* The input: Y alone at full resolution and U, V subsampled, or packed
+   * RGB in aligned 4-byte words (words_of), with alpha where the output
+   * takes it unscaled. */
+  const unsigned full = op.inputs_all & op.in_full, sub = op.inputs_all & op.in_sub;
+  if (full == 1u && sub == 6u && op.in_words[1].word != 0)
+    f.word = op.in_words[1].word;
+  else if (full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step)
     f.word = 0;
-  else if ((two_tap::FixedMembers<15u, 0u, 0>::matches (op) && op.alpha_scale == 1.0f) ||
-           two_tap::FixedMembers<7u, 0u, 0>::matches (op))
-    f.word = kPackedRgb; /* words_of: each pixel one aligned 4-byte word */
+  else if (sub == 0u && op.in_words[0].word == 4 &&
+           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)))
+    f.word = kPackedRgb;
   else
-    return;
-  if (f.word == kPackedRgb && op.in_words[0].word != 4)
     return;
   /* The matrix's sums stay within 32 bits: each input is at most
    * 255 * 256, and every partial sum (the offset first, as codes adds)
@@ -507,6 +747,9 @@ resolve (ConvertScale & op)
   /* The border's codes, as store_pixel quantizes them. */
   for (int c = 0; c < 4; c++)
     f.border |= pixels::quantize<1> (o, op.border[c]) << (8 * c);
+  for (int c = 0; c < 2; c++)
+    f.border_chroma[c] =
+        (int)std::floor ((double)op.border[c + 1] * (1 << kCoefBits) + 0.5);
   f.on = true;
   op.fixed = f;
 }

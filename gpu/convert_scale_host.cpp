@@ -96,12 +96,16 @@ resolve_valid (const ConvertScale & op, ConvertScale * resolved)
 void
 plain_twin (const ConvertScale & op)
 {
-  if (op.fixed.on) { /* a block is a pixel (fixed_point::resolve) */
+  if (op.fixed.on) { /* a block is a pixel where !op.fixed.blocks */
     two_tap::dispatch_filter (op, [&] (auto f) {
       fixed_point::dispatch_word (op, [&] (auto word) {
-        each_block (op, [&] (int x, int y) {
-          fixed_point::write_pixel<decltype (f)::value, decltype (word)::value> (
-              op, x, y);
+        constexpr Filter F = decltype (f)::value;
+        constexpr int Word = decltype (word)::value;
+        each_block (op, [&] (int bx, int by) {
+          if (op.fixed.blocks)
+            fixed_point::write_block_twin<F, Word> (op, bx, by);
+          else
+            fixed_point::write_pixel<F, Word> (op, bx, by);
         });
       });
     });
@@ -152,10 +156,26 @@ void
 fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
 {
   const bool turned = pixels::rotates (op.orientation);
-  const int rows = two_tap::tile_rows (nbx, nby, !turned);
+  const int rows = op.fixed.blocks ? fixed_point::block_tile_rows (nbx, nby)
+                                   : two_tap::tile_rows (nbx, nby, !turned);
   fixed_point::Tile tile;
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
+      if (op.fixed.blocks) { /* convert_scale_fixed_point_blocks_kernel */
+        auto chroma = std::make_unique<fixed_point::ChromaTile> ();
+        each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
+                return fixed_point::tile_luma_chroma<decltype (word)::value> (
+                    op.fixed, lines, tile, x, y);
+              });
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                  fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+            });
+        return;
+      }
       if (turned) {
         each_tile_of<decltype (f)::value> (
             op, (nbx + rows - 1) / rows, (nby + two_tap::kTileX - 1) / two_tap::kTileX,

@@ -227,6 +227,28 @@ __launch_bounds__ (kTileX * kTileY, 6)
       blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
 }
 
+/* Outputs with subsampled chroma in fixed point (op.fixed.blocks): the
+ * CUDA block's threads compute the pixels of the tile's lines once
+ * (fixed_point::stage_pixels), then each writes the chroma of `rows /
+ * kTileY` blocks of its column from them (write_staged_chroma). */
+template <Filter F, int Word>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 4)
+    convert_scale_fixed_point_blocks_kernel (ConvertScale op, int nbx, int nby, int rows)
+{
+  __shared__ fixed_point::Tile tile;
+  __shared__ fixed_point::ChromaTile chroma;
+  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
+  fixed_point::stage_pixels (op, lines, chroma, threadIdx.y * kTileX + threadIdx.x,
+      kTileX * kTileY, [&] (int x, int y) {
+        return fixed_point::tile_luma_chroma<Word> (op.fixed, lines, tile, x, y);
+      });
+  __syncthreads ();
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
+    fixed_point::write_staged_chroma (op, lines, chroma, bx, by);
+  });
+}
+
 /* Turned frames in fixed point (fixed_point::write_row): a tile of `cols`
  * output columns (8, 16 or 32) and kTileX rows, a warp's threads on
  * neighbouring output rows, so that their loads run along source rows

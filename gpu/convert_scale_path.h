@@ -31,10 +31,12 @@ choose_path (const ConvertScale & resolved)
     return Path::DIRECT;
   if (one_sample::dispatch_staged (resolved, [] (auto) {}))
     return Path::STAGED;
-  if (one_sample::applies (resolved))
-    return Path::ONE_SAMPLE;
+  /* Before one_sample: fixed_point::resolve leaves it the frames it reads
+   * one sample a pixel for, but those whose chroma is filtered down. */
   if (resolved.fixed.on)
     return Path::FIXED_POINT;
+  if (one_sample::applies (resolved))
+    return Path::ONE_SAMPLE;
   if (planes::applies (resolved))
     return Path::PLANES;
   if (two_tap::applies (resolved))

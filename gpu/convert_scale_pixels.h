@@ -23,10 +23,12 @@
 #define GCS_UNROLL _Pragma ("unroll")
 #define GCS_NO_UNROLL _Pragma ("unroll 1")
 #define GCS_UNROLL_TWICE _Pragma ("unroll 2")
+#define GCS_UNROLL_4 _Pragma ("unroll 4")
 #else
 #define GCS_UNROLL
 #define GCS_NO_UNROLL
 #define GCS_UNROLL_TWICE
+#define GCS_UNROLL_4
 #endif
 
 namespace gst_cs::gpu::pixels {

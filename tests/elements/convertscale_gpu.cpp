@@ -417,7 +417,7 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
 }
 
 /* A decoder's 8-bit frames, and packed 8-bit RGB in 4-byte words,
- * resampled into 8-bit RGB take the fixed-point arithmetic
+ * resampled into 8-bit RGB or YUV take the fixed-point arithmetic
  * (convert_scale_fixed_point.h) in every colorimetry and range (its bounds
  * would otherwise send them back to float, silently slower); 10-bit
  * inputs, 3-byte RGB and the four-tap filters do not. */
@@ -455,6 +455,15 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
         gpu::Filter::BILINEAR, true, "fixed point" },
     { "video/x-raw,format=ARGB,width=1920,height=1080",
         "video/x-raw,format=Y444,width=1280,height=720", gpu::Filter::NEAREST, false,
+        "fixed point" },
+    { "video/x-raw,format=RGBA,width=3840,height=2160",
+        "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=BGRx,width=1920,height=1080",
+        "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=YUY2,width=3840,height=2160",
+        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::BILINEAR, false,
         "fixed point" },
     { "video/x-raw,format=P010_10LE,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
@@ -682,11 +691,14 @@ GST_START_TEST (test_scaling_near_videoconvertscale)
   if (!have_reference ("videoconvertscale"))
     return;
   std::vector<Case> cases = {
-    { "NV12", 1920, 1080, "RGBA", 640, 360 }, { "NV12", 1280, 720, "NV12", 1920, 1080 },
+    { "NV12", 1920, 1080, "RGBA", 640, 360 },
+    { "NV12", 1280, 720, "NV12", 1920, 1080 },
     { "RGBA", 1920, 1080, "RGBP", 640, 640 }, /* letterbox (square pixels asked) */
     { "I420", 640, 480, "RGBA", 853, 480 },   /* pillarbox (the same) */
     { "NV12", 1920, 1080, "RGBA", 960, 540 },
     { "BGRA", 1280, 720, "RGBA", 1920, 1080 }, /* packed RGB in fixed point */
+    { "BGRx", 1920, 1080, "NV12", 1280, 720 }, /* chroma filtered down, in it */
+    { "YUY2", 1920, 1080, "I420", 1280, 720 },
   };
   cases[1].filter = gpu::Filter::BICUBIC;
   /* Without a pixel-aspect-ratio downstream, both keep the picture whole
