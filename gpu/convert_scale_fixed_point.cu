@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The fixed-point family (convert_scale_fixed_point.h): 8-bit YUV with
 // subsampled chroma and packed 8-bit RGB resampled by two taps into 8-bit
-// RGB or YUV.
+// RGB or 4:4:4, a pixel at a time (outputs with subsampled chroma:
+// convert_scale_fixed_point_blocks.cu, compiled beside it).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 
@@ -10,19 +11,9 @@ namespace gst_cs::gpu::kernels {
 void
 launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
 {
+  if (op.fixed.blocks)
+    return launch_fixed_point_blocks (op, stream);
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  if (op.fixed.blocks) {
-    const int rows = fixed_point::block_tile_rows (nbx, nby);
-    const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
-    two_tap::dispatch_filter (op, [&] (auto f) {
-      fixed_point::dispatch_word (op, [&] (auto word) {
-        convert_scale_fixed_point_blocks_kernel<decltype (f)::value,
-            decltype (word)::value>
-            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
-      });
-    });
-    return;
-  }
   const bool turned = pixels::rotates (op.orientation);
   const int rows = two_tap::tile_rows (nbx, nby, !turned);
   /* Turned: tiles of `rows` columns and kTileX rows. */

@@ -234,7 +234,7 @@ two_tap_as_gpu (const ConvertScale & resolved, int nbx, int nby)
     constexpr Filter F = decltype (f)::value;
     pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
       constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
-      two_tap::dispatch_members<OB> (resolved, [&] (auto members) {
+      two_tap::dispatch_members<IB, OB> (resolved, [&] (auto members) {
         using Members = decltype (members);
         const int rows =
             two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (resolved));

@@ -230,7 +230,9 @@ __launch_bounds__ (kTileX * kTileY, 6)
 /* Outputs with subsampled chroma in fixed point (op.fixed.blocks): the
  * CUDA block's threads compute the pixels of the tile's lines once
  * (fixed_point::stage_pixels), then each writes the chroma of `rows /
- * kTileY` blocks of its column from them (write_staged_chroma). */
+ * kTileY` blocks of its column from them (write_staged_chroma). 4 CUDA
+ * blocks per SM: each takes about 40 KB of shared memory (the kept chroma
+ * and the taps). */
 template <Filter F, int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4)
@@ -324,7 +326,9 @@ void launch_staged (const ConvertScale & op, cudaStream_t stream); /* _one_sampl
 void launch_one_sample (
     const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
 void launch_fixed_point (
-    const ConvertScale & op, cudaStream_t stream);                 /* _fixed_point.cu */
+    const ConvertScale & op, cudaStream_t stream); /* _fixed_point.cu */
+void launch_fixed_point_blocks (
+    const ConvertScale & op, cudaStream_t stream); /* _fixed_point_blocks.cu */
 void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
@@ -349,7 +353,7 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const dim3 threads (kTileX, kTileY);
   if (op.out.bytes == 2) {
-    two_tap::dispatch_members<2> (op, [&] (auto members) {
+    two_tap::dispatch_members<IB, 2> (op, [&] (auto members) {
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
       const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
@@ -358,7 +362,7 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
     });
     return;
   }
-  two_tap::dispatch_members<1> (op, [&] (auto members) {
+  two_tap::dispatch_members<IB, 1> (op, [&] (auto members) {
     using Members = decltype (members);
     const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
     const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);

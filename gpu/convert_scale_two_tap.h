@@ -537,14 +537,20 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
   }
 }
 
-// Calls fn (members) with the Members type of op's kernel instance: fixed
-// for packed RGB with alpha or without, and for YUV with subsampled chroma
-// (a decoder's frames: NV12's UV in 2-byte words, P010's in 4-byte ones,
-// I420's apart), into 8-bit RGB or 4:4:4 (OB = 1: RGBA, RGBP ...),
-// LumaMembers where it matches, else
-// AnyMembers. Of the fixed ones, those with op.fixed.on (8-bit samples in
-// and out) take fixed_point's kernel instead (convert_scale_fixed_point.h).
-template <int OB, class Fn>
+// Calls fn (members) with the Members type of op's kernel instance (IB,
+// OB: its sample sizes): fixed for packed RGB with alpha or without, and
+// for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
+// words, P010's in 4-byte ones, I420's apart), into 8-bit RGB or 4:4:4
+// (OB = 1: RGBA, RGBP ...), LumaMembers where it matches, PackedRgbMembers
+// for 4-byte words of 8-bit RGB (IB = 1) into subsampled chroma, else
+// AnyMembers. Of 8-bit inputs, fixed_point's kernels take all those
+// frames (convert_scale_fixed_point.h) but the ones whose alpha the
+// `alpha` property scales, turned ones into subsampled chroma, and the
+// rare ones it cannot (under two samples wide or high, a matrix its
+// integers cannot hold): of the fixed Members only FixedMembers<15u, 0u,
+// 0> is built for them, the rest take AnyMembers (each instance is a
+// kernel to build).
+template <int IB, int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
 {
@@ -553,21 +559,25 @@ dispatch_members (const ConvertScale & op, Fn fn)
      * or without. */
     if (FixedMembers<15u, 0u, 0>::matches (op))
       return fn (FixedMembers<15u, 0u, 0>{});
-    if (FixedMembers<7u, 0u, 0>::matches (op))
-      return fn (FixedMembers<7u, 0u, 0>{});
-    if (FixedMembers<1u, 6u, 2>::matches (op))
-      return fn (FixedMembers<1u, 6u, 2>{});
-    if (FixedMembers<1u, 6u, 4>::matches (op))
-      return fn (FixedMembers<1u, 6u, 4>{});
-    if (FixedMembers<1u, 6u, 0>::matches (op))
-      return fn (FixedMembers<1u, 6u, 0>{});
+    if constexpr (IB == 2) {
+      if (FixedMembers<7u, 0u, 0>::matches (op))
+        return fn (FixedMembers<7u, 0u, 0>{});
+      if (FixedMembers<1u, 6u, 2>::matches (op))
+        return fn (FixedMembers<1u, 6u, 2>{});
+      if (FixedMembers<1u, 6u, 4>::matches (op))
+        return fn (FixedMembers<1u, 6u, 4>{});
+      if (FixedMembers<1u, 6u, 0>::matches (op))
+        return fn (FixedMembers<1u, 6u, 0>{});
+    }
   }
   if (LumaMembers::matches (op))
     return fn (LumaMembers{});
-  if (PackedRgbMembers<15u>::matches (op))
-    return fn (PackedRgbMembers<15u>{});
-  if (PackedRgbMembers<7u>::matches (op))
-    return fn (PackedRgbMembers<7u>{});
+  if constexpr (IB == 1) { /* words of four 8-bit samples */
+    if (PackedRgbMembers<15u>::matches (op))
+      return fn (PackedRgbMembers<15u>{});
+    if (PackedRgbMembers<7u>::matches (op))
+      return fn (PackedRgbMembers<7u>{});
+  }
   fn (AnyMembers{});
 }
 

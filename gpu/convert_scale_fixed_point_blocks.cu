@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The fixed-point family into outputs with subsampled chroma (NV12, I420,
+// YUY2 ...: op.fixed.blocks), in a file of its own so that it compiles
+// beside the family's other kernels (convert_scale_fixed_point.cu).
+#define GCS_DEFINE_LAUNCHES
+#include "convert_scale_kernels.cuh"
+
+namespace gst_cs::gpu::kernels {
+
+void
+launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  const int rows = fixed_point::block_tile_rows (nbx, nby);
+  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  two_tap::dispatch_filter (op, [&] (auto f) {
+    fixed_point::dispatch_word (op, [&] (auto word) {
+      convert_scale_fixed_point_blocks_kernel<decltype (f)::value, decltype (word)::value>
+          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+    });
+  });
+}
+
+} // namespace gst_cs::gpu::kernels
