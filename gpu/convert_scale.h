@@ -132,9 +132,10 @@ struct ConvertScale {
     int word = 0; // U and V in one word of 2 or 4 bytes; 0: in planes of their own
     const std::uint8_t * luma = nullptr;   // Y's first sample (kPackedRgb: the word's)
     const std::uint8_t * chroma = nullptr; // U's (word: the word's)
-    unsigned
-        rgb_select[2] = {}; // a packed word's components 0, 2 and 1, 3 into 16-bit lanes
-    bool alpha_in = false;  // packed RGB: the output's alpha is the input's, filtered
+    // kPackedRgb: a word's components 0, 2 and 1, 3 into 16-bit lanes
+    // (byte_perm), and whether the output's alpha is the input's, filtered.
+    unsigned rgb_select[2] = {};
+    bool alpha_in = false;
     std::ptrdiff_t v_minus_u = 0; // V's sample from U's, where apart
     unsigned stride[2][2] = {};   // [resolution][along y]: bytes between samples
     unsigned chroma_select = 0;   // a word's U and V into 16-bit lanes (byte_perm)
