@@ -38,7 +38,8 @@ launch (const ConvertScale & op, cudaStream_t stream)
       return wide ? launch_tap_tile<Filter::AREA, 2> (op, stream)
                   : launch_tap_tile<Filter::AREA, 1> (op, stream);
     case Path::TAPS_PER_PIXEL: /* area shrinking only (tap_tile::applies) */
-      return launch_taps_per_pixel<Filter::AREA> (op, stream);
+      return wide ? launch_taps_per_pixel<Filter::AREA, 2> (op, stream)
+                  : launch_taps_per_pixel<Filter::AREA, 1> (op, stream);
   }
 }
 

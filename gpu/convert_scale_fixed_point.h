@@ -522,8 +522,7 @@ struct ChromaTile {
 inline int
 block_tile_rows (int nbx, int nby)
 {
-  const int rows = two_tap::tile_rows (nbx, nby, true);
-  return rows < kBlockTileRows ? rows : kBlockTileRows;
+  return two_tap::tile_rows (nbx, nby, true, 1, kBlockTileRows);
 }
 
 // Computes the pixels k = first, first + step ... of the tile's lines `l`

@@ -307,15 +307,15 @@ __launch_bounds__ (kTileX * kTileY)
 /* Bicubic and area shrinking (tap_tile::write_block): the CUDA block's
  * tile gets its taps once, in shared memory; each thread then writes
  * `rows / kTileY` blocks of its column. */
-template <Filter F, int IB, int OB, class Members>
+template <Filter F, int IB, int OB, class Members, int N>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
     convert_scale_tap_tile_kernel (ConvertScale op, int nbx, int nby, int rows)
 {
-  __shared__ tap_tile::Tile tile;
+  __shared__ tap_tile::TileOf<N> tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
-    tap_tile::write_block<F, IB, OB, Members> (op, lines, tile, bx, by);
+    tap_tile::write_block<F, IB, OB, Members, N> (op, lines, tile, bx, by);
   });
 }
 
@@ -334,7 +334,7 @@ template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
 template <Filter F, int IB>
 void launch_tap_tile (const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
-template <Filter F>
+template <Filter F, int IB>
 void launch_taps_per_pixel (
     const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
 
@@ -387,8 +387,10 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-      convert_scale_tap_tile_kernel<F, IB, OB, decltype (members)>
-          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+      tap_tile::dispatch_taps<F, IB> (op, [&] (auto n) {
+        convert_scale_tap_tile_kernel<F, IB, OB, decltype (members), decltype (n)::value>
+            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+      });
     });
   };
   if (op.out.bytes == 2)
@@ -397,16 +399,20 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
     launch (std::integral_constant<int, 1>{});
 }
 
-template <Filter F>
+template <Filter F, int IB>
 void
 launch_taps_per_pixel (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-    constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
+  auto launch = [&] (auto ob) {
+    constexpr int OB = decltype (ob)::value;
     convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>
         <<<block_grid (op), dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby);
-  });
+  };
+  if (op.out.bytes == 2)
+    launch (std::integral_constant<int, 2>{});
+  else
+    launch (std::integral_constant<int, 1>{});
 }
 #endif
 

@@ -24,11 +24,15 @@
 #define GCS_NO_UNROLL _Pragma ("unroll 1")
 #define GCS_UNROLL_TWICE _Pragma ("unroll 2")
 #define GCS_UNROLL_4 _Pragma ("unroll 4")
+/* By a constant expression, template arguments included (1: not). */
+#define GCS_PRAGMA(x) _Pragma (#x)
+#define GCS_UNROLL_BY(n) GCS_PRAGMA (unroll (n))
 #else
 #define GCS_UNROLL
 #define GCS_NO_UNROLL
 #define GCS_UNROLL_TWICE
 #define GCS_UNROLL_4
+#define GCS_UNROLL_BY(n)
 #endif
 
 namespace gst_cs::gpu::pixels {

@@ -354,22 +354,22 @@ using Tile = TileOf<TwoTaps>;
 // 1080p NV12 -> 720x1280 RGBA 33.5 -> 34.6 us, hence two rules. `frames`:
 // how many frames of that size one grid writes (batch_convert's), whose
 // tiles count together: the more rows, the fewer times a tile's taps and a
-// thread's setup are paid.
+// thread's setup are paid. `most`: the most rows the caller's tile holds
+// (a power of two, at least kTileY).
 inline int
-tile_rows (int nbx, int nby, bool tall, int frames = 1)
+tile_rows (int nbx, int nby, bool tall, int frames = 1, int most = kMaxTileRows)
 {
   int rows = kTileY;
   if (!tall) {
     const long long blocks = (long long)nbx * nby;
     constexpr long long kBusyThreads = 300000;
-    while (rows < 4 * kTileY && blocks >= 2 * rows / kTileY * kBusyThreads)
+    while (rows < 4 * kTileY && rows < most && blocks >= 2 * rows / kTileY * kBusyThreads)
       rows *= 2;
     return rows;
   }
   constexpr long long kMinTiles = 256;
   const long long columns = (long long)frames * ((nbx + kTileX - 1) / kTileX);
-  while (
-      rows < kMaxTileRows && columns * ((nby + 2 * rows - 1) / (2 * rows)) >= kMinTiles)
+  while (rows < most && columns * ((nby + 2 * rows - 1) / (2 * rows)) >= kMinTiles)
     rows *= 2;
   return rows;
 }

@@ -3,7 +3,8 @@
 // compiles this file once per instance, in parallel): GCS_TWO_TAP_FILTER
 // and GCS_SAMPLE_BYTES for the two-tap family, GCS_TAP_TILE_FILTER and
 // GCS_SAMPLE_BYTES for the tap-tile one (bicubic, area shrinking), or
-// GCS_TAPS_FILTER for the taps-per-pixel one (area shrinking further).
+// GCS_TAPS_FILTER and GCS_SAMPLE_BYTES for the taps-per-pixel one (area
+// shrinking further).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 
@@ -18,7 +19,7 @@ template void launch_tap_tile<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES> (
     const ConvertScale & op, cudaStream_t stream);
 #endif
 #if defined(GCS_TAPS_FILTER)
-template void launch_taps_per_pixel<Filter::GCS_TAPS_FILTER> (
+template void launch_taps_per_pixel<Filter::GCS_TAPS_FILTER, GCS_SAMPLE_BYTES> (
     const ConvertScale & op, cudaStream_t stream);
 #endif
 

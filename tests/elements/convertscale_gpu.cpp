@@ -389,6 +389,38 @@ GST_START_TEST (test_edges_match_twin)
 }
 GST_END_TEST;
 
+/* Bicubic and area shrinking in tiles (tap_tile): 8-bit bicubic's four
+ * taps a line, padded where a line is on a sample (upscaled) and unrolled,
+ * and the others' any number up to 8 (area shrinking by 2.5, 2.995, 3 and
+ * 3.3, whose lines have up to five), each against the twin: turned,
+ * cropped, 10-bit, packed RGB and 4:2:0 outputs. */
+GST_START_TEST (test_tap_tiles_match_twin)
+{
+  std::vector<Case> cases = {
+    { "NV12", 192, 108, "RGBA", 64, 36 },   /* area 3 */
+    { "NV12", 192, 108, "NV12", 64, 36 },   /* area 3, luma alone */
+    { "I420", 160, 90, "RGBA", 64, 36 },    /* area 2.5 */
+    { "NV12", 599, 299, "RGBA", 200, 100 }, /* area 2.995: any number */
+    { "RGBA", 211, 118, "NV12", 64, 36 },   /* area 3.3: five taps on some lines */
+    { "NV12", 200, 112, "RGBA", 64, 36 },   /* area 3 of a crop at odd offsets */
+    { "NV12", 64, 36, "RGBA", 96, 54 },     /* bicubic up 1.5 */
+    { "NV12", 96, 64, "RGBA", 40, 72 },     /* bicubic turned */
+    { "P010_10LE", 128, 72, "RGBA", 64, 36 },
+    { "NV12", 200, 120, "I420", 70, 50 }, /* bicubic of a crop */
+    { "RGBA", 100, 100, "BGRx", 37, 29 },
+  };
+  for (int k = 0; k < 6; k++)
+    cases[k].filter = gpu::Filter::AREA;
+  for (size_t k = 6; k < cases.size (); k++)
+    cases[k].filter = gpu::Filter::BICUBIC;
+  cases[5].crop = { 3, 5, 1, 3 };
+  cases[7].direction = GST_VIDEO_ORIENTATION_90R;
+  cases[9].crop = { 3, 5, 1, 7 };
+  for (const Case & c : cases)
+    check_against_twin (c);
+}
+GST_END_TEST;
+
 /* The kernel path of caps `in` -> `out` (the element's description). */
 static std::string
 path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false)
@@ -1452,6 +1484,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_orientations_match_twin);
   tcase_add_test (tc, test_turned_fixed_point_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
+  tcase_add_test (tc, test_tap_tiles_match_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
