@@ -14,6 +14,12 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
 VERSIONS=${VERSIONS:-bundle 1.24.2 1.28.6}
 mkdir -p "$OUT"
+# A version missing from .gst-dist would be found only at the end, its
+# device time spent: refuse at once.
+for v in $VERSIONS; do
+  [ "$v" = bundle ] || [ -f ".gst-dist/gst-$v.tar.xz" ] ||
+    { echo "no GStreamer $v in .gst-dist/ (copy ../shared/gst/gst-$v.tar.xz there)"; exit 1; }
+done
 ngpu=$(nvidia-smi -L 2> /dev/null | wc -l)
 pids=()
 for v in $VERSIONS; do
@@ -44,7 +50,9 @@ rc=0
 for v in $VERSIONS; do
   echo "##### $v: exit $(cat "$OUT/$v/rc" 2> /dev/null || echo 'not finished')"
   [ "$(cat "$OUT/$v/rc" 2> /dev/null)" = 0 ] || rc=1
-  grep -E "^=== |^(Ok|Fail|Skipped|Timeout):|FAIL|TIMEOUT|^--- |ERROR SUMMARY|build failed" \
-    "$OUT/$v/summary.txt" | grep -v "^ *[0-9]*/[0-9]* .* OK" | head -30
+  # The counts, failures and memcheck first; the per-pipeline host-wait
+  # lines stay in summary.txt (they pushed these out of a call's tail).
+  grep -E "^=== |^(Ok|Fail|Skipped|Timeout):|FAIL|TIMEOUT|ERROR SUMMARY|build failed|^--- (nvcodec interop|PyTorch|compute-sanitizer)" \
+    "$OUT/$v/summary.txt" | grep -v "^ *[0-9]*/[0-9]* .* OK" | head -16
 done
 exit $rc
