@@ -271,18 +271,16 @@ tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
     constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
       tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-        tap_tile::dispatch_taps<F, IB> (op, [&] (auto n) {
-          constexpr int N = decltype (n)::value;
-          auto tile = std::make_unique<tap_tile::TileOf<N>> ();
-          each_tile<F> (op, nbx, nby, rows, *tile,
-              [&] (const two_tap::TileLines & lines, int tx, int ty) {
-                for (int bx = tx * two_tap::kTileX;
-                     bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-                  for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                    tap_tile::write_block<F, IB, OB, decltype (members), N> (
-                        op, lines, *tile, bx, by);
-              });
-        });
+        constexpr int N = tap_tile::kLineTaps<F, IB>;
+        auto tile = std::make_unique<tap_tile::TileOf<N>> ();
+        each_tile<F> (op, nbx, nby, rows, *tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                  tap_tile::write_block<F, IB, OB, decltype (members), N> (
+                      op, lines, *tile, bx, by);
+            });
       });
     }
   });

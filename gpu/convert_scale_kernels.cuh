@@ -387,10 +387,9 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-      tap_tile::dispatch_taps<F, IB> (op, [&] (auto n) {
-        convert_scale_tap_tile_kernel<F, IB, OB, decltype (members), decltype (n)::value>
-            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
-      });
+      convert_scale_tap_tile_kernel<F, IB, OB, decltype (members),
+          tap_tile::kLineTaps<F, IB>>
+          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
     });
   };
   if (op.out.bytes == 2)

@@ -22,7 +22,7 @@ namespace gst_cs::gpu::tap_tile {
 constexpr int kMaxTaps = 8;
 
 // The taps of one line: n samples and their weights, in taps()'s order.
-// N > 0: every line of the frame has at most N taps (dispatch_taps), and
+// N > 0: every line of the frame has at most N taps (kLineTaps), and
 // lines of fewer are padded to N with taps of weight 0 on their first
 // sample, so that a pixel's sums have a length known at compile time (the
 // loads of a row issue together) and end as they would without: x + 0 * y
@@ -191,20 +191,13 @@ dispatch_members (const ConvertScale & op, Fn fn)
   fn (two_tap::AnyMembers{});
 }
 
-// Calls fn (n) with the taps per line of F's tiles from IB-byte samples
-// (TapsOf) as a compile-time constant: bicubic's lines have 4 taps or 1,
-// and from 8-bit samples they are padded to 4 and unrolled (1.2 to 1.7
-// times faster); else any number. Unrolled, P010's bicubic ran 1.3 times
-// slower, and area padded to 4 taps read more than it sums where it
-// shrinks by 2 or 3 (2 or 3 taps a line; up to twice as slow).
-template <Filter F, int IB, class Fn>
-inline void
-dispatch_taps (const ConvertScale &, Fn fn)
-{
-  if constexpr (F == Filter::BICUBIC && IB == 1)
-    fn (std::integral_constant<int, 4>{});
-  else
-    fn (std::integral_constant<int, 0>{});
-}
+// The taps per line (TapsOf) of F's tiles from IB-byte samples:
+// bicubic's lines have 4 taps or 1, and from 8-bit samples they are padded
+// to 4 and unrolled (1.2 to 1.7 times faster); else any number. Unrolled,
+// P010's bicubic ran 1.3 times slower, and area padded to 4 taps read more
+// than it sums where it shrinks by 2 or 3 (2 or 3 taps a line; up to
+// twice as slow).
+template <Filter F, int IB>
+constexpr int kLineTaps = F == Filter::BICUBIC && IB == 1 ? 4 : 0;
 
 } // namespace gst_cs::gpu::tap_tile
