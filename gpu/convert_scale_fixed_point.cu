@@ -18,7 +18,7 @@ launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
   const int rows = two_tap::tile_rows (nbx, nby, !turned);
   /* Turned: tiles of `rows` columns and kTileX rows. */
   const dim3 tiles = turned ? dim3 ((nbx + rows - 1) / rows, (nby + kTileX - 1) / kTileX)
-                            : dim3 ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+                            : tile_grid (nbx, nby, rows);
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
       constexpr Filter F = decltype (f)::value;

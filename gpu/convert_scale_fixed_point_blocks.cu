@@ -12,7 +12,7 @@ launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = fixed_point::block_tile_rows (nbx, nby);
-  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  const dim3 tiles = tile_grid (nbx, nby, rows);
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
       convert_scale_fixed_point_blocks_kernel<decltype (f)::value, decltype (word)::value>

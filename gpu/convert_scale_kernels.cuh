@@ -339,11 +339,17 @@ void launch_taps_per_pixel (
     const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
 
 #if defined(GCS_DEFINE_LAUNCHES)
+/* The grid of tiles of kTileX columns of nbx and `rows` rows of nby. */
+inline dim3
+tile_grid (int nbx, int nby, int rows)
+{
+  return dim3 ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+}
+
 inline dim3
 block_grid (const ConvertScale & op)
 {
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  return dim3 ((nbx + kTileX - 1) / kTileX, (nby + kTileY - 1) / kTileY);
+  return tile_grid (pixels::blocks_x (op.out), pixels::blocks_y (op.out), kTileY);
 }
 
 template <Filter F, int IB>
@@ -356,7 +362,7 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
     two_tap::dispatch_members<IB, 2> (op, [&] (auto members) {
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
-      const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+      const dim3 tiles = tile_grid (nbx, nby, rows);
       convert_scale_two_tap_kernel<F, IB, 2, Members>
           <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
     });
@@ -365,7 +371,7 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
   two_tap::dispatch_members<IB, 1> (op, [&] (auto members) {
     using Members = decltype (members);
     const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
-    const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+    const dim3 tiles = tile_grid (nbx, nby, rows);
     if constexpr (!Members::kFixed)
       convert_scale_two_tap_kernel<F, IB, 1, Members>
           <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
@@ -383,7 +389,7 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = tap_tile::tile_rows (nbx, nby);
-  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  const dim3 tiles = tile_grid (nbx, nby, rows);
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     tap_tile::dispatch_members<OB> (op, [&] (auto members) {

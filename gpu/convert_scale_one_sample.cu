@@ -12,7 +12,7 @@ launch_direct (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
-  const dim3 groups ((ngx + kTileX - 1) / kTileX, block_grid (op).y);
+  const dim3 groups = tile_grid (ngx, nby, kTileY);
   pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
     convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>
         <<<groups, dim3 (kTileX, kTileY), 0, stream>>> (op, ngx, nby);

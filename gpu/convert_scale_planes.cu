@@ -11,7 +11,7 @@ launch_planes (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = planes::column_rows (nbx, nby);
-  const dim3 tiles ((nbx + kTileX - 1) / kTileX, (nby + rows - 1) / rows);
+  const dim3 tiles = tile_grid (nbx, nby, rows);
   planes::dispatch (op, [&] (auto f, auto ib, auto ob, auto word) {
     convert_scale_planes_kernel<decltype (f)::value, decltype (ib)::value,
         decltype (ob)::value, decltype (word)::value>
