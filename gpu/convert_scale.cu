@@ -48,11 +48,15 @@ launch (const ConvertScale & op, cudaStream_t stream)
 cudaError_t
 convert_scale (const ConvertScale & op, cudaStream_t stream)
 {
-  if (!convert_scale_is_valid (op))
+  ConvertScale resolved;
+  if (!convert_scale_resolve (op, &resolved))
     return cudaErrorInvalidValue;
-  ConvertScale resolved = op;
-  pixels::resolve (resolved);
-  fixed_point::resolve (resolved);
+  return convert_scale_resolved (resolved, stream);
+}
+
+cudaError_t
+convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
+{
   launch (resolved, stream);
   return cudaGetLastError ();
 }

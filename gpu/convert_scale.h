@@ -174,4 +174,30 @@ const char * convert_scale_path (const ConvertScale & op);
 // their frames, components on planes 0..3).
 bool convert_scale_is_valid (const ConvertScale & op);
 
+// A description resolved once, for the frames that differ from it only in
+// where their memory lies: an element's frames of one pair of caps and one
+// setting, from its pools. Resolving (the checks, the fields derived once
+// per launch, the kernel path) was a tenth of a frame's host time where
+// the GPU's work is small.
+//
+// `op` checked and resolved into *resolved; false where convert_scale
+// refuses it.
+bool convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved);
+
+// Moves every pointer of `resolved` into the input by in_shift bytes and
+// every one into the output by out_shift, so that it describes the same
+// frame at another place. False, leaving it as it was, where a shift is
+// not a multiple of kMoveAlignment: resolving read the planes' alignment
+// (loads of words of up to 4 bytes), which such a move keeps.
+constexpr std::ptrdiff_t kMoveAlignment = 16;
+bool convert_scale_move (
+    ConvertScale * resolved, std::ptrdiff_t in_shift, std::ptrdiff_t out_shift);
+
+// convert_scale of a description convert_scale_resolve made (and
+// convert_scale_move moved): enqueues the kernel, never blocks.
+cudaError_t convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream);
+
+// convert_scale_as_gpu_on_host of a resolved description.
+void convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved);
+
 } // namespace gst_cs::gpu

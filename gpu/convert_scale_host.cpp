@@ -5,6 +5,7 @@
 #include "convert_scale.h"
 
 #include <memory>
+#include <type_traits>
 
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
@@ -66,6 +67,49 @@ convert_scale_is_valid (const ConvertScale & op)
          static_cast<int> (op.filter) <= 3;
 }
 
+bool
+convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
+{
+  if (!convert_scale_is_valid (op))
+    return false;
+  *resolved = op;
+  pixels::resolve (*resolved);
+  fixed_point::resolve (*resolved);
+  return true;
+}
+
+/* Every pointer of a resolved description, moved: a field added to
+ * ConvertScale that points into a frame must be moved here too (the size
+ * check makes whoever adds one look). */
+static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 848,
+    "ConvertScale changed: move its new pointers in convert_scale_move");
+
+bool
+convert_scale_move (
+    ConvertScale * resolved, std::ptrdiff_t in_shift, std::ptrdiff_t out_shift)
+{
+  if (in_shift % kMoveAlignment != 0 || out_shift % kMoveAlignment != 0)
+    return false;
+  auto move = [] (auto *& p, std::ptrdiff_t shift) {
+    if (p) /* an absent plane stays absent */
+      p = reinterpret_cast<std::remove_reference_t<decltype (p)>> (
+          reinterpret_cast<std::uintptr_t> (p) + static_cast<std::uintptr_t> (shift));
+  };
+  for (int k = 0; k < kConvertPlanes; k++) {
+    move (resolved->in.data[k], in_shift);
+    move (resolved->out.data[k], out_shift);
+  }
+  for (int c = 0; c < 4; c++) {
+    move (resolved->in.comp[c].base, in_shift);
+    move (resolved->out.comp[c].base, out_shift);
+  }
+  for (ConvertScale::Words & w : resolved->in_words)
+    move (w.base, in_shift);
+  move (resolved->fixed.luma, in_shift);
+  move (resolved->fixed.chroma, in_shift);
+  return true;
+}
+
 namespace {
 
 /* Calls write (bx, by) for every output block of `op`, row by row. */
@@ -77,19 +121,6 @@ each_block (const ConvertScale & op, Write write)
   for (int by = 0; by < nby; by++)
     for (int bx = 0; bx < nbx; bx++)
       write (bx, by);
-}
-
-/* `op` resolved (pixels::resolve) into *resolved, where convert_scale
- * accepts it; false where it refuses it. */
-bool
-resolve_valid (const ConvertScale & op, ConvertScale * resolved)
-{
-  if (!convert_scale_is_valid (op))
-    return false;
-  *resolved = op;
-  pixels::resolve (*resolved);
-  fixed_point::resolve (*resolved);
-  return true;
 }
 
 /* The twin on a resolved, valid `op`. */
@@ -209,7 +240,7 @@ bool
 convert_scale_on_host (const ConvertScale & op)
 {
   ConvertScale resolved;
-  if (!resolve_valid (op, &resolved))
+  if (!convert_scale_resolve (op, &resolved))
     return false;
   plain_twin (resolved);
   return true;
@@ -219,7 +250,7 @@ const char *
 convert_scale_path (const ConvertScale & op)
 {
   ConvertScale r;
-  return resolve_valid (op, &r) ? path_name (choose_path (r)) : nullptr;
+  return convert_scale_resolve (op, &r) ? path_name (choose_path (r)) : nullptr;
 }
 
 namespace {
@@ -292,8 +323,15 @@ bool
 convert_scale_as_gpu_on_host (const ConvertScale & op)
 {
   ConvertScale resolved;
-  if (!resolve_valid (op, &resolved))
+  if (!convert_scale_resolve (op, &resolved))
     return false;
+  convert_scale_resolved_as_gpu_on_host (resolved);
+  return true;
+}
+
+void
+convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
+{
   const int nbx = pixels::blocks_x (resolved.out), nby = pixels::blocks_y (resolved.out);
   switch (choose_path (resolved)) {
     case Path::DIRECT:
@@ -345,7 +383,6 @@ convert_scale_as_gpu_on_host (const ConvertScale & op)
       plain_twin (resolved);
       break;
   }
-  return true;
 }
 
 } // namespace gst_cs::gpu

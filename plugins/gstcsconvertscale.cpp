@@ -60,6 +60,7 @@
 #include "base/gstcscaps.h"
 #include "convert/gstcsconvertcaps.h"
 #include "convert/gstcsconvertdesc.hpp"
+#include "convert/gstcsconvertmemo.hpp"
 #include "base/gstcsdeviceinput.hpp"
 #include "base/gstcsdevicework.hpp"
 #include "gstcserror-private.h"
@@ -103,6 +104,7 @@ struct _GstCsConvertScale {
   gst_cs::DeviceInput * input;    /* copies from other devices, nvcodec frames held */
   gst_cs::ConvertColours colours; /* of the caps in use, streaming thread */
   gst_cs::FrameLayouts * layouts; /* of the frames, streaming thread */
+  gst_cs::ConvertMemo * memo;     /* the last frame's description, streaming thread */
 };
 
 static void
@@ -229,6 +231,7 @@ gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
   self->caps_equal = gst_caps_is_equal (incaps, outcaps);
   self->out_nvcodec = gst_cs::caps_are_nvcodec (outcaps);
   self->colours.valid = false; /* of the caps before */
+  self->memo->clear ();
   (void)in, (void)out;
   return TRUE;
 }
@@ -368,13 +371,11 @@ filter_of (GstCsConvertScaleMethod m)
   }
 }
 
-/* Everything of the kernel's description but the memory. The properties
- * are read once, so a frame is made with one setting. */
-static void
-describe_geometry (GstCsConvertScale * self, const gst_cs::Region & region,
-    gst_cs::gpu::ConvertScale * op)
+/* The element's settings for one frame: the properties are read once, so
+ * a frame is made with one setting. */
+static gst_cs::ConvertSettings
+frame_settings (GstCsConvertScale * self)
 {
-  auto * base = GST_CS_BASE_TRANSFORM (self);
   gst_cs::ConvertSettings settings;
   GST_OBJECT_LOCK (self);
   settings.filter = filter_of (self->method);
@@ -382,9 +383,7 @@ describe_geometry (GstCsConvertScale * self, const gst_cs::Region & region,
   settings.border_argb = self->border_color;
   GST_OBJECT_UNLOCK (self);
   settings.orientation = static_cast<gst_cs::gpu::Orientation> (self->orientation);
-  gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
-      (gint)region.y, (gint)region.width, (gint)region.height, settings, &self->colours,
-      op);
+  return settings;
 }
 
 /* One kernel reads the visible region of `source` and writes every plane
@@ -400,8 +399,11 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
     GST_CS_POST_ERROR (self, err, "Cannot convert a frame");
     return GST_FLOW_ERROR;
   }
-  gst_cs::gpu::ConvertScale op;
-  describe_geometry (self, region, &op);
+  gst_cs::ConvertKey key;
+  key.settings = frame_settings (self);
+  key.x = region.x, key.y = region.y, key.width = region.width,
+  key.height = region.height;
+  key.in = &region.frame;
   const bool ok = gst_cs::run_device_work (
       base, source, outbuf,
       [&] (guint8 * in, guint8 * out, cudaStream_t stream, GError ** error) {
@@ -409,16 +411,27 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
         if (!self->layouts->output.buffer_layout (outbuf, &base->out_info, &out_layout,
                 gst_buffer_get_size (outbuf), error))
           return false;
-        op.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
-        op.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
-        const cudaError_t status = gst_cs::gpu::convert_scale (op, stream);
+        key.out = &out_layout;
+        gst_cs::gpu::ConvertScale described;
+        const gst_cs::gpu::ConvertScale * op = self->memo->resolve (key, in, out, [&] () {
+          gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
+              (gint)region.y, (gint)region.width, (gint)region.height, key.settings,
+              &self->colours, &described);
+          described.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
+          described.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
+          return described;
+        });
+        const cudaError_t status = op ? gst_cs::gpu::convert_scale_resolved (*op, stream)
+                                      : cudaErrorInvalidValue;
         if (status == cudaSuccess)
           return true;
+        if (!op)
+          op = &described;
         g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
             "Cannot launch the convert-scale kernel (%dx%d at %d,%d of %dx%d -> %dx%d): "
             "%s",
-            op.src_w, op.src_h, op.src_x, op.src_y, op.in.width, op.in.height,
-            op.out.width, op.out.height, cudaGetErrorString (status));
+            op->src_w, op->src_h, op->src_x, op->src_y, op->in.width, op->in.height,
+            op->out.width, op->out.height, cudaGetErrorString (status));
         return false;
       },
       &err);
@@ -606,6 +619,7 @@ gst_cs_convert_scale_finalize (GObject * object)
   g_free (self->refusal);
   delete self->input;
   delete self->layouts;
+  delete self->memo;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
 
@@ -723,4 +737,5 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
   self->colours = gst_cs::ConvertColours ();
   self->layouts = new gst_cs::FrameLayouts;
+  self->memo = new gst_cs::ConvertMemo;
 }

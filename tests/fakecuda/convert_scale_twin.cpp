@@ -21,7 +21,7 @@ run (void * data)
     fakecuda_fault ();
     return;
   }
-  convert_scale_as_gpu_on_host (*op);
+  convert_scale_resolved_as_gpu_on_host (*op);
 }
 
 void
@@ -35,9 +35,16 @@ release (void * data)
 cudaError_t
 convert_scale (const ConvertScale & op, cudaStream_t stream)
 {
-  if (!convert_scale_is_valid (op))
+  ConvertScale resolved;
+  if (!convert_scale_resolve (op, &resolved))
     return cudaErrorInvalidValue;
-  (void)fakecuda_launch (stream, run, new ConvertScale (op), release);
+  return convert_scale_resolved (resolved, stream);
+}
+
+cudaError_t
+convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
+{
+  (void)fakecuda_launch (stream, run, new ConvertScale (resolved), release);
   /* As the kernel wrapper: a failed launch is the thread's last error. */
   return cudaGetLastError ();
 }
