@@ -21,14 +21,17 @@ launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
                             : tile_grid (nbx, nby, rows);
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
-      constexpr Filter F = decltype (f)::value;
-      constexpr int Word = decltype (word)::value;
-      if (turned)
-        convert_scale_fixed_point_turned_kernel<F, Word>
-            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
-      else
-        convert_scale_fixed_point_kernel<F, Word>
-            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+      fixed_point::dispatch_one (op, [&] (auto one) {
+        constexpr Filter F = decltype (f)::value;
+        constexpr int Word = decltype (word)::value;
+        constexpr bool One = decltype (one)::value;
+        if (turned)
+          convert_scale_fixed_point_turned_kernel<F, Word, One>
+              <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+        else
+          convert_scale_fixed_point_kernel<F, Word, One>
+              <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+      });
     });
   });
 }

@@ -223,10 +223,24 @@ matrix_codes (const ConvertScale::FixedPoint & f, const InputCodes & k)
 // components 0 and 2, and 1 and 3, are filtered together in the 16-bit
 // lanes of one register (each lane at most 255 * 256 after the rows: no
 // carry), then each apart across the columns (at most 255 * 256 * 256).
+template <bool One>
 GCS_HD InputCodes
 packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Taps & rows)
 {
   const std::uint8_t *a = words.p0 + rows.o0, *b = a + f.stride[0][1];
+  if constexpr (One) {
+    /* The one word of weight 256 along each axis: k = 256 * its code, as
+     * the four-word sums make it (the others weigh 0). */
+    const unsigned w = input ((const unsigned *)((rows.q0 ? a : b) + (words.q0 ? 0 : 4)));
+    const unsigned lanes[2] = { byte_perm (w, 0u, f.rgb_select[0]),
+      byte_perm (w, 0u, f.rgb_select[1]) };
+    int k[4];
+    GCS_UNROLL
+    for (int i = 0; i < 4; i++)
+      k[i] = (int)(((lanes[i & 1] >> ((i >> 1) * 16)) & 0xffffu) << kCodeBits);
+    const int alpha = f.alpha_in ? (k[3] + (1 << (kCodeBits - 1))) >> kCodeBits : f.alpha;
+    return InputCodes{ { k[0], k[1], k[2] }, alpha };
+  }
   const unsigned w[4] = { input ((const unsigned *)a), input ((const unsigned *)b),
     input ((const unsigned *)(a + 4)), input ((const unsigned *)(b + 4)) };
   unsigned lanes[2][2]; /* [column][components 0, 2 | 1, 3] */
@@ -256,24 +270,26 @@ packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Tap
 // (a thread's) are a pair of source columns, turned or not (fill_entry:
 // an output row of a turned frame runs along a source column), the
 // pixel's taps a pair of source rows.
-template <int Word>
+template <int Word, bool One = false>
 GCS_HD InputCodes
 input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
     const Lines & chroma, const Taps & cb)
 {
   if constexpr (Word == kPackedRgb)
-    return packed_codes (f, luma, lb);
+    return packed_codes<One> (f, luma, lb);
   /* From a pair's first sample to its second: along x a step known here
    * (an offset in the load), along y the row pitch. */
   constexpr unsigned luma_line = luma_step (Word), chroma_line = chroma_step (Word);
   const unsigned luma_pixel = f.stride[0][1], chroma_pixel = f.stride[1][1];
   const std::uint8_t *a = luma.p0 + lb.o0, *b = a + luma_pixel;
-  /* At most 255 * 256 * 256 before the shift: the code times 256. */
+  /* At most 255 * 256 * 256 before the shift: the code times 256. One:
+   * the sample of weight 256 along each axis, times 256 (the sum's value). */
   const int y =
-      (int)(((input (a) * lb.q0 + input (b) * lb.q1) * luma.q0 +
-                (input (a + luma_line) * lb.q0 + input (b + luma_line) * lb.q1) *
-                    luma.q1) >>
-            kCodeBits);
+      One ? (int)(input ((lb.q0 ? a : b) + (luma.q0 ? 0u : luma_line)) << kCodeBits)
+          : (int)(((input (a) * lb.q0 + input (b) * lb.q1) * luma.q0 +
+                      (input (a + luma_line) * lb.q0 + input (b + luma_line) * lb.q1) *
+                          luma.q1) >>
+                  kCodeBits);
   const std::uint8_t *c = chroma.p0 + cb.o0, *d = c + chroma_pixel;
   /* Each 16-bit lane at most 255 * 256: U never carries into V. */
   const unsigned c0 =
@@ -288,12 +304,12 @@ input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps 
 
 // The output codes, saturated, of input_codes: bytes c0 c1 c2 alpha of a
 // word.
-template <int Word>
+template <int Word, bool One = false>
 GCS_HD unsigned
 codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
     const Lines & chroma, const Taps & cb)
 {
-  return matrix_codes (f, input_codes<Word> (f, luma, lb, chroma, cb));
+  return matrix_codes (f, input_codes<Word, One> (f, luma, lb, chroma, cb));
 }
 
 // Stores output pixel (x, y) of `codes` (bytes c0 c1 c2 alpha).
@@ -321,7 +337,7 @@ store (const ConvertScale & op, int x, int y, unsigned codes)
 // a copy of it in registers where op is not at a fixed place in the
 // kernel's parameters (batch_convert indexes its frames by block): the
 // matrix is then loaded once, not once per pixel.
-template <int Word, bool Turned, class Out>
+template <int Word, bool Turned, bool One = false, class Out>
 GCS_HD void
 write_line (const ConvertScale & op, const ConvertScale::FixedPoint & f,
     const two_tap::TileLines & l, const Tile & t, int own, int first, int end, int step,
@@ -346,7 +362,7 @@ write_line (const ConvertScale & op, const ConvertScale::FixedPoint & f,
       out (k, f.border);
       continue;
     }
-    out (k, codes<Word> (f, luma, tile_taps (Turned ? t.cols[0][i] : t.rows[0][i]),
+    out (k, codes<Word, One> (f, luma, tile_taps (Turned ? t.cols[0][i] : t.rows[0][i]),
                 chroma, tile_taps (Turned ? t.cols[1][i] : t.rows[1][i])));
   }
 }
@@ -355,14 +371,14 @@ write_line (const ConvertScale & op, const ConvertScale::FixedPoint & f,
 // the tile `t` (filled), as two_tap::write_column does in float, for
 // frames that are not turned (turned ones: write_row). The column's taps
 // run along the source's x axis: they are the thread's lines.
-template <int Word>
+template <int Word, bool One = false>
 GCS_HD void
 write_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
     int x, int y_first, int y_end, int y_step)
 {
   if (x >= op.out.width)
     return;
-  write_line<Word, false> (op, op.fixed, l, t, x, y_first, y_end, y_step,
+  write_line<Word, false, One> (op, op.fixed, l, t, x, y_first, y_end, y_step,
       [&] (int y, unsigned codes) { store (op, x, y, codes); });
 }
 
@@ -384,14 +400,14 @@ turned_tile_lines (int tx, int ty, int cols)
 // on neighbouring output rows, read neighbouring samples of the same
 // source rows (on an output column they read one sample of 32 source
 // rows). The sums are write_column's, exact integers in another order.
-template <int Word, class Out>
+template <int Word, bool One = false, class Out>
 GCS_HD void
 write_row (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t, int y,
     int x_first, int x_end, int x_step, Out out)
 {
   if (y >= op.out.height)
     return;
-  write_line<Word, true> (op, op.fixed, l, t, y, x_first, x_end, x_step, out);
+  write_line<Word, true, One> (op, op.fixed, l, t, y, x_first, x_end, x_step, out);
 }
 
 // The twin's pixels: the input codes of output pixel (x, y) into *k from
@@ -455,7 +471,7 @@ border_luma_chroma (const ConvertScale::FixedPoint & f)
 }
 
 // Output pixel (x, y)'s LumaChroma from the tile `t` (filled for `l`).
-template <int Word>
+template <int Word, bool One = false>
 GCS_HD LumaChroma
 tile_luma_chroma (const ConvertScale::FixedPoint & f, const two_tap::TileLines & l,
     const Tile & t, int x, int y)
@@ -464,7 +480,7 @@ tile_luma_chroma (const ConvertScale::FixedPoint & f, const two_tap::TileLines &
   if (!t.col_in[ci] || !t.row_in[ri])
     return border_luma_chroma (f);
   return luma_chroma (
-      f, input_codes<Word> (f, lines_of (f.luma, tile_taps (t.cols[0][ci])),
+      f, input_codes<Word, One> (f, lines_of (f.luma, tile_taps (t.cols[0][ci])),
              tile_taps (t.rows[0][ri]), lines_of (f.chroma, tile_taps (t.cols[1][ci])),
              tile_taps (t.rows[1][ri])));
 }
@@ -642,6 +658,28 @@ dispatch_word (const ConvertScale & op, Fn fn)
       fn (std::integral_constant<int, 0>{});
   } else
     fn (std::integral_constant<int, 0>{});
+}
+
+// Whether every tap of the luma (of packed RGB: of the pixel) along
+// either axis is one sample, its pair's other of weight 0: nearest, and
+// frames not scaled (each output pixel's source position is a sample's).
+// Those pixels read their one sample (input_codes' One): a quarter of the
+// loads.
+inline bool
+luma_one_tap (const ConvertScale & op)
+{
+  return op.filter == Filter::NEAREST || (op.scale_x == 1.0f && op.scale_y == 1.0f);
+}
+
+// Calls fn (one) with luma_one_tap (op) as a compile-time constant.
+template <class Fn>
+inline void
+dispatch_one (const ConvertScale & op, Fn fn)
+{
+  if (luma_one_tap (op))
+    fn (std::true_type{});
+  else
+    fn (std::false_type{});
 }
 
 // Sets op.fixed (resolved by pixels::resolve): on for frames of 8-bit

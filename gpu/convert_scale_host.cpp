@@ -192,44 +192,49 @@ fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
   fixed_point::Tile tile;
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
-      if (op.fixed.blocks) { /* convert_scale_fixed_point_blocks_kernel */
-        auto chroma = std::make_unique<fixed_point::ChromaTile> ();
+      fixed_point::dispatch_one (op, [&] (auto one) {
+        constexpr int Word = decltype (word)::value;
+        constexpr bool One = decltype (one)::value;
+        if (op.fixed.blocks) { /* convert_scale_fixed_point_blocks_kernel */
+          auto chroma = std::make_unique<fixed_point::ChromaTile> ();
+          each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
+              [&] (const two_tap::TileLines & lines, int tx, int ty) {
+                fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
+                  return fixed_point::tile_luma_chroma<Word, One> (
+                      op.fixed, lines, tile, x, y);
+                });
+                for (int bx = tx * two_tap::kTileX;
+                     bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                  for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                    fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+              });
+          return;
+        }
+        if (turned) {
+          each_tile_of<decltype (f)::value> (
+              op, (nbx + rows - 1) / rows, (nby + two_tap::kTileX - 1) / two_tap::kTileX,
+              [&] (int tx, int ty) {
+                return fixed_point::turned_tile_lines (tx, ty, rows);
+              },
+              tile,
+              [&] (const two_tap::TileLines & lines, int tx, int ty) {
+                for (int y = ty * two_tap::kTileX; y < (ty + 1) * two_tap::kTileX; y++)
+                  fixed_point::write_row<Word, One> (op, lines, tile, y, tx * rows,
+                      (tx + 1) * rows, 1, [&] (int x, unsigned codes) {
+                        fixed_point::store (op, x, y, codes);
+                      });
+              });
+          return;
+        }
         each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
             [&] (const two_tap::TileLines & lines, int tx, int ty) {
-              fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
-                return fixed_point::tile_luma_chroma<decltype (word)::value> (
-                    op.fixed, lines, tile, x, y);
-              });
-              for (int bx = tx * two_tap::kTileX;
-                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                  fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+              const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
+              for (int x = tx * two_tap::kTileX;
+                   x < nbx && x < (tx + 1) * two_tap::kTileX; x++)
+                fixed_point::write_column<Word, One> (
+                    op, lines, tile, x, ty * rows, y_end, 1);
             });
-        return;
-      }
-      if (turned) {
-        each_tile_of<decltype (f)::value> (
-            op, (nbx + rows - 1) / rows, (nby + two_tap::kTileX - 1) / two_tap::kTileX,
-            [&] (
-                int tx, int ty) { return fixed_point::turned_tile_lines (tx, ty, rows); },
-            tile,
-            [&] (const two_tap::TileLines & lines, int tx, int ty) {
-              for (int y = ty * two_tap::kTileX; y < (ty + 1) * two_tap::kTileX; y++)
-                fixed_point::write_row<decltype (word)::value> (op, lines, tile, y,
-                    tx * rows, (tx + 1) * rows, 1, [&] (int x, unsigned codes) {
-                      fixed_point::store (op, x, y, codes);
-                    });
-            });
-        return;
-      }
-      each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
-          [&] (const two_tap::TileLines & lines, int tx, int ty) {
-            const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
-            for (int x = tx * two_tap::kTileX; x < nbx && x < (tx + 1) * two_tap::kTileX;
-                 x++)
-              fixed_point::write_column<decltype (word)::value> (
-                  op, lines, tile, x, ty * rows, y_end, 1);
-          });
+      });
     });
   });
 }

@@ -216,15 +216,16 @@ __launch_bounds__ (kTileX * kTileY, 8)
  * (4K -> 1080p RGBA, H100: 11.3 us; 8 blocks, one row at a time 11.9; 8
  * blocks, two rows 12.6; 6 blocks, one row 11.5; 5 blocks, two rows
  * 11.5). */
-template <Filter F, int Word>
+template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
     convert_scale_fixed_point_kernel (ConvertScale op, int rows)
 {
   __shared__ fixed_point::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  fixed_point::write_column<Word> (op, lines, tile, blockIdx.x * kTileX + threadIdx.x,
-      blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
+  fixed_point::write_column<Word, One> (op, lines, tile,
+      blockIdx.x * kTileX + threadIdx.x, blockIdx.y * rows + threadIdx.y,
+      (blockIdx.y + 1) * rows, kTileY);
 }
 
 /* Outputs with subsampled chroma in fixed point (op.fixed.blocks): the
@@ -233,7 +234,7 @@ __launch_bounds__ (kTileX * kTileY, 6)
  * kTileY` blocks of its column from them (write_staged_chroma). 4 CUDA
  * blocks per SM: each takes about 40 KB of shared memory (the kept chroma
  * and the taps). */
-template <Filter F, int Word>
+template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4)
     convert_scale_fixed_point_blocks_kernel (ConvertScale op, int nbx, int nby, int rows)
@@ -243,7 +244,7 @@ __launch_bounds__ (kTileX * kTileY, 4)
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   fixed_point::stage_pixels (op, lines, chroma, threadIdx.y * kTileX + threadIdx.x,
       kTileX * kTileY, [&] (int x, int y) {
-        return fixed_point::tile_luma_chroma<Word> (op.fixed, lines, tile, x, y);
+        return fixed_point::tile_luma_chroma<Word, One> (op.fixed, lines, tile, x, y);
       });
   __syncthreads ();
   write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
@@ -257,7 +258,7 @@ __launch_bounds__ (kTileX * kTileY, 4)
  * (on neighbouring output columns, a warp read one sample from each of 32
  * source rows for every load). Their codes go through shared memory and
  * are stored along output rows, so that the stores stay coalesced too. */
-template <Filter F, int Word>
+template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
     convert_scale_fixed_point_turned_kernel (ConvertScale op, int cols)
@@ -268,7 +269,7 @@ __launch_bounds__ (kTileX * kTileY, 6)
   const two_tap::TileLines lines = fill_tile_lines<F> (
       op, fixed_point::turned_tile_lines (blockIdx.x, blockIdx.y, cols), tile);
   const int x0 = blockIdx.x * cols, y0 = blockIdx.y * kTileX;
-  fixed_point::write_row<Word> (op, lines, tile, y0 + threadIdx.x, x0 + threadIdx.y,
+  fixed_point::write_row<Word, One> (op, lines, tile, y0 + threadIdx.x, x0 + threadIdx.y,
       x0 + cols, kTileY,
       [&] (int x, unsigned codes) { staged[threadIdx.x][x - x0] = codes; });
   __syncthreads ();
