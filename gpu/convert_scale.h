@@ -177,8 +177,8 @@ bool convert_scale_is_valid (const ConvertScale & op);
 // A description resolved once, for the frames that differ from it only in
 // where their memory lies: an element's frames of one pair of caps and one
 // setting, from its pools. Resolving (the checks, the fields derived once
-// per launch, the kernel path) was a tenth of a frame's host time where
-// the GPU's work is small.
+// per launch, the kernel path) cost a few hundred nanoseconds of a
+// frame's host time.
 //
 // `op` checked and resolved into *resolved; false where convert_scale
 // refuses it.
