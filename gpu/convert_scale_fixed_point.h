@@ -663,8 +663,8 @@ dispatch_word (const ConvertScale & op, Fn fn)
 // Whether every tap of the luma (of packed RGB: of the pixel) along
 // either axis is one sample, its pair's other of weight 0: nearest, and
 // frames not scaled (each output pixel's source position is a sample's).
-// Those pixels read their one sample (input_codes' One): a quarter of the
-// loads.
+// Those pixels read their one luma sample, or word of packed RGB
+// (input_codes' One): a quarter of those loads; chroma keeps its pairs.
 inline bool
 luma_one_tap (const ConvertScale & op)
 {
