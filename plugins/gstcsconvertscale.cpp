@@ -23,7 +23,11 @@
  * - #GstCsConvertScale:video-direction rotates and flips (the
  *   #GstVideoDirection interface; `auto` follows the image-orientation tag);
  * - a #GstVideoCropMeta on the input is honoured: only the region it marks
- *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all.
+ *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all;
+ * - alternate fields (interlace-mode=alternate, one field a buffer, with
+ *   the format:Interlaced caps feature) are scaled each as a picture of
+ *   the frame's width and half its height, their flags kept; turning them
+ *   or flipping them upside down is refused.
  *
  * Caps negotiate as with videoconvertscale: the input's format, size and
  * colorimetry where downstream allows them, else the nearest (the display
@@ -133,15 +137,18 @@ gst_cs_convert_scale_method_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
-                         "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
-                         ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
-                         "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+                     "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
+                     ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
+                     "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                         GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
 /* --- orientation ------------------------------------------------------ */
 
@@ -320,11 +327,32 @@ gst_cs_convert_scale_propose_allocation (
   return TRUE;
 }
 
+/* Whether frames of @info can take @m: any frame, and an alternate field
+ * (one field a buffer) as it is or flipped left to right. Turned by a
+ * quarter its lines would be columns, and upside down they would be those
+ * of the frame's other field. */
+static gboolean
+orientation_fits (const GstVideoInfo * info, GstVideoOrientationMethod m)
+{
+  return GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE ||
+         m == GST_VIDEO_ORIENTATION_IDENTITY || m == GST_VIDEO_ORIENTATION_HORIZ;
+}
+
 static gboolean
 gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
   commit_orientation (self);
+  if (!orientation_fits (&GST_CS_BASE_TRANSFORM (self)->in_info, self->orientation)) {
+    GEnumClass * k = (GEnumClass *)g_type_class_ref (GST_TYPE_VIDEO_ORIENTATION_METHOD);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot turn or flip upside down fields of interlace-mode=alternate "
+         "(video-direction %s): only identity and horiz keep a field's lines",
+            g_enum_get_value (k, self->orientation)->value_nick),
+        (NULL));
+    g_type_class_unref (k);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->refusal, g_free); /* negotiated: a later one is news */
   GST_OBJECT_UNLOCK (self);

@@ -109,7 +109,7 @@ convert_image (
     im.pitch[p] = GST_VIDEO_INFO_PLANE_STRIDE (layout, p);
   }
   im.width = GST_VIDEO_INFO_WIDTH (layout);
-  im.height = GST_VIDEO_INFO_HEIGHT (layout);
+  im.height = GST_VIDEO_INFO_FIELD_HEIGHT (layout); /* an alternate field's lines */
   const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, 0);
   const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f, 0);
   im.bytes = depth + shift > 8 ? 2 : 1;
@@ -217,6 +217,34 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
   describe_convert (in, out, x, y, w, h, settings, &colours, op);
 }
 
+namespace {
+
+/* The lines of the frame a region of `lines` lines of `info`'s picture
+ * stands for: as many, or for an alternate field twice as many (the whole
+ * field: the frame's own, which may be odd). */
+gint
+frame_lines (const GstVideoInfo * info, gint lines)
+{
+  if (GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE)
+    return lines;
+  return lines == GST_VIDEO_INFO_FIELD_HEIGHT (info) ? GST_VIDEO_INFO_HEIGHT (info)
+                                                     : 2 * lines;
+}
+
+/* Lines `y` to `y + h` of `info`'s frame as lines of its picture: the
+ * same, or for an alternate field those of the top field among them. */
+void
+picture_lines (const GstVideoInfo * info, gint * y, gint * h)
+{
+  if (GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE)
+    return;
+  const gint first = (*y + 1) / 2, end = (*y + *h + 1) / 2;
+  *y = first;
+  *h = MAX (end - first, 1);
+}
+
+} // namespace
+
 void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, ConvertColours * colours,
@@ -225,14 +253,18 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
   op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
   op->orientation = settings.orientation;
   op->filter = settings.filter;
-  /* The picture as it is shown: turned where the orientation swaps axes. */
+  /* The picture as it is shown: turned where the orientation swaps axes.
+   * Its borders keep the frames' display aspect ratio: an alternate
+   * field's are the frame's, in field lines. */
   const bool swap = swaps_axes (settings.orientation);
+  const gint fh = frame_lines (in, h);
   gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
   if (settings.add_borders)
-    fit_picture (swap ? h : w, swap ? w : h,
+    fit_picture (swap ? fh : w, swap ? w : fh,
         swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
         swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
         &dh);
+  picture_lines (out, &dy, &dh);
   op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
   if (!colours->valid || colours->border_argb != settings.border_argb) {
     convert_matrix (in, out, colours->matrix, &colours->alpha_scale);
