@@ -840,4 +840,6 @@ gst_cs_crop_init (GstCsCrop * self)
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
   self->layouts = new gst_cs::FrameLayouts;
   self->line_height = 1;
+  /* Late frames are dropped, as videocrop (a GstVideoFilter) drops them. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }

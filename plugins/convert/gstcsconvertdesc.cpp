@@ -210,6 +210,51 @@ swaps_axes (gpu::Orientation o)
 }
 
 void
+input_point (const GstVideoInfo * in, const GstVideoInfo * out,
+    const ConvertSettings & settings, double x, double y, double * in_x, double * in_y)
+{
+  const gint iw = GST_VIDEO_INFO_WIDTH (in), ih = GST_VIDEO_INFO_HEIGHT (in);
+  const bool swap = swaps_axes (settings.orientation);
+  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
+  if (settings.add_borders)
+    fit_picture (swap ? ih : iw, swap ? iw : ih,
+        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
+        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
+        &dh);
+  /* (u, v): the point in the picture as shown, 0 to 1 across it */
+  const double u = CLAMP ((x - dx) / MAX (dw, 1), 0.0, 1.0);
+  const double v = CLAMP ((y - dy) / MAX (dh, 1), 0.0, 1.0);
+  double s = u, t = v; /* the same in the input, before the turn */
+  switch (settings.orientation) {
+    case gpu::Orientation::ROTATE_90R:
+      s = v, t = 1.0 - u;
+      break;
+    case gpu::Orientation::ROTATE_90L:
+      s = 1.0 - v, t = u;
+      break;
+    case gpu::Orientation::ROTATE_180:
+      s = 1.0 - u, t = 1.0 - v;
+      break;
+    case gpu::Orientation::FLIP_H:
+      s = 1.0 - u;
+      break;
+    case gpu::Orientation::FLIP_V:
+      t = 1.0 - v;
+      break;
+    case gpu::Orientation::TRANSPOSE:
+      s = v, t = u;
+      break;
+    case gpu::Orientation::ANTI_TRANSPOSE:
+      s = 1.0 - v, t = 1.0 - u;
+      break;
+    default:
+      break;
+  }
+  *in_x = s * iw;
+  *in_y = t * ih;
+}
+
+void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op)
 {

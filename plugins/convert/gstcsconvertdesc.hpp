@@ -66,6 +66,13 @@ struct ConvertColours {
 void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op);
 
+// Where the point (`x`, `y`) of an output frame of `out` comes from in the
+// input frame of `in` that `settings` turned and scaled into it, borders
+// undone (a point on a border: the picture's nearest edge): a navigation
+// event's pointer, from downstream's frame into upstream's.
+void input_point (const GstVideoInfo * in, const GstVideoInfo * out,
+    const ConvertSettings & settings, double x, double y, double * in_x, double * in_y);
+
 // The same, taking the colours from `colours` where they are valid for
 // settings.border_argb, else computing them into it.
 void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
