@@ -62,6 +62,12 @@ GST_START_TEST (test_properties)
       g_object_get (e, name, &v, NULL);
       fail_unless_equals_int (v, set);
     }
+    /* below -1 (automatic): GLib's warning, the value unchanged */
+    g_object_set (e, name, 5, NULL);
+    ASSERT_WARNING (g_object_set (e, name, -2, NULL));
+    g_object_get (e, name, &v, NULL);
+    fail_unless_equals_int (v, 5);
+    g_object_set (e, name, 0, NULL);
   }
   gst_object_unref (e);
 }
@@ -179,7 +185,30 @@ GST_END_TEST;
 GST_START_TEST (test_caps_transform)
 {
   GstElement * e = make_crop ();
-  g_object_set (e, "left", 3, "right", 5, NULL);
+  /* nothing to crop: the caps as they are, also after a crop and back
+   * (videocrop's test_caps_transform) */
+  const char * caps = DEV "format=I420,width=200,height=100,framerate=1/1";
+  expect_caps (e, GST_PAD_SINK, caps, caps);
+  expect_caps (e, GST_PAD_SRC, caps, caps);
+  g_object_set (e, "left", 1, "right", 3, "top", 5, "bottom", 7, NULL);
+  g_object_set (e, "left", 0, "right", 0, "top", 0, "bottom", 0, NULL);
+  expect_caps (e, GST_PAD_SINK, caps, caps);
+  expect_caps (e, GST_PAD_SRC, caps, caps);
+  /* its ranges at the bounds: the top stays open, the bottom stops at 1 */
+  g_object_set (e, "left", 1, "right", 3, "top", 5, "bottom", 7, NULL);
+  expect_caps (e, GST_PAD_SRC,
+      DEV "format=I420,width=[2,2147483647],height=[2,2147483647]",
+      DEV "format=I420,width=[6,2147483647],height=[14,2147483647]");
+  expect_caps (e, GST_PAD_SINK,
+      DEV "format=I420,width=[2,2147483647],height=[2,2147483647]",
+      DEV "format=I420,width=[1,2147483643],height=[1,2147483635]");
+  /* its lists: where videocrop writes 1 for a size the crop leaves nothing
+   * of, that size has no counterpart here */
+  expect_caps (e, GST_PAD_SRC, DEV "format=I420,width={2,2147483647},height={5,1000}",
+      DEV "format=I420,width={6,2147483647},height={17,1012}");
+  expect_caps (e, GST_PAD_SINK, DEV "format=I420,width={2,2147483647},height={5,1000}",
+      DEV "format=I420,width={2147483643},height={988}");
+  g_object_set (e, "left", 3, "right", 5, "top", 0, "bottom", 0, NULL);
   /* Only the sizes change; the rest and the feature stay. */
   expect_caps (e, GST_PAD_SINK,
       DEV "format=NV12,width=64,height=48,framerate=30/1,pixel-aspect-ratio=1/1",
