@@ -91,7 +91,9 @@ locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint 
         "The region %ux%u at (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") does not "
         "fit in the %dx%d %s (counting the buffer's crop meta, if any)",
         width, height, fx, fy, frame.width, lines,
-        lines == frame.height ? "frame" : "field");
+        GST_VIDEO_INFO_INTERLACE_MODE (&frame) == GST_VIDEO_INTERLACE_MODE_ALTERNATE
+            ? "field"
+            : "frame");
     return false;
   }
   region->x = (guint)fx;
