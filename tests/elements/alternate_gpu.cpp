@@ -389,11 +389,12 @@ videoconvertscale_of (GstBuffer * field, const GstVideoInfo * pi, const GstVideo
  * code, scales of smooth ones at 40 dB or more. Scaled as frames instead of
  * fields, the pictures would be twice as tall: far apart. videoconvertscale
  * takes alternate fields itself where no chroma is resampled; where chroma
- * is (RGBA to NV12, NV12 to RGBA), its converter (1.22 to 1.28) takes the
- * path of interleaved frames, whose chroma resamplers it never made for
- * alternate ones: chroma left unfiltered (up to 255 codes from its own
- * progressive result), and scaling NV12 into RGBA fields overran its stack
- * here. There it is given the field as the progressive picture it is. */
+ * is (RGBA to NV12, NV12 to RGBA), its converter (the same code in 1.22.9
+ * and 1.28.6) takes the path of interleaved frames, whose chroma
+ * resamplers it never made for alternate ones: chroma left unfiltered (up
+ * to 255 codes from its own progressive result), and with 1.22 scaling
+ * NV12 into RGBA fields overran its stack. There it is given the field as
+ * the progressive picture it is. */
 GST_START_TEST (test_fields_near_videoconvertscale)
 {
   GstElementFactory * f = gst_element_factory_find ("videoconvertscale");
