@@ -160,7 +160,7 @@ figure (double v, const char * format = "%.1f")
 std::string
 format_summary (const std::vector<SummaryRow> & rows)
 {
-  std::string out = "cudastreams tracer summary (per frame; GPU: own work, wait: on "
+  std::string out = "cudastreamstrace summary (per frame; GPU: own work, wait: on "
                     "the input's producer, on the GPU)\n";
   gchar * head =
       g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n", "element", "frames",
