@@ -70,10 +70,10 @@ warn (GstCsTracer * self, const std::string & text)
 }
 
 /* Reads back what is in flight, logs and prints the summary of the
- * pipeline `root` and writes the trace file: when a pipeline's last
- * cudastreams element stops. */
+ * pipeline `root` (its key) and writes the trace file: when a pipeline's
+ * last cudastreams element stops. */
 static void
-summarize (GstCsTracer * self, GstElement * root)
+summarize (GstCsTracer * self, guint64 root)
 {
   GstCsTracerPrivate * priv = self->priv;
   std::lock_guard<std::mutex> hold (priv->summary_lock);
@@ -124,7 +124,7 @@ gst_cs_tracer_constructed (GObject * object)
   priv->gpu.set_nvtx (priv->options.nvtx);
   priv->gpu.set_gate (priv->options.gate);
   priv->observer = std::make_unique<gst_cs::TraceObserver> (priv->gpu, priv->cpu,
-      priv->stats, [self] (GstElement * root) { summarize (self, root); });
+      priv->stats, [self] (guint64 root) { summarize (self, root); });
   priv->observer->set_every (priv->options.every);
   gst_cs::trace_records_init ();
 
