@@ -14,7 +14,8 @@ from . import _config
 
 # The plugin this installation loads (_config.PLUGIN is relative to this
 # folder where installed), and the file that serves once it is loaded.
-_PLUGIN = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _config.PLUGIN)
+_PLUGIN = _os.path.normpath(
+    _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), _config.PLUGIN))
 _plugin_file = None
 # Under `python -m cudastreams`, what stopped the import: the doctor says it.
 _import_error = None
