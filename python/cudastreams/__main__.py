@@ -98,11 +98,11 @@ def name_lines(ext, plugin_file):
 
     for shared, ours in SHARED.items():
         who, _ = owner(shared)
-        lines.append(f"  {shared:18s} {who}" + ("" if who == "ours" else f"; ours is {ours}"))
+        lines.append(f"  {shared:25s}{who}" + ("" if who == "ours" else f"; ours is {ours}"))
     for ours in list(SHARED.values()) + ["cudastreams"]:
         who, mine = owner(ours)
-        label = "tracer cudastreams" if ours == "cudastreams" else ours
-        lines.append(f"  {label:18s} {who}")
+        label = "cudastreams (tracer)" if ours == "cudastreams" else ours
+        lines.append(f"  {label:25s}{who}")
         if not mine:
             wrong.append(ours)
     return lines, wrong

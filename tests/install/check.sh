@@ -48,12 +48,12 @@ san=
 ldd "$lib" | grep libasan > /dev/null && san="-fsanitize=address,undefined"
 # shellcheck disable=SC2086
 "$cc" -std=c11 -Wall -Werror $san -o "$dest/app" "$src/tests/install/app.c" $flags
-export LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-"$dest/app"
+LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dest/app"
 
 # The elements, in the plugin folder the .pc names, as gst-inspect-1.0 sees
-# them with that folder alone (no system plugins, a registry of its own).
-# A sanitizer build's plugin loads in-process, after the sanitizer's runtime.
+# them with that folder alone (no system plugins, a registry of its own),
+# the library found from there (no LD_LIBRARY_PATH: the tree is staged). A
+# sanitizer build's plugin loads in-process, after the sanitizer's runtime.
 plugins=$(pkg-config --variable=pluginsdir gstreamer-cudastreams-1.0)
 inspect=(env GST_PLUGIN_SYSTEM_PATH_1_0="$dest/none" GST_PLUGIN_PATH="$plugins"
   GST_REGISTRY_1_0="$dest/registry.bin")
@@ -84,7 +84,8 @@ flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0 gstreamer-app-1.0 \
 echo "examples/c: built against the installed .pc ($(basename "$dest")/example)"
 
 # The Python package, where meson installed one: it loads the installed
-# plugin (relative to the package, so from this staged tree too).
+# plugin, and its extension the library, relative to the package (so from
+# this staged tree too).
 init=$(find "$dest" -path '*/cudastreams/__init__.py' | head -1)
 if [ -n "$python" ] && [ -n "$init" ]; then
   doctor=$(cd "$dest" && env -u GST_PLUGIN_PATH GST_PLUGIN_SYSTEM_PATH_1_0="$dest/none" \
