@@ -40,7 +40,7 @@ $py -m venv --system-site-packages "$WORK/venv" > "$WORK/venv.log" 2>&1 ||
 vpy=$WORK/venv/bin/python
 # The clone as given, not a copy: pip builds in place, meson-python in a
 # temporary folder inside it (.mesonpy-*, ignored).
-if (cd "$WORK/outside" && "$vpy" -m pip install --no-build-isolation --no-index \
+if (cd "$WORK/outside" && timeout 900 "$vpy" -m pip install --no-build-isolation --no-index \
   --config-settings=setup-args="${PIP_SETUP_ARG:--Dgpu_kernels=false}" "$ROOT") \
   > "$WORK/pip.log" 2>&1; then
   ok "pip install --no-build-isolation ($((SECONDS - t0)) s)"
