@@ -23,7 +23,9 @@
  * - #GstCsConvertScale:video-direction rotates and flips (the
  *   #GstVideoDirection interface; `auto` follows the image-orientation tag);
  * - a #GstVideoCropMeta on the input is honoured: only the region it marks
- *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all.
+ *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all;
+ * - metas (regions of interest, analytics boxes) as videocrop, videoflip
+ *   and videoconvertscale one after the other transform them.
  *
  * Caps negotiate as with videoconvertscale: the input's format, size and
  * colorimetry where downstream allows them, else the nearest (the display
@@ -450,13 +452,24 @@ gst_cs_convert_scale_transform (
   return ret;
 }
 
+/* As videocrop (where the input has a crop meta), videoflip (where the
+ * frame is turned) and videoconvertscale one after the other: boxes are
+ * moved, turned and scaled into the picture between the borders, in one
+ * transform. */
 static gboolean
 gst_cs_convert_scale_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  /* Only metas tagged "video" alone still describe a frame of another size,
-   * format or orientation (as videoconvertscale decides). */
-  return gst_cs_meta_survives_copy (meta, TRUE);
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &base->in_info, inbuf, &base->out_info);
+  geometry.orientation = self->orientation;
+  geometry.converted = TRUE;
+  GstVideoRectangle & out = geometry.out_rect;
+  gst_cs::place_picture (&base->in_info, &base->out_info, geometry.in_rect.w,
+      geometry.in_rect.h, frame_settings (self), &out.x, &out.y, &out.w, &out.h);
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* Reads the image-orientation tag for video-direction=auto. */

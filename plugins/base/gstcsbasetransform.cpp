@@ -238,12 +238,16 @@ gst_cs_base_transform_set_caps (
 }
 
 /* The elements copy frames into other memory (cropping them when the input
- * carries a crop meta): the metas that still describe the frame go on. */
+ * carries a crop meta): the metas that still describe the frame go on, the
+ * boxes moved by the crop. */
 static gboolean
 gst_cs_base_transform_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &self->in_info, inbuf, &self->out_info);
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* GStreamer's default fixation takes a range's minimum: caps without a

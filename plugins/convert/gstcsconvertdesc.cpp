@@ -210,6 +210,20 @@ swaps_axes (gpu::Orientation o)
 }
 
 void
+place_picture (const GstVideoInfo * in, const GstVideoInfo * out, gint w, gint h,
+    const ConvertSettings & settings, gint * x, gint * y, gint * pw, gint * ph)
+{
+  *x = 0, *y = 0, *pw = GST_VIDEO_INFO_WIDTH (out), *ph = GST_VIDEO_INFO_HEIGHT (out);
+  if (!settings.add_borders)
+    return;
+  /* The picture as it is shown: turned where the orientation swaps axes. */
+  const bool swap = swaps_axes (settings.orientation);
+  fit_picture (swap ? h : w, swap ? w : h,
+      swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
+      swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, x, y, pw, ph);
+}
+
+void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op)
 {
@@ -225,14 +239,8 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
   op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
   op->orientation = settings.orientation;
   op->filter = settings.filter;
-  /* The picture as it is shown: turned where the orientation swaps axes. */
-  const bool swap = swaps_axes (settings.orientation);
-  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
-  if (settings.add_borders)
-    fit_picture (swap ? h : w, swap ? w : h,
-        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
-        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
-        &dh);
+  gint dx, dy, dw, dh;
+  place_picture (in, out, w, h, settings, &dx, &dy, &dw, &dh);
   op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
   if (!colours->valid || colours->border_argb != settings.border_argb) {
     convert_matrix (in, out, colours->matrix, &colours->alpha_scale);
