@@ -18,6 +18,7 @@ import cudastreams
 from cudastreams import _config
 
 PLUGIN_NAME = "cudastreams"  # GST_PLUGIN_DEFINE's name (plugins/plugin.cpp)
+TRACER_NAME = "cudastreamstrace"  # gst_tracer_register's (plugins/plugin.cpp)
 # Each shared name and the name only ours answers to.
 SHARED = {"cudaupload": "cudastreamsupload", "cudacrop": "cudastreamscrop",
           "cudadownload": "cudastreamsdownload", "cudaconvertscale": "cudastreamsconvertscale",
@@ -98,11 +99,11 @@ def name_lines(ext, plugin_file):
 
     for shared, ours in SHARED.items():
         who, _ = owner(shared)
-        lines.append(f"  {shared:25s}{who}" + ("" if who == "ours" else f"; ours is {ours}"))
-    for ours in list(SHARED.values()) + ["cudastreams"]:
+        lines.append(f"  {shared:27s}{who}" + ("" if who == "ours" else f"; ours is {ours}"))
+    for ours in list(SHARED.values()) + [TRACER_NAME]:
         who, mine = owner(ours)
-        label = "cudastreams (tracer)" if ours == "cudastreams" else ours
-        lines.append(f"  {label:25s}{who}")
+        label = f"{ours} (tracer)" if ours == TRACER_NAME else ours
+        lines.append(f"  {label:27s}{who}")
         if not mine:
             wrong.append(ours)
     return lines, wrong

@@ -66,7 +66,7 @@ def check_doctor_alone():
     assert f"plugin: {PLUGIN} (loaded at import)" in out, out
     held = names(out)
     for n in OURS + ["cudaupload", "cudacrop", "cudadownload", "cudaconvertscale",
-                     "cudabatch", "cudastreams"]:
+                     "cudabatch", "cudastreamstrace"]:
         assert held.get(n) == "ours", (n, held.get(n), out)
 
 
@@ -76,7 +76,7 @@ def check_doctor_beside_peer():
     held = names(out)
     for n in PEER_HOLDS:
         assert held.get(n, "").startswith("nvcodecpeer's"), (n, held.get(n), out)
-    for n in OURS + ["cudacrop", "cudabatch", "cudastreams"]:
+    for n in OURS + ["cudacrop", "cudabatch", "cudastreamstrace"]:
         assert held.get(n) == "ours", (n, held.get(n), out)
 
 
