@@ -47,6 +47,7 @@
 #include "base/gstcsframespan.hpp"
 #include "base/gstcsmetas.h"
 #include "batch/gstcsbatchanalytics.hpp"
+#include "batch/gstcsbatchboxes.hpp"
 #include "batch/gstcsbatchdeadline.hpp"
 #include "batch/gstcsbatchframes.hpp"
 #include "batch/gstcsbatchpad.h"
@@ -314,6 +315,7 @@ make_batch (GstCsBatch * self, const gst_cs::BatchPlan & plan, gst_cs::BatchFram
     stamp_batch (self, tensor, t);
     gst_cs::batch_add_analytics_metas (
         tensor, plan.settings, plan.batch (), t.pads, t.frames);
+    gst_cs::batch_add_boxes (tensor, t.frames, self->work->pictures ());
   }
   t.release ();
   if (!tensor) {

@@ -172,6 +172,7 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
   gpu::BatchConvert * fused = fused_frames_.get ();
   fused->count = 0;
   bool fusable = true;
+  pictures_.clear ();
   for (const BatchInput & in : inputs) {
     frames.push_back (std::make_unique<MappedFrame> ());
     if (!map_frame (device, in, frames.back ().get (), error))
@@ -182,6 +183,9 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
      * reads the picture's layout. */
     const gpu::ConvertScale op = describe_frame (s, in, *frames.back (), &planar,
         out.data () + in.slot * picture_bytes, &meta->slots[in.slot]);
+    const Region & r = frames.back ()->region;
+    pictures_.push_back ({ in.slot, (gint)r.x, (gint)r.y, (gint)r.width, (gint)r.height,
+        op.dst_x, op.dst_y, op.dst_w, op.dst_h });
     if (fused->count == gpu::BatchConvert::kMaxFrames) {
       fusable = false;
       continue;

@@ -13,6 +13,7 @@
 #include "base/gstcsscratchpool.hpp"
 #include "batch/gstcsbatchheld.hpp"
 #include "batch/gstcsbatchsettings.hpp"
+#include "batch/gstcsbatchslot.hpp"
 #include "batch/gstcselementdevice.hpp"
 
 namespace gst_cs {
@@ -78,6 +79,8 @@ public:
 
   // Whether the last batch was written by the one fused launch.
   bool fused () const { return fused_; }
+  // Where the last batch's frames went, one per input, in their order.
+  const std::vector<SlotPicture> & pictures () const { return pictures_; }
 
 private:
   bool write (ElementDevice & device, const BatchSettings & s, guint batch,
@@ -97,6 +100,7 @@ private:
    * batch to batch: nothing allocated, each frame resolved once. */
   std::unique_ptr<gpu::BatchConvert> fused_frames_, fused_launch_;
   bool fused_ = false;
+  std::vector<SlotPicture> pictures_;
 };
 
 } // namespace gst_cs
