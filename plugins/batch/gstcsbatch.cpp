@@ -21,7 +21,10 @@
  * frame's PTS, the map from tensor to frame coordinates, and whether the
  * slot is empty. Where the sources are live, #GstCsBatch:batched-push-timeout
  * bounds the wait for a stalled source: a partial batch goes out with its
- * empty slots marked (and zeroed). Where the plugin is built with
+ * empty slots marked (and zeroed); where none has a frame, a GAP event
+ * goes out instead, once a frame interval. Each slot's frame's boxes
+ * (region-of-interest metas, object-detection boxes) come along as
+ * region-of-interest metas in the tensor's pixels. Where the plugin is built with
  * GStreamer's analytics library, a batch also carries a GstTensorMeta
  * describing the tensor (GStreamer 1.26 and later) and a
  * GstAnalyticsBatchMeta naming each slot's source (1.28 and later); the
