@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include <gst/video/gstvideometa.h>
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS_OD
 #include <gst/analytics/analytics.h>
 #endif
 
@@ -77,7 +77,7 @@ add_roi_boxes (GstBuffer * tensor, GstBuffer * frame, const SlotPicture & p)
   }
 }
 
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS_OD
 /* The object-detection boxes of the frame's relation meta. */
 void
 add_od_boxes (GstBuffer * tensor, GstBuffer * frame, const SlotPicture & p)
@@ -132,7 +132,7 @@ batch_add_boxes (GstBuffer * tensor, const std::vector<GstBuffer *> & frames,
 {
   for (size_t i = 0; i < frames.size () && i < pictures.size (); i++) {
     add_roi_boxes (tensor, frames[i], pictures[i]);
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS_OD
     add_od_boxes (tensor, frames[i], pictures[i]);
 #endif
   }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The boxes of each slot's frame, in the tensor (internal): GStreamer's
 // region-of-interest metas and, where the plugin is built with GStreamer's
-// analytics library, the object-detection boxes of its relation meta,
+// analytics library (1.24 and later), the object-detection boxes of its
+// relation meta,
 // through the slot's letterbox into the tensor's pixels.
 #pragma once
 

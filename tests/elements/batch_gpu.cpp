@@ -17,7 +17,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS || HAVE_GST_ANALYTICS_OD
 #include <gst/analytics/analytics.h>
 #endif
 
@@ -987,7 +987,7 @@ check_boxes (const Tensor & t)
       gst_video_region_of_interest_meta_add_param (
           m, gst_structure_new ("detection", "score", G_TYPE_DOUBLE, 0.5, NULL));
     }
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS_OD
     GstAnalyticsRelationMeta * rm = gst_buffer_add_analytics_relation_meta (f);
     GstAnalyticsODMtd od;
     fail_unless (gst_analytics_relation_meta_add_od_mtd (
@@ -1036,7 +1036,7 @@ check_boxes (const Tensor & t)
     };
     for (const FrameBoxCase & f : cases)
       check (f, i ? "car" : "person", "roi");
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS_OD
     check ({ 10, 6, 20, 12 }, "od", "od");
 #endif
   }
