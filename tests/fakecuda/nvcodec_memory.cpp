@@ -642,7 +642,7 @@ struct HeldCase {
   {
     GstBus * bus = gst_element_get_bus (p);
     GstMessage * m = gst_bus_timed_pop_filtered (
-        bus, 20 * GST_SECOND, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+        bus, 60 * GST_SECOND, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
     fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "no EOS");
     gst_message_unref (m);
     gst_object_unref (bus);
@@ -701,13 +701,14 @@ end_sources (GstElement * p)
   }
 }
 
+/* Polls `done` for up to 60 s (a loaded machine may be slow). */
 template <typename F>
 void
 wait_until (F done, const char * what)
 {
-  for (int i = 0; i < 2000 && !done (); i++)
+  for (int i = 0; i < 6000 && !done (); i++)
     g_usleep (10000);
-  fail_unless (done (), "waited 20 s for %s", what);
+  fail_unless (done (), "waited 60 s for %s", what);
 }
 
 } // namespace
