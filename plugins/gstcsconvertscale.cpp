@@ -27,7 +27,9 @@
  * - alternate fields (interlace-mode=alternate, one field a buffer, with
  *   the format:Interlaced caps feature) are scaled each as a picture of
  *   the frame's width and half its height, their flags kept; turning them
- *   or flipping them upside down is refused.
+ *   or flipping them upside down is refused;
+ * - metas (regions of interest, analytics boxes) as videocrop, videoflip
+ *   and videoconvertscale one after the other transform them.
  *
  * Caps negotiate as with videoconvertscale: the input's format, size and
  * colorimetry where downstream allows them, else the nearest (the display
@@ -238,24 +240,18 @@ commit_orientation (GstCsConvertScale * self)
       self->same_caps ? ", frames go through" : "");
 }
 
-/* Says on the bus why the caps downstream accepts cannot be made (from
- * @incaps, where given): a negotiation warning naming the field, the value
- * asked for and what the element makes, once per reason. GStreamer's own
- * message ("Internal data stream error", not-negotiated) says neither. */
+/* Says on the bus why the caps downstream accepts cannot be made: a
+ * negotiation warning naming the field, the value asked for and what the
+ * element makes, once per reason. GStreamer's own message ("Internal data
+ * stream error", not-negotiated) says neither. (Caps events and
+ * renegotiations that fail: the base class says why.) */
 static void
-explain_refusal (GstCsConvertScale * self, GstCaps * incaps)
+explain_refusal (GstCsConvertScale * self)
 {
   GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
   GstCaps * wanted = gst_pad_peer_query_caps (trans->srcpad, NULL);
   GstCaps * made = gst_pad_get_pad_template_caps (trans->srcpad);
   gchar * why = gst_cs_convert_caps_explain (wanted, made);
-  if (!why && incaps) {
-    /* Within the template: something the input fixes (its frame rate...) */
-    GstCaps * from =
-        gst_cs_convert_scale_transform_caps (trans, GST_PAD_SINK, incaps, made);
-    why = gst_cs_convert_caps_explain (wanted, from);
-    gst_caps_unref (from);
-  }
   GST_OBJECT_LOCK (self);
   const gboolean repeated = !why || g_strcmp0 (why, self->refusal) == 0;
   if (!repeated) {
@@ -284,7 +280,7 @@ gst_cs_convert_scale_query (
   if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     gst_query_parse_caps_result (query, &result);
     if (result && gst_caps_is_empty (result))
-      explain_refusal (GST_CS_CONVERT_SCALE (trans), NULL);
+      explain_refusal (GST_CS_CONVERT_SCALE (trans));
   }
   return ret;
 }
@@ -464,13 +460,24 @@ gst_cs_convert_scale_transform (
   return ret;
 }
 
+/* As videocrop (where the input has a crop meta), videoflip (where the
+ * frame is turned) and videoconvertscale one after the other: boxes are
+ * moved, turned and scaled into the picture between the borders, in one
+ * transform. */
 static gboolean
 gst_cs_convert_scale_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  /* Only metas tagged "video" alone still describe a frame of another size,
-   * format or orientation (as videoconvertscale decides). */
-  return gst_cs_meta_survives_copy (meta, TRUE);
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &base->in_info, inbuf, &base->out_info);
+  geometry.orientation = self->orientation;
+  geometry.converted = TRUE;
+  GstVideoRectangle & out = geometry.out_rect;
+  gst_cs::place_picture (&base->in_info, &base->out_info, geometry.in_rect.w,
+      geometry.in_rect.h, frame_settings (self), &out.x, &out.y, &out.w, &out.h);
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* Follows the image-orientation tags (and a new stream's start) for
@@ -543,40 +550,14 @@ static gboolean
 gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstCaps * incaps = NULL;
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     self->input->release_held ();
   else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG ||
            GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
     event = take_orientation (self, event);
-  else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
-    gst_event_parse_caps (event, &incaps);
-  /* caps that cannot be negotiated: say why (the event is gone by then) */
-  if (incaps)
-    gst_caps_ref (incaps);
-  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-                           ->sink_event (trans, event);
-  if (incaps && !ret)
-    explain_refusal (self, incaps);
-  gst_clear_caps (&incaps);
-  return ret;
-}
-
-/* A renegotiation before this frame failed (a new orientation or new caps
- * downstream): say why. */
-static GstFlowReturn
-gst_cs_convert_scale_submit_input_buffer (
-    GstBaseTransform * trans, gboolean discont, GstBuffer * inbuf)
-{
-  const GstFlowReturn ret =
-      GST_CS_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-          ->submit_input_buffer (trans, discont, inbuf);
-  if (ret == GST_FLOW_NOT_NEGOTIATED) {
-    GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad);
-    explain_refusal (GST_CS_CONVERT_SCALE (trans), incaps);
-    gst_clear_caps (&incaps);
-  }
-  return ret;
+  /* Caps that cannot be negotiated: the base class says why. */
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+      ->sink_event (trans, event);
 }
 
 static gboolean
@@ -763,8 +744,6 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_src_event);
-  GST_CS_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_submit_input_buffer);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =

@@ -24,7 +24,8 @@
  * A #GstVideoCropMeta on the input is honoured: the crop applies within the
  * region it marks (its x/y are added to left/top; the caps give the size),
  * for every format. With nothing to crop (all four 0) frames go on
- * untouched; a crop meta on them is still applied.
+ * untouched; a crop meta on them is still applied. Metas go on as from
+ * videocrop: untouched with a crop meta, moved by the crop otherwise.
  *
  * Alternate fields (interlace-mode=alternate, one field a buffer, with the
  * format:Interlaced caps feature) are cropped in field lines, as videocrop
@@ -637,10 +638,25 @@ gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * 
   return ret;
 }
 
+/* As videocrop: a frame that goes on with a crop meta keeps every meta as
+ * it is, in the coordinates of the whole buffer (whoever applies the crop
+ * meta moves them, once); a cropped frame gets them moved by the crop, or
+ * not at all. The crop meta is made anew. */
 static gboolean
-gst_cs_crop_transform_meta (GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+gst_cs_crop_transform_meta (
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  return gst_cs_meta_survives_copy (meta, TRUE);
+  auto * self = GST_CS_CROP (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  if (self->output == Output::CROP_META)
+    return meta->info->api != GST_VIDEO_CROP_META_API_TYPE;
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &base->in_info, inbuf, &base->out_info);
+  geometry.in_rect.x += self->left;
+  geometry.in_rect.y += self->top;
+  geometry.in_rect.w = geometry.out_rect.w = base->out_info.width;
+  geometry.in_rect.h = geometry.out_rect.h = base->out_info.height;
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* Pointer positions from downstream are in the cropped frame; upstream

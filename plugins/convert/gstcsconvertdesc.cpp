@@ -210,17 +210,26 @@ swaps_axes (gpu::Orientation o)
 }
 
 void
+place_picture (const GstVideoInfo * in, const GstVideoInfo * out, gint w, gint h,
+    const ConvertSettings & settings, gint * x, gint * y, gint * pw, gint * ph)
+{
+  *x = 0, *y = 0, *pw = GST_VIDEO_INFO_WIDTH (out), *ph = GST_VIDEO_INFO_HEIGHT (out);
+  if (!settings.add_borders)
+    return;
+  /* The picture as it is shown: turned where the orientation swaps axes. */
+  const bool swap = swaps_axes (settings.orientation);
+  fit_picture (swap ? h : w, swap ? w : h,
+      swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
+      swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, x, y, pw, ph);
+}
+
+void
 input_point (const GstVideoInfo * in, const GstVideoInfo * out,
     const ConvertSettings & settings, double x, double y, double * in_x, double * in_y)
 {
   const gint iw = GST_VIDEO_INFO_WIDTH (in), ih = GST_VIDEO_INFO_HEIGHT (in);
-  const bool swap = swaps_axes (settings.orientation);
-  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
-  if (settings.add_borders)
-    fit_picture (swap ? ih : iw, swap ? iw : ih,
-        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
-        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
-        &dh);
+  gint dx, dy, dw, dh;
+  place_picture (in, out, iw, ih, settings, &dx, &dy, &dw, &dh);
   /* (u, v): the point in the picture as shown, 0 to 1 across it */
   const double u = CLAMP ((x - dx) / MAX (dw, 1), 0.0, 1.0);
   const double v = CLAMP ((y - dy) / MAX (dh, 1), 0.0, 1.0);
@@ -298,17 +307,10 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
   op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
   op->orientation = settings.orientation;
   op->filter = settings.filter;
-  /* The picture as it is shown: turned where the orientation swaps axes.
-   * Its borders keep the frames' display aspect ratio: an alternate
-   * field's are the frame's, in field lines. */
-  const bool swap = swaps_axes (settings.orientation);
-  const gint fh = frame_lines (in, h);
-  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
-  if (settings.add_borders)
-    fit_picture (swap ? fh : w, swap ? w : fh,
-        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
-        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
-        &dh);
+  /* Borders keep the frames' display aspect ratio: an alternate field's
+   * are the frame's, in field lines. */
+  gint dx, dy, dw, dh;
+  place_picture (in, out, w, frame_lines (in, h), settings, &dx, &dy, &dw, &dh);
   picture_lines (out, &dy, &dh);
   op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
   if (!colours->valid || colours->border_argb != settings.border_argb) {

@@ -44,6 +44,11 @@ struct ConvertSettings {
 // input's height).
 bool swaps_axes (gpu::Orientation o);
 
+// Where a `w` x `h` region of `in` goes in `out` once turned by
+// `settings.orientation`: all of it, or between borders (fit_picture).
+void place_picture (const GstVideoInfo * in, const GstVideoInfo * out, gint w, gint h,
+    const ConvertSettings & settings, gint * x, gint * y, gint * pw, gint * ph);
+
 // Everything of `op` but the memory (op->in and op->out): the source
 // rectangle (x, y, w, h of `in`'s picture: of an alternate field, in field
 // lines), where the picture goes in `out` (borders from the frames' display
