@@ -338,7 +338,8 @@ GST_START_TEST (test_eos_with_copies_in_flight)
   gate->open (); /* EOS has reached cudadownload: the frames may go */
   eos.join ();
   fail_unless (pushed);
-  fail_unless_equals_string (arrivals.list ().c_str (), "B0 B1 B2 B3 eos");
+  const std::string arrived = arrivals.list ();
+  fail_unless_equals_string (arrived.c_str (), "B0 B1 B2 B3 eos");
   for (int i = 0; i < 4; i++) {
     GstBuffer * out = gst_harness_pull (h);
     expect_same (in[i], out, "before EOS", i);
