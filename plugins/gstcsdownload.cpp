@@ -16,11 +16,13 @@
  * until its copy is done. Registered as cudadownload and as
  * cudastreamsdownload (nvcodec registers a cudadownload too).
  *
- * With max-in-flight > 0 the element keeps that many copies running while it
- * accepts the next frames, so that uploads and downloads overlap: more
- * throughput for that many frames of latency. By default (-1) it keeps two
- * unless upstream is live, where it keeps none. Host waits sleep until the GPU
- * signals the copy (spin-wait=true busy-waits instead).
+ * Each frame leaves as soon as its copy is done, whether or not another
+ * frame comes: a thread of the element waits for the copies, one at a time
+ * and in order, and pushes the frames. The streaming thread only enqueues
+ * each copy; it accepts the next frame while up to max-in-flight copies
+ * are not yet pushed (2 by default), so that uploads and downloads overlap.
+ * The element holds no frame back, and adds no latency. Host waits sleep
+ * until the GPU signals the copy (spin-wait=true busy-waits instead).
  *
  * ## Example
  * |[
@@ -31,8 +33,6 @@
  */
 #include "gstcsdownload.h"
 
-#include <deque>
-
 #include "base/gstcscaps.h"
 #include "crop/gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
@@ -40,7 +40,7 @@
 #include "base/gstcsframe.hpp"
 #include "base/gstcsframespan.hpp"
 #include "base/gstcsheldbuffers.hpp"
-#include "gstcshostwait-private.h"
+#include "base/gstcsinflight.hpp"
 #include "gstcsmemory.h"
 #include "nvcodec/gstcsnvcodec.hpp"
 #include "base/gstcspeerimport.hpp"
@@ -61,10 +61,9 @@ enum { PROP_0, PROP_MAX_IN_FLIGHT, PROP_SPIN_WAIT };
 struct _GstCsDownload {
   GstCsBaseTransform parent;
   gint max_in_flight;                   /* property, object lock; -1 = auto */
-  gboolean live;                        /* upstream is live (auto keeps no frames) */
   gboolean spin_wait;                   /* property, object lock */
   GstBufferPool * pool;                 /* pinned output frames */
-  std::deque<GstBuffer *> * pending;    /* copies enqueued, not yet pushed */
+  gst_cs::FramesInFlight * frames;      /* copies enqueued, not yet pushed */
   gst_cs::ScratchPool * scratch;        /* intermediate frames */
   gst_cs::ScratchPool * scratch_import; /* copies of frames from another device */
   gst_cs::HeldBuffers * held;           /* nvcodec inputs a copy still reads */
@@ -104,27 +103,14 @@ gst_cs_download_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoI
   return TRUE;
 }
 
-/* Frames to keep in flight, for an upstream that is (not) live. */
-static guint
-in_flight_for (GstCsDownload * self, gboolean live)
-{
-  GST_OBJECT_LOCK (self);
-  gint n = self->max_in_flight;
-  GST_OBJECT_UNLOCK (self);
-  if (n >= 0)
-    return (guint)n;
-  /* Holding a frame until the next one arrives costs a frame interval in a
-   * live pipeline, nothing in a file-to-file one. */
-  return live ? 0 : AUTO_IN_FLIGHT;
-}
-
+/* Copies that may be not yet pushed when a frame has been taken. */
 static guint
 in_flight (GstCsDownload * self)
 {
   GST_OBJECT_LOCK (self);
-  gboolean live = self->live;
+  gint n = self->max_in_flight;
   GST_OBJECT_UNLOCK (self);
-  return in_flight_for (self, live);
+  return n >= 0 ? (guint)n : AUTO_IN_FLIGHT;
 }
 
 static gboolean
@@ -153,14 +139,6 @@ gst_cs_download_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   if (!gst_cs_query_parse_video_info (query, &caps, &info))
     return FALSE;
 
-  GstQuery * latency = gst_query_new_latency ();
-  gboolean live = FALSE;
-  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), latency))
-    gst_query_parse_latency (latency, &live, NULL, NULL);
-  gst_query_unref (latency);
-  GST_OBJECT_LOCK (self);
-  self->live = live;
-  GST_OBJECT_UNLOCK (self);
   guint min = MAX (in_flight (self), AUTO_IN_FLIGHT) + 2;
   self->held->set_capacity (in_flight (self) + 2);
   if (gst_query_get_n_allocation_pools (query) > 0) {
@@ -293,29 +271,6 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
   return GST_FLOW_OK;
 }
 
-/* Waits (counted, on this frame's event only) for the oldest copy. */
-static GstFlowReturn
-finish_oldest (GstCsDownload * self, GstBuffer ** outbuf)
-{
-  GstBuffer * buf = self->pending->front ();
-  self->pending->pop_front ();
-  GST_OBJECT_LOCK (self);
-  gboolean spin = self->spin_wait;
-  GST_OBJECT_UNLOCK (self);
-  GstCsWaitCounter * waits =
-      gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self));
-  cudaEvent_t event = gst_buffer_get_cs_sync_meta (buf)->event;
-  GError * err = NULL;
-  if (!(spin ? gst_cs_host_poll_event (event, waits, &err)
-             : gst_cs_host_wait_event (event, waits, &err))) {
-    gst_buffer_unref (buf);
-    GST_CS_POST_ERROR (self, err, "Cannot download a frame");
-    return GST_FLOW_ERROR;
-  }
-  *outbuf = buf;
-  return GST_FLOW_OK;
-}
-
 static GstFlowReturn
 gst_cs_download_submit_input_buffer (
     GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
@@ -325,7 +280,10 @@ gst_cs_download_submit_input_buffer (
     return GST_CS_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
         ->submit_input_buffer (trans, is_discont, input);
   /* Renegotiate when asked to (and get our pool), as basetransform does;
-   * where that fails, the base class names the field downstream wants. */
+   * new caps or a new pool come after the frames before them; where that
+   * fails, the base class names the field downstream wants. */
+  if (gst_pad_needs_reconfigure (GST_BASE_TRANSFORM_SRC_PAD (trans)))
+    self->frames->drain ();
   if (!gst_base_transform_reconfigure (trans)) {
     gst_buffer_unref (input);
     return GST_FLOW_NOT_NEGOTIATED;
@@ -341,22 +299,25 @@ gst_cs_download_submit_input_buffer (
   GstBuffer * out = NULL;
   GstFlowReturn ret = enqueue_copy (self, input, &out);
   gst_buffer_unref (input);
-  if (ret == GST_FLOW_OK)
-    self->pending->push_back (out);
-  return ret;
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_OBJECT_LOCK (self);
+  const gboolean spin = self->spin_wait;
+  GST_OBJECT_UNLOCK (self);
+  return self->frames->add (out,
+      gst_cs_base_transform_get_device (GST_CS_BASE_TRANSFORM (self)), spin,
+      in_flight (self));
 }
 
 static GstFlowReturn
 gst_cs_download_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
 {
-  auto * self = GST_CS_DOWNLOAD (trans);
   if (gst_base_transform_is_passthrough (trans))
     return GST_CS_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
         ->generate_output (trans, outbuf);
+  /* The frames leave from the thread of FramesInFlight. */
   *outbuf = NULL;
-  if (self->pending->size () <= in_flight (self))
-    return GST_FLOW_OK;
-  return finish_oldest (self, outbuf);
+  return GST_FLOW_OK;
 }
 
 /* Never called (generate_output makes the frames), but basetransform treats
@@ -365,19 +326,6 @@ static GstFlowReturn
 gst_cs_download_transform (GstBaseTransform *, GstBuffer *, GstBuffer *)
 {
   g_return_val_if_reached (GST_FLOW_NOT_SUPPORTED);
-}
-
-static GstFlowReturn
-drain (GstCsDownload * self)
-{
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (ret == GST_FLOW_OK && !self->pending->empty ()) {
-    GstBuffer * buf = NULL;
-    ret = finish_oldest (self, &buf);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-  }
-  return ret;
 }
 
 /* Lets go of the nvcodec frames copies read, once the copies are done (a
@@ -390,56 +338,71 @@ release_held (GstCsDownload * self)
       gst_cs_base_transform_get_waits (base), GST_OBJECT (self));
 }
 
+/* At EOS the frames before it leave first. A push that failed then (not
+ * linked, an error downstream) is not upstream's to report any more: it
+ * sent its last frame. */
 static void
-discard (GstCsDownload * self)
+drain_at_eos (GstCsDownload * self)
 {
-  /* The pinned pool waits for any copy still writing these. */
-  for (GstBuffer * b : *self->pending)
-    gst_buffer_unref (b);
-  self->pending->clear ();
-  release_held (self);
+  bool untold = false;
+  const GstFlowReturn ret = self->frames->drain (&untold);
+  if (untold && (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS))
+    GST_ELEMENT_FLOW_ERROR (self, ret);
 }
 
 static gboolean
 gst_cs_download_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    discard (self);
-  else if (GST_EVENT_IS_SERIALIZED (event))
-    drain (self); /* frames before the event stay before it */
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_START:
+      self->frames->flush_start (); /* then downstream flushes (the parent) */
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      self->frames->flush_stop ();
+      release_held (self);
+      break;
+    case GST_EVENT_EOS:
+      drain_at_eos (self);
+      break;
+    default:
+      if (GST_EVENT_IS_SERIALIZED (event))
+        self->frames->drain (); /* frames before the event stay before it */
+      break;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
       ->sink_event (trans, event);
 }
 
+/* Downstream linked again: frames may go again. */
+static gboolean
+gst_cs_download_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  if (GST_EVENT_TYPE (event) == GST_EVENT_RECONFIGURE)
+    GST_CS_DOWNLOAD (trans)->frames->forget_not_linked ();
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+      ->src_event (trans, event);
+}
+
+/* A serialized query (ALLOCATION, DRAIN) comes after the frames before it,
+ * as serialized events do. No LATENCY of our own: no frame waits for
+ * another. */
 static gboolean
 gst_cs_download_query (GstBaseTransform * trans, GstPadDirection direction, GstQuery * q)
 {
-  auto * self = GST_CS_DOWNLOAD (trans);
-  gboolean ok = GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
-                    ->query (trans, direction, q);
-  if (ok && GST_QUERY_TYPE (q) == GST_QUERY_LATENCY && direction == GST_PAD_SRC) {
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency (q, &live, &min, &max);
-    guint keep = in_flight_for (self, live);
-    GstClockTime frame = GST_CS_BASE_TRANSFORM (self)->in_info.fps_n > 0
-                             ? gst_util_uint64_scale_int (GST_SECOND,
-                                   GST_CS_BASE_TRANSFORM (self)->in_info.fps_d,
-                                   GST_CS_BASE_TRANSFORM (self)->in_info.fps_n)
-                             : 0;
-    GstClockTime extra = frame * keep;
-    gst_query_set_latency (
-        q, live, min + extra, GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
-  }
-  return ok;
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED (q))
+    GST_CS_DOWNLOAD (trans)->frames->drain ();
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
+      ->query (trans, direction, q);
 }
 
 static gboolean
 gst_cs_download_stop (GstBaseTransform * trans)
 {
   auto * self = GST_CS_DOWNLOAD (trans);
-  discard (self);
+  /* The pinned pool waits for any copy still writing the frames dropped. */
+  self->frames->stop ();
+  release_held (self);
   gst_clear_object (&self->pool);
   self->scratch->reset ();
   self->scratch_import->reset ();
@@ -492,8 +455,8 @@ static void
 gst_cs_download_finalize (GObject * object)
 {
   auto * self = GST_CS_DOWNLOAD (object);
-  discard (self);
-  delete self->pending;
+  delete self->frames;
+  release_held (self);
   delete self->scratch;
   delete self->scratch_import;
   delete self->held;
@@ -527,6 +490,7 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
       GST_DEBUG_FUNCPTR (gst_cs_download_generate_output);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cs_download_transform);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_download_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_download_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_download_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_download_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
@@ -538,17 +502,18 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   /**
    * GstCsDownload:max-in-flight:
    *
-   * Frames whose copy may still be running while the element accepts the
-   * next one. 0 pushes each frame as soon as its copy is done (lowest
-   * latency); 2 or 3 overlap uploads and downloads and double the
-   * throughput, adding that many frames of latency (reported in the LATENCY
-   * query). -1 picks 0 when upstream is live and 2 otherwise.
+   * Frames whose copy may still be running (or that are not yet pushed)
+   * while the element accepts the next one. Every frame leaves as soon as
+   * its copy is done, whatever this is: it bounds how far upstream may run
+   * ahead, not how long a frame waits. 0 accepts the next frame only once
+   * this one has left; 2 or 3 overlap uploads and downloads and double the
+   * throughput. -1 picks 2.
    *
    * Since: 0.1
    */
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
       g_param_spec_int ("max-in-flight", "Max in flight",
-          "Frames whose copy may run while the next is taken (-1 = auto)", -1,
+          "Frames whose copy may run while the next is taken (-1 = 2)", -1,
           MAX_IN_FLIGHT_LIMIT, DEFAULT_MAX_IN_FLIGHT,
           (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
                         GST_PARAM_MUTABLE_PLAYING)));
@@ -576,7 +541,9 @@ gst_cs_download_init (GstCsDownload * self)
 {
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->spin_wait = DEFAULT_SPIN_WAIT;
-  self->pending = new std::deque<GstBuffer *>;
+  self->frames =
+      new gst_cs::FramesInFlight (GST_ELEMENT (self), GST_BASE_TRANSFORM_SRC_PAD (self),
+          gst_cs_base_transform_get_waits (GST_CS_BASE_TRANSFORM (self)));
   self->scratch = new gst_cs::ScratchPool;
   self->scratch_import = new gst_cs::ScratchPool;
   /* Copies complete in order: the frames in flight, and one or two whose

@@ -141,15 +141,22 @@ host_waits_case (const char * down_props)
 GST_START_TEST (test_host_waits)
 {
   guint64 before = gst_cs_host_waits_total ();
-  guint64 blocks_before = testutil::runtime_host_blocks ();
   const guint64 steady = host_waits_case ("") + host_waits_case ("max-in-flight=4");
   guint64 total = gst_cs_host_waits_total () - before;
   GST_INFO ("host waits in the process: %" G_GUINT64_FORMAT, total);
   if (testutil::on_stand_in ()) {
     /* No copy completes by itself there, so the pinned pool waits (counted)
      * for many frames it hands out again: no bound on the total, but an
-     * exact account: every host block the runtime saw was a counted wait. */
-    guint64 blocks = testutil::runtime_host_blocks () - blocks_before;
+     * exact account: every host block the runtime saw was a counted wait.
+     * With no frames in flight, where cudadownload's thread waits for each
+     * copy before the streaming thread goes on: with frames in flight one
+     * thread's wait may run the work that another's then finds done while
+     * it polls (a counted wait, and no block). */
+    before = gst_cs_host_waits_total ();
+    const guint64 blocks_before = testutil::runtime_host_blocks ();
+    host_waits_case ("max-in-flight=0");
+    total = gst_cs_host_waits_total () - before;
+    const guint64 blocks = testutil::runtime_host_blocks () - blocks_before;
     fail_unless (total == blocks,
         "the project counted %" G_GUINT64_FORMAT
         " host waits, the runtime saw %" G_GUINT64_FORMAT " host blocks",
@@ -288,48 +295,6 @@ GST_START_TEST (test_flush_and_state_changes)
 }
 GST_END_TEST;
 
-/* Frames kept in flight show in the latency; auto keeps none when live. */
-static GstClockTime
-live_latency (const char * down_props)
-{
-  gchar * desc = g_strdup_printf (
-      "videotestsrc is-live=true num-buffers=6 ! "
-      "video/x-raw,format=NV12,width=320,height=240,framerate=30/1 ! cudaupload ! "
-      "cudadownload name=down %s ! fakesink",
-      down_props);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  fail_unless (gst_element_get_state (pipeline, NULL, NULL, 10 * GST_SECOND) ==
-               GST_STATE_CHANGE_SUCCESS);
-  GstElement * down = testutil::by_name (pipeline, "down");
-  GstPad * src = gst_element_get_static_pad (down, "src");
-  GstQuery * q = gst_query_new_latency ();
-  fail_unless (gst_pad_query (src, q));
-  gboolean live = FALSE;
-  GstClockTime min = 0;
-  gst_query_parse_latency (q, &live, &min, NULL);
-  fail_unless (live);
-  gst_query_unref (q);
-  testutil::run_to_eos (pipeline, down_props);
-  gst_object_unref (src);
-  gst_object_unref (down);
-  gst_object_unref (pipeline);
-  return min;
-}
-
-GST_START_TEST (test_in_flight_latency)
-{
-  GstClockTime frame = GST_SECOND / 30;
-  GstClockTime automatic = live_latency ("");
-  GstClockTime three = live_latency ("max-in-flight=3");
-  GST_INFO ("latency auto %" GST_TIME_FORMAT ", 3 in flight %" GST_TIME_FORMAT,
-      GST_TIME_ARGS (automatic), GST_TIME_ARGS (three));
-  fail_unless (three >= automatic + 3 * frame - GST_MSECOND &&
-               three <= automatic + 3 * frame + GST_MSECOND);
-}
-GST_END_TEST;
-
 static Suite *
 updown_gpu_suite (void)
 {
@@ -346,7 +311,6 @@ updown_gpu_suite (void)
   tcase_add_test (tc, test_short_buffer_is_an_error);
   tcase_add_test (tc, test_upload_passthrough_of_device_buffers);
   tcase_add_test (tc, test_flush_and_state_changes);
-  tcase_add_test (tc, test_in_flight_latency);
   return s;
 }
 
