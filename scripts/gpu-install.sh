@@ -56,6 +56,14 @@ else
   pip=("$py" -m pip install --no-cache-dir
     --target "$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')")
 fi
+# Where python3 is itself a virtual environment's (the GPU machine's is
+# /opt/torch/.venv, which holds PyTorch), --system-site-packages reaches the
+# base interpreter's packages, not that environment's: a .pth file adds them
+# after the new environment's own, as the user's PyTorch would be.
+if [ "$("$py" -c 'import sys; print(sys.prefix != sys.base_prefix)')" = True ]; then
+  "$py" -c 'import sysconfig; p = sysconfig.get_paths(); print(p["purelib"]); print(p["platlib"])' \
+    > "$("$vpy" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/parent-env.pth"
+fi
 # The build backend (meson-python) from .pydeps; one GPU architecture, the
 # documented way to choose it.
 (cd "$W/outside" && PYTHONPATH="$ROOT/.pydeps" "${pip[@]}" --no-build-isolation --no-index \
