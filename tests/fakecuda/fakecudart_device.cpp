@@ -43,6 +43,7 @@ constexpr Figure kFigures[] = {
   { cudaDevAttrL2CacheSize, 50 << 20 },
   { cudaDevAttrHostRegisterSupported, 1 },
   { cudaDevAttrHostRegisterReadOnlySupported, 1 },
+  { cudaDevAttrIpcEventSupport, 1 },
 };
 
 int
