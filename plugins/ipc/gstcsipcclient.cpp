@@ -205,10 +205,16 @@ Client::finished ()
   return stopping_.load () && frames_out_.load () == 0;
 }
 
+/* Reads every record there is, then takes them in order; where the
+ * connection ended among them (BYE, or its end), the frames before the end
+ * are not delivered: sent before the producer let go of this consumer (a
+ * stopped one it timed out, or one it died on), their memory may be
+ * rewritten or freed already. */
 void
 Client::run ()
 {
-  std::vector<guint8> buf (kMaxMessage);
+  std::vector<std::vector<guint8>> records;
+  std::vector<gsize> sizes;
   std::string why;
   bool gone = false;
   while (!gone && !finished ()) {
@@ -218,23 +224,43 @@ Client::run ()
     char drain[64];
     while (read (wake_[0], drain, sizeof drain) > 0) {
     }
-    for (;;) {
-      const gssize n = recv_record (fd_, buf.data (), MSG_DONTWAIT);
+    sizes.clear ();
+    while (sizes.size () < 256) {
+      if (records.size () <= sizes.size ())
+        records.emplace_back (kMaxMessage);
+      const gssize n = recv_record (fd_, records[sizes.size ()].data (), MSG_DONTWAIT);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         break;
+      if (n <= 0) {
+        why = n == 0 ? std::string ("the producer closed the connection")
+              : errno == EMSGSIZE
+                  ? std::string ("the producer sent an oversized record")
+                  : std::string ("the connection failed: ") + g_strerror (errno);
+        gone = true;
+        break;
+      }
+      sizes.push_back ((gsize)n);
+    }
+    /* Its BYE says more than the end of the connection after it. */
+    for (gsize i = 0; i < sizes.size (); i++) {
       Msg type;
-      Reader r (buf.data (), 0);
-      if (n == 0)
-        why = "the producer closed the connection";
-      else if (n < 0)
-        why = errno == EMSGSIZE ? std::string ("the producer sent an oversized record")
-                                : std::string ("the connection failed: ") + g_strerror (errno);
-      else if (!parse_header (buf.data (), (gsize)n, &type, &r, &why))
+      Reader r (records[i].data (), 0);
+      std::string bad;
+      if (parse_header (records[i].data (), sizes[i], &type, &r, &bad) && type == Msg::BYE) {
+        why = "the producer said: " + r.str (1024);
+        gone = true;
+        break;
+      }
+    }
+    for (gsize i = 0; i < sizes.size () && !gone; i++) {
+      Msg type;
+      Reader r (records[i].data (), 0);
+      if (!parse_header (records[i].data (), sizes[i], &type, &r, &why)) {
         why = "the producer sent " + why;
-      else if (handle (type, r, &why))
-        continue;
-      gone = true;
-      break;
+        gone = true;
+      } else if (!handle (type, r, &why)) {
+        gone = true;
+      }
     }
   }
   if (gone) {

@@ -54,6 +54,7 @@ struct Server::InFlight {
   guint64 seq = 0;
   GstBuffer * buffer = nullptr;
   guint32 slot = 0;
+  bool sending = true; /* send() is not done with it: not to be taken back */
   std::vector<Sent> to;
 };
 
@@ -414,6 +415,8 @@ Server::tick (std::vector<GstBuffer *> & done)
 bool
 Server::frame_done (const InFlight & f, gint64 now)
 {
+  if (f.sending)
+    return false;
   for (const Sent & s : f.to) {
     const Conn & c = *s.conn;
     const bool gone = c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
@@ -622,9 +625,13 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     free_slots_.push_back (slot);
     return false;
   }
-  InFlight out;
+  /* In the list before it goes out: a consumer may give it back before it
+   * has gone to the others (while a slow one is waited for). */
+  frames_.emplace_back ();
+  InFlight & out = frames_.back ();
   out.seq = ++seq_;
   out.slot = slot;
+  out.buffer = gst_buffer_ref (f.buffer);
   Writer & w = frame_w_;
   w.begin (Msg::FRAME);
   w.u64 (out.seq);
@@ -641,19 +648,12 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
                                     GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER));
   w.u64 (f.clock_time);
   w.u64 (monotonic_ns ());
-  if (!write_metas (w, b) || !w.finish ()) {
-    free_slots_.push_back (slot);
-    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "A frame's metas do not fit in one IPC record of %zu bytes (a batch of more "
-        "than %u slots?)",
-        kMaxMessage, kMaxSlots);
-    return false;
-  }
+  const bool fits = write_metas (w, b) && w.finish ();
   const gint64 deadline = g_get_monotonic_time () + (gint64)s_.wait_timeout_ms * 1000;
   /* conns_ may change while a slow consumer is waited for: a copy. */
   std::vector<std::shared_ptr<Conn>> targets (conns_);
   for (auto & c : targets) {
-    if (!c->ready || c->closed || c->draining)
+    if (!fits || !c->ready || c->closed || c->draining)
       continue;
     if (c->in_flight >= s_.max_frames && !(s_.wait && wait_for_room (lk, c, deadline))) {
       dropped_++;
@@ -669,14 +669,28 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     c->in_flight++;
     out.to.push_back (Sent{ c, g_get_monotonic_time () });
   }
+  out.sending = false;
+  GstBuffer * unused = nullptr;
   if (out.to.empty ()) {
     free_slots_.push_back (slot);
-    return true;
+    unused = out.buffer;
+    for (auto it = frames_.begin (); it != frames_.end (); ++it) {
+      if (&*it == &out) {
+        frames_.erase (it);
+        break;
+      }
+    }
   }
-  out.buffer = gst_buffer_ref (b);
-  frames_.push_back (std::move (out));
+  lk.unlock ();
   wake (); /* its tick looks for released frames sooner */
-  return true;
+  if (unused)
+    gst_buffer_unref (unused);
+  if (!fits)
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "A frame's metas do not fit in one IPC record of %zu bytes (a batch of more "
+        "than %u slots?)",
+        kMaxMessage, kMaxSlots);
+  return fits;
 }
 
 guint

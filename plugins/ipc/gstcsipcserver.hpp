@@ -23,7 +23,7 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -133,7 +133,7 @@ private:
   std::condition_variable cond_;
   bool running_ = true;
   std::vector<std::shared_ptr<Conn>> conns_;
-  std::deque<InFlight> frames_;
+  std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;
   std::vector<guint32> free_slots_;
   guint64 seq_ = 0;

@@ -78,6 +78,7 @@ enum {
   PROP_DEVICE_ID,
   PROP_CONSUMERS,
   PROP_FRAMES_DROPPED,
+  PROP_FRAMES_HELD,
   PROP_HOST_WAITS,
 };
 
@@ -263,7 +264,10 @@ gst_cs_ipc_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   /* A consumer's frames, and as many again on their way back (released,
    * their read events still running): upstream's pool must have that many
    * beyond its own, or its writer waits for our consumers. */
-  gst_cs_query_propose_held (query, 2 * max_frames + 1, 0);
+  GstCaps * caps = NULL;
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (caps && gst_structure_has_name (gst_caps_get_structure (caps, 0), "video/x-raw"))
+    gst_cs_query_propose_held (query, 2 * max_frames + 1, 0);
   gst_cs_query_add_layout_metas (query);
   return TRUE;
 }
@@ -473,13 +477,17 @@ gst_cs_ipc_sink_get_property (GObject * object, guint id, GValue * value, GParam
       g_value_set_uint64 (value, gst_cs_wait_counter_get (self->device->waits ()));
       return;
     case PROP_CONSUMERS:
-    case PROP_FRAMES_DROPPED: {
+    case PROP_FRAMES_DROPPED:
+    case PROP_FRAMES_HELD: {
       /* The state lock keeps start and stop away. */
       GST_STATE_LOCK (self);
+      auto * server = self->st ? self->st->server.get () : nullptr;
       if (id == PROP_CONSUMERS)
-        g_value_set_uint (value, self->st ? self->st->server->consumers () : 0);
+        g_value_set_uint (value, server ? server->consumers () : 0);
+      else if (id == PROP_FRAMES_HELD)
+        g_value_set_uint (value, server ? server->held () : 0);
       else
-        g_value_set_uint64 (value, self->st ? self->st->server->dropped () : 0);
+        g_value_set_uint64 (value, server ? server->dropped () : 0);
       GST_STATE_UNLOCK (self);
       return;
     }
@@ -635,6 +643,18 @@ install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_FRAMES_DROPPED,
       g_param_spec_uint64 ("frames-dropped", "Frames dropped",
           "Frames consumers missed for holding max-frames frames", 0, G_MAXUINT64, 0, ro));
+  /**
+   * GstCsIpcSink:frames-held:
+   *
+   * Frames out with consumers now: sent and not yet back (given back with
+   * their read events still running, or held by a consumer that is gone
+   * within its grace period).
+   *
+   * Since: 0.4
+   */
+  g_object_class_install_property (gobject_class, PROP_FRAMES_HELD,
+      g_param_spec_uint ("frames-held", "Frames held",
+          "Frames out with consumers now", 0, G_MAXUINT, 0, ro));
   /**
    * GstCsIpcSink:host-waits:
    *
