@@ -9,7 +9,7 @@ G_BEGIN_DECLS
 
 /* Allocations of whole blocks of this size may be exported to another
  * process (gst_cs_allocation_size()). */
-#define GST_CS_IPC_BLOCK ((gsize) 2 << 20)
+#define GST_CS_IPC_BLOCK ((gsize)2 << 20)
 
 /* clang-format off */
 GST_CS_API

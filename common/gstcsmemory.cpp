@@ -517,15 +517,16 @@ gst_cs_memory_get_exportable (GstMemory * mem, gsize * offset, gsize * alloc_siz
   const guint8 * first = gst_cs_memory_get_device_pointer (mem);
   Memory * m = impl_of (mem);
   while (m->kind == Kind::SUB || m->kind == Kind::ALIAS) {
-    GstMemory * next = m->kind == Kind::SUB
-                           ? mem->parent
-                           : gst_buffer_peek_memory (static_cast<GstBuffer *> (m->user_data), 0);
+    GstMemory * next =
+        m->kind == Kind::SUB
+            ? mem->parent
+            : gst_buffer_peek_memory (static_cast<GstBuffer *> (m->user_data), 0);
     mem = next;
     m = impl_of (mem);
   }
   if (m->kind != Kind::ALLOCATED || m->alloc_size % GST_CS_IPC_BLOCK != 0)
     return NULL;
-  *offset = (gsize) (first - m->pub.data);
+  *offset = (gsize)(first - m->pub.data);
   *alloc_size = m->alloc_size;
   return mem;
 }

@@ -61,7 +61,8 @@ Client::connect (GstElement * owner, const ClientSettings & s,
       break;
     if (errno != ENOENT && errno != ECONNREFUSED && errno != EAGAIN) {
       g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-          "Cannot connect to socket-path \"%s\": %s", s.path.c_str (), g_strerror (errno));
+          "Cannot connect to socket-path \"%s\": %s", s.path.c_str (),
+          g_strerror (errno));
       return nullptr;
     }
     if (s.connect_timeout_ms && g_get_monotonic_time () > deadline) {
@@ -84,7 +85,8 @@ Client::connect (GstElement * owner, const ClientSettings & s,
   }
   if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0 || !self->handshake (error)) {
     if (error && !*error)
-      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
+      g_set_error (
+          error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
     return nullptr;
   }
   self->self_ = self;
@@ -139,7 +141,9 @@ Client::handshake (GError ** error)
   if (n <= 0 || !parse_header (buf.data (), (gsize)n, &type, &r, &why)) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
         "The producer did not answer HELLO: %s",
-        n == 0 ? "it closed the connection" : n < 0 ? "no answer within 5 s" : why.c_str ());
+        n == 0  ? "it closed the connection"
+        : n < 0 ? "no answer within 5 s"
+                : why.c_str ());
     return false;
   }
   if (type == Msg::BYE) {
@@ -165,7 +169,8 @@ Client::take_welcome (Reader & r, GError ** error)
   r.bytes (uuid, 16);
   const gint32 theirs = r.i32 ();
   if (!r.done ()) {
-    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "The producer's WELCOME is malformed");
+    g_set_error (
+        error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "The producer's WELCOME is malformed");
     return false;
   }
   int n = 0;
@@ -193,7 +198,8 @@ Client::take_welcome (Reader & r, GError ** error)
   read_events_ = std::make_unique<OwnEvents> (device_);
   write_events_ = std::make_unique<PeerEvents> (device_);
   read_sent_.assign (kReadEvents, false);
-  GST_INFO ("connected to producer %d, its frames on device %d here", producer_pid_, device_);
+  GST_INFO (
+      "connected to producer %d, its frames on device %d here", producer_pid_, device_);
   return true;
 }
 
@@ -246,7 +252,8 @@ Client::run ()
       Msg type;
       Reader r (records[i].data (), 0);
       std::string bad;
-      if (parse_header (records[i].data (), sizes[i], &type, &r, &bad) && type == Msg::BYE) {
+      if (parse_header (records[i].data (), sizes[i], &type, &r, &bad) &&
+          type == Msg::BYE) {
         why = "the producer said: " + r.str (1024);
         gone = true;
         break;
@@ -302,8 +309,8 @@ Client::handle (Msg type, Reader & r, std::string * why)
       g.rate = r.f64 ();
       g.applied_rate = r.f64 ();
       g.format = (GstFormat)r.u32 ();
-      for (guint64 * v : { &g.base, &g.offset, &g.start, &g.stop, &g.time, &g.position,
-               &g.duration })
+      for (guint64 * v :
+          { &g.base, &g.offset, &g.start, &g.stop, &g.time, &g.position, &g.duration })
         *v = r.u64 ();
       if (!r.done () || g.format != GST_FORMAT_TIME || g.rate == 0.0)
         break;
@@ -352,7 +359,8 @@ Client::handle (Msg type, Reader & r, std::string * why)
       *why = "the producer said: " + r.str (1024);
       return false;
     default:
-      *why = std::string ("the producer sent ") + msg_name (type) + ", which only a consumer sends";
+      *why = std::string ("the producer sent ") + msg_name (type) +
+             ", which only a consumer sends";
       return false;
   }
   *why = std::string ("the producer sent a malformed ") + msg_name (type);
@@ -373,8 +381,7 @@ Client::open_export (Reader & r, std::string * why)
   void * p = nullptr;
   GError * err = NULL;
   DeviceGuard guard (device_, &err);
-  if (!guard.ok () ||
-      !GST_CS_CHECK (cudaIpcOpenMemHandle (&p, h, cudaIpcMemLazyEnablePeerAccess), &err)) {
+  if (!guard.ok () || !GST_CS_CHECK (cudaIpcOpenMemHandle (&p, h, cudaIpcMemLazyEnablePeerAccess), &err)) {
     *why = std::string ("the producer's memory cannot be opened: ") + err->message;
     g_error_free (err);
     return false;
@@ -480,11 +487,13 @@ Client::frame (Reader & r, std::string * why)
     /* Its write, unless already complete (a query costs 0.2 us, a wait on
      * an interprocess event 3.5): the buffer's own event comes after it. */
     DeviceGuard guard (device_, &err);
-    const bool waited = guard.ok () &&
-                        (!written || cudaEventQuery (written) == cudaSuccess ||
-                            GST_CS_CHECK (cudaStreamWaitEvent (stream_, written, 0), &err));
+    const bool waited =
+        guard.ok () &&
+        (!written || cudaEventQuery (written) == cudaSuccess ||
+            GST_CS_CHECK (cudaStreamWaitEvent (stream_, written, 0), &err));
     if (waited && gst_cs_sync_meta_record (buf, device_, stream_, &err)) {
-      gst_buffer_add_reference_timestamp_meta (buf, sent_caps (), sent_ns, GST_CLOCK_TIME_NONE);
+      gst_buffer_add_reference_timestamp_meta (
+          buf, sent_caps (), sent_ns, GST_CLOCK_TIME_NONE);
       Item it;
       it.type = Msg::FRAME;
       it.frame = buf;

@@ -42,7 +42,7 @@ namespace ipc {
 
 struct ClientSettings {
   std::string path;
-  bool group = false;          // a producer of the owner's group is accepted
+  bool group = false;           // a producer of the owner's group is accepted
   guint connect_timeout_ms = 0; // 0: for ever
 };
 
@@ -52,9 +52,9 @@ struct Item {
   std::string text;    // CAPS: the caps; BYE: why the producer is gone
   GstSegment segment;  // SEGMENT
   bool reset_time = false;
-  GstBuffer * frame = nullptr; // FRAME: ours to push or drop
+  GstBuffer * frame = nullptr;                   // FRAME: ours to push or drop
   GstClockTime clock_time = GST_CLOCK_TIME_NONE; // FRAME: PTS on the producer's clock
-  bool error = false;          // BYE: a fault (else the producer ended it)
+  bool error = false; // BYE: a fault (else the producer ended it)
 };
 
 class Client : public std::enable_shared_from_this<Client> {

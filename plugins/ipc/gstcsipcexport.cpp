@@ -56,13 +56,12 @@ bool
 export_memory (GstMemory * owner, int device,
     const std::shared_ptr<ExportListener> & listener, Export * out, GError ** error)
 {
-  auto * note =
-      static_cast<Note *> (gst_mini_object_get_qdata (GST_MINI_OBJECT (owner), note_quark ()));
+  auto * note = static_cast<Note *> (
+      gst_mini_object_get_qdata (GST_MINI_OBJECT (owner), note_quark ()));
   if (!note) {
     auto fresh = std::make_unique<Note> ();
     DeviceGuard guard (device, error);
-    if (!guard.ok () ||
-        !GST_CS_CHECK (cudaIpcGetMemHandle (&fresh->handle,
+    if (!guard.ok () || !GST_CS_CHECK (cudaIpcGetMemHandle (&fresh->handle,
                            reinterpret_cast<GstCsMemory *> (owner)->data),
             error))
       return false;

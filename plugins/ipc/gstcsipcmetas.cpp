@@ -126,8 +126,8 @@ read_roi (Reader & r, GstBuffer * buffer)
   const guint32 x = r.u32 (), y = r.u32 (), width = r.u32 (), height = r.u32 ();
   if (!r.done ())
     return false;
-  GstVideoRegionOfInterestMeta * m =
-      gst_buffer_add_video_region_of_interest_meta (buffer, type.c_str (), x, y, width, height);
+  GstVideoRegionOfInterestMeta * m = gst_buffer_add_video_region_of_interest_meta (
+      buffer, type.c_str (), x, y, width, height);
   m->id = id;
   m->parent_id = parent;
   return true;
@@ -142,7 +142,7 @@ entry (Writer & w, Kind kind, guint * count, F && body)
   const gsize at = w.reserve32 ();
   const gsize start = w.size ();
   body ();
-  w.fill32 (at, (guint32) (w.size () - start));
+  w.fill32 (at, (guint32)(w.size () - start));
   (*count)++;
 }
 
@@ -184,8 +184,9 @@ write_metas (Writer & w, GstBuffer * buffer)
   GstMeta * meta;
   while ((meta = gst_buffer_iterate_meta (buffer, &state))) {
     if (meta->info->api == GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) {
-      entry (w, Kind::ROI, &count,
-          [&] { write_roi (w, reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta)); });
+      entry (w, Kind::ROI, &count, [&] {
+        write_roi (w, reinterpret_cast<GstVideoRegionOfInterestMeta *> (meta));
+      });
       continue;
     }
 #if GST_CHECK_VERSION(1, 24, 0)

@@ -31,9 +31,9 @@ struct Server::Conn {
   guint32 id = 0;
   int fd = -1;
   PeerCred cred;
-  bool ready = false;  /* HELLO answered */
+  bool ready = false;    /* HELLO answered */
   bool draining = false; /* it wants no more frames */
-  bool closed = false; /* no more records either way */
+  bool closed = false;   /* no more records either way */
   gint64 closed_at = 0;
   guint in_flight = 0;
   guint64 caps_gen = 0, segment_gen = 0;
@@ -107,7 +107,8 @@ Server::create (GstElement * owner, const ServerSettings & s, int device, GError
   if (stat (s.path.c_str (), &st) == 0)
     self->listen_ino_ = st.st_ino;
   if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
+    g_set_error (
+        error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
     return nullptr;
   }
   self->thread_ = std::thread ([raw = self.get ()] { raw->run (); });
@@ -242,8 +243,9 @@ Server::read_conn (const std::shared_ptr<Conn> & c)
     }
     if (n < 0) {
       close_conn (c,
-          errno == EMSGSIZE ? std::string ("it sent an oversized record")
-                            : std::string ("its connection failed: ") + g_strerror (errno),
+          errno == EMSGSIZE
+              ? std::string ("it sent an oversized record")
+              : std::string ("its connection failed: ") + g_strerror (errno),
           errno == EMSGSIZE);
       return;
     }
@@ -280,7 +282,8 @@ Server::handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n)
       if (!r.bytes (&h, sizeof h) || !r.done () || slot > 4096) {
         close_conn (c, "it sent a malformed READ_EVENT", true);
       } else if (!c->read_events->open (slot, h, &err)) {
-        close_conn (c, std::string ("its read event cannot be opened: ") + err->message, true);
+        close_conn (
+            c, std::string ("its read event cannot be opened: ") + err->message, true);
         g_error_free (err);
       }
       return;
@@ -358,8 +361,8 @@ Server::release (const std::shared_ptr<Conn> & c, Reader & r)
     }
     break;
   }
-  close_conn (c, "it released frame " + std::to_string (seq) + ", which it does not hold",
-      true);
+  close_conn (
+      c, "it released frame " + std::to_string (seq) + ", which it does not hold", true);
 }
 
 /* No more records either way; the server thread closes the socket. The
@@ -383,11 +386,12 @@ Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bo
   wake ();
   if (warn)
     GST_ELEMENT_WARNING (owner_, STREAM, FAILED,
-        ("Consumer %u (process %d) was disconnected: %s", c->id, c->cred.pid, why.c_str ()),
+        ("Consumer %u (process %d) was disconnected: %s", c->id, c->cred.pid,
+            why.c_str ()),
         (NULL));
   else
-    GST_INFO_OBJECT (owner_, "consumer %u (process %d) gone: %s", c->id, c->cred.pid,
-        why.c_str ());
+    GST_INFO_OBJECT (
+        owner_, "consumer %u (process %d) gone: %s", c->id, c->cred.pid, why.c_str ());
 }
 
 /* Consumers that hold a frame for too long (stopped, or stuck), then the
@@ -419,7 +423,8 @@ Server::frame_done (const InFlight & f, gint64 now)
     return false;
   for (const Sent & s : f.to) {
     const Conn & c = *s.conn;
-    const bool gone = c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
+    const bool gone =
+        c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
     if (s.released && s.read_event) {
       const cudaError_t q = cudaEventQuery (s.read_event);
       if (q == cudaSuccess)
@@ -540,7 +545,8 @@ Server::preamble (
     ctl_w_.f64 (g.rate);
     ctl_w_.f64 (g.applied_rate);
     ctl_w_.u32 (g.format);
-    for (guint64 v : { g.base, g.offset, g.start, g.stop, g.time, g.position, g.duration })
+    for (guint64 v :
+        { g.base, g.offset, g.start, g.stop, g.time, g.position, g.duration })
       ctl_w_.u64 (v);
     ctl_w_.finish ();
     if (!send_to (c, ctl_w_, true))
@@ -621,7 +627,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     return false;
   if (!gst_cs_sync_meta_wait (f.buffer, stream, error) ||
       !GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) ||
-      !export_memory (f.exportable, device_, shared_from_this (), &ex, error)) {
+          !export_memory (f.exportable, device_, shared_from_this (), &ex, error)) {
     free_slots_.push_back (slot);
     return false;
   }
@@ -657,11 +663,13 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
       continue;
     if (c->in_flight >= s_.max_frames && !(s_.wait && wait_for_room (lk, c, deadline))) {
       dropped_++;
-      GST_LOG_OBJECT (owner_, "consumer %u has %u frames: frame %" G_GUINT64_FORMAT
-          " not sent to it", c->id, c->in_flight, out.seq);
+      GST_LOG_OBJECT (owner_,
+          "consumer %u has %u frames: frame %" G_GUINT64_FORMAT " not sent to it", c->id,
+          c->in_flight, out.seq);
       continue;
     }
-    if (c->closed || !preamble (c, ex, f.alloc_size, slot) || !send_to (c, frame_w_, true)) {
+    if (c->closed || !preamble (c, ex, f.alloc_size, slot) ||
+        !send_to (c, frame_w_, true)) {
       if (!c->closed)
         dropped_++;
       continue;
@@ -741,7 +749,8 @@ Server::stop (guint linger_ms)
   std::vector<GstBuffer *> left;
   {
     std::unique_lock<std::mutex> lk (lock_);
-    cond_.wait_for (lk, std::chrono::milliseconds (linger_ms), [&] { return frames_.empty (); });
+    cond_.wait_for (
+        lk, std::chrono::milliseconds (linger_ms), [&] { return frames_.empty (); });
     for (auto & c : conns_)
       close_conn (c, "the producer stopped", false);
     running_ = false;
@@ -760,7 +769,8 @@ Server::stop (guint linger_ms)
     conns_.clear ();
   }
   if (!left.empty ())
-    GST_WARNING_OBJECT (owner_, "%zu frames were still held by consumers at stop", left.size ());
+    GST_WARNING_OBJECT (
+        owner_, "%zu frames were still held by consumers at stop", left.size ());
   for (GstBuffer * b : left)
     gst_buffer_unref (b);
   if (listen_fd_ >= 0) {

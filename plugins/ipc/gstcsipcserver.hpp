@@ -43,16 +43,16 @@ namespace ipc {
 
 struct ServerSettings {
   std::string path;
-  bool group = false;             // the socket open to the owner's group
-  guint max_frames = 4;           // frames one consumer may hold at once
-  bool wait = false;              // a consumer with no room holds the producer ...
-  guint wait_timeout_ms = 1000;   // ... this long at most per frame
+  bool group = false;               // the socket open to the owner's group
+  guint max_frames = 4;             // frames one consumer may hold at once
+  bool wait = false;                // a consumer with no room holds the producer ...
+  guint wait_timeout_ms = 1000;     // ... this long at most per frame
   guint consumer_timeout_ms = 2000; // a frame held longer: disconnected (0: never)
 };
 
 // A frame to send: its buffer and where its bytes are exported from.
 struct OutFrame {
-  GstBuffer * buffer = nullptr;    // one memory; kept until released
+  GstBuffer * buffer = nullptr;     // one memory; kept until released
   GstMemory * exportable = nullptr; // owns the allocation (gst_cs_memory_get_exportable)
   gsize alloc_size = 0;             // its size
   gsize offset = 0;                 // of the frame's bytes in it
@@ -111,8 +111,8 @@ private:
   bool frame_done (const InFlight & f, gint64 now);
   bool wait_for_room (std::unique_lock<std::mutex> & lk, const std::shared_ptr<Conn> & c,
       gint64 deadline);
-  bool preamble (const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size,
-      guint32 slot);
+  bool preamble (
+      const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
   bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
   bool take_slot (guint32 * slot, GError ** error);
   void wake ();

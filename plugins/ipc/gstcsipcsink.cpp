@@ -87,10 +87,10 @@ namespace {
 /* What the element keeps between start and stop (streaming thread). */
 struct Streaming {
   std::shared_ptr<gst_cs::ipc::Server> server;
-  gst_cs::ScratchPool copies;       /* frames that cannot be exported in place */
+  gst_cs::ScratchPool copies;               /* frames that cannot be exported in place */
   gst_cs::HeldBuffers held{ HELD_NVCODEC }; /* nvcodec frames our copies read */
-  GstClock * clock = nullptr;       /* the clock `monotonic` was asked of */
-  bool monotonic = false;           /* it is the system's monotonic clock */
+  GstClock * clock = nullptr;               /* the clock `monotonic` was asked of */
+  bool monotonic = false;                   /* it is the system's monotonic clock */
 };
 
 } // namespace
@@ -125,10 +125,10 @@ gst_cs_ipc_slow_consumer_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
-    GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
-        "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")"));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
+            "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")"));
 
 /* --- start and stop ----------------------------------------------------- */
 
@@ -179,7 +179,8 @@ gst_cs_ipc_sink_start (GstBaseSink * sink)
     return FALSE;
   }
   GError * err = NULL;
-  auto server = gst_cs::ipc::Server::create (GST_ELEMENT (self), settings_of (self), device, &err);
+  auto server =
+      gst_cs::ipc::Server::create (GST_ELEMENT (self), settings_of (self), device, &err);
   if (!server) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ_WRITE, ("%s", err->message), (NULL));
     g_error_free (err);
@@ -197,7 +198,8 @@ gst_cs_ipc_sink_stop (GstBaseSink * sink)
   auto * self = GST_CS_IPC_SINK (sink);
   if (self->st) {
     self->st->server->stop (STOP_LINGER_MS);
-    self->st->held.drain_on (self->device->device (), self->device->waits (), GST_OBJECT (self));
+    self->st->held.drain_on (
+        self->device->device (), self->device->waits (), GST_OBJECT (self));
     self->st->copies.reset ();
     gst_clear_object (&self->st->clock);
     delete self->st;
@@ -294,7 +296,8 @@ clock_time_of (GstCsIpcSink * self, GstBuffer * buffer)
     GstClockType type = GST_CLOCK_TYPE_REALTIME;
     if (clock && GST_IS_SYSTEM_CLOCK (clock))
       g_object_get (clock, "clock-type", &type, NULL);
-    st.monotonic = clock && GST_IS_SYSTEM_CLOCK (clock) && type == GST_CLOCK_TYPE_MONOTONIC;
+    st.monotonic =
+        clock && GST_IS_SYSTEM_CLOCK (clock) && type == GST_CLOCK_TYPE_MONOTONIC;
   }
   const GstClockTime pts = GST_BUFFER_PTS (buffer);
   if (!st.monotonic || !GST_CLOCK_TIME_IS_VALID (pts))
@@ -346,9 +349,10 @@ exportable_copy (GstCsIpcSink * self, GstBuffer * buffer, GError ** error)
                                              gst_buffer_peek_memory (out, 0)),
                         device, src.data (), src.device (), src.size (), stream),
           error) &&
-      gst_cs_sync_meta_record_read (out, src.nvcodec () ? NULL : buffer, device, stream, error) &&
-      (!src.nvcodec () ||
-          self->st->held.hold (buffer, device, stream, dev.waits (), error));
+                           gst_cs_sync_meta_record_read (out,
+                               src.nvcodec () ? NULL : buffer, device, stream, error) &&
+                           (!src.nvcodec () || self->st->held.hold (buffer, device,
+                                                   stream, dev.waits (), error));
   if (!ok)
     gst_clear_buffer (&out);
   return out;
@@ -360,7 +364,8 @@ send_frame (GstCsIpcSink * self, GstBuffer * buffer)
   gst_cs::ElementDevice & dev = *self->device;
   if (gst_buffer_n_memory (buffer) != 1) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
-        ("A frame of %u memories: the IPC sink takes frames of one block of device memory",
+        ("A frame of %u memories: the IPC sink takes frames of one block of device "
+         "memory",
             gst_buffer_n_memory (buffer)));
     return GST_FLOW_ERROR;
   }
@@ -418,7 +423,8 @@ gst_cs_ipc_sink_change_state (GstElement * element, GstStateChange transition)
 {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY)
     GST_CS_IPC_SINK (element)->device->announce ();
-  return GST_ELEMENT_CLASS (gst_cs_ipc_sink_parent_class)->change_state (element, transition);
+  return GST_ELEMENT_CLASS (gst_cs_ipc_sink_parent_class)
+      ->change_state (element, transition);
 }
 
 static void
@@ -466,7 +472,8 @@ gst_cs_ipc_sink_set_property (
 }
 
 static void
-gst_cs_ipc_sink_get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+gst_cs_ipc_sink_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_IPC_SINK (object);
   switch (id) {
@@ -534,8 +541,8 @@ gst_cs_ipc_sink_finalize (GObject * object)
 static void
 install_properties (GObjectClass * gobject_class)
 {
-  const auto rw = (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                GST_PARAM_MUTABLE_READY);
+  const auto rw =
+      (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   const auto ro = (GParamFlags)(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   /**
    * GstCsIpcSink:socket-path:
@@ -583,7 +590,8 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_SLOW_CONSUMER,
       g_param_spec_enum ("slow-consumer", "Slow consumer",
-          "A consumer with max-frames frames misses the next (drop) or holds the producer "
+          "A consumer with max-frames frames misses the next (drop) or holds the "
+          "producer "
           "(wait)",
           GST_TYPE_CS_IPC_SLOW_CONSUMER, DEFAULT_SLOW_CONSUMER, rw));
   /**
@@ -620,8 +628,8 @@ install_properties (GObjectClass * gobject_class)
    * Since: 0.4
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int ("device-id", "Device ID", "CUDA device (-1 = device 0)", -1,
-          G_MAXINT, -1, rw));
+      g_param_spec_int (
+          "device-id", "Device ID", "CUDA device (-1 = device 0)", -1, G_MAXINT, -1, rw));
   /**
    * GstCsIpcSink:consumers:
    *
@@ -630,8 +638,8 @@ install_properties (GObjectClass * gobject_class)
    * Since: 0.4
    */
   g_object_class_install_property (gobject_class, PROP_CONSUMERS,
-      g_param_spec_uint ("consumers", "Consumers", "Consumers connected now", 0, G_MAXUINT,
-          0, ro));
+      g_param_spec_uint (
+          "consumers", "Consumers", "Consumers connected now", 0, G_MAXUINT, 0, ro));
   /**
    * GstCsIpcSink:frames-dropped:
    *
@@ -642,7 +650,8 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_FRAMES_DROPPED,
       g_param_spec_uint64 ("frames-dropped", "Frames dropped",
-          "Frames consumers missed for holding max-frames frames", 0, G_MAXUINT64, 0, ro));
+          "Frames consumers missed for holding max-frames frames", 0, G_MAXUINT64, 0,
+          ro));
   /**
    * GstCsIpcSink:frames-held:
    *
@@ -653,8 +662,8 @@ install_properties (GObjectClass * gobject_class)
    * Since: 0.4
    */
   g_object_class_install_property (gobject_class, PROP_FRAMES_HELD,
-      g_param_spec_uint ("frames-held", "Frames held",
-          "Frames out with consumers now", 0, G_MAXUINT, 0, ro));
+      g_param_spec_uint ("frames-held", "Frames held", "Frames out with consumers now", 0,
+          G_MAXUINT, 0, ro));
   /**
    * GstCsIpcSink:host-waits:
    *
@@ -698,7 +707,8 @@ gst_cs_ipc_sink_class_init (GstCsIpcSinkClass * klass)
   sink_class->render = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_render);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CS_IPC_SLOW_CONSUMER, (GstPluginAPIFlags)0);
-  GST_DEBUG_CATEGORY_INIT (gst_cs_ipc_sink_debug, "csipcsink", 0, "gst-cudastreams IPC sink");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_ipc_sink_debug, "csipcsink", 0, "gst-cudastreams IPC sink");
 }
 
 static void

@@ -60,8 +60,7 @@ listen_at (const char * path, bool group, GError ** error)
   sockaddr_un addr;
   if (!fill_address (path, &addr)) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "socket-path must be set, and at most %zu bytes long",
-        sizeof addr.sun_path - 1);
+        "socket-path must be set, and at most %zu bytes long", sizeof addr.sun_path - 1);
     return -1;
   }
   if (!stale_socket (path, error)) {
@@ -131,9 +130,9 @@ peer_allowed (const PeerCred & cred, bool group, std::string * why)
     return true;
   if (group && cred.gid == getegid ())
     return true;
-  *why = "process " + std::to_string (cred.pid) + " of user " + std::to_string (cred.uid) +
-         " (group " + std::to_string (cred.gid) + ") is not " +
-         (group ? "of this user or group" : "this user");
+  *why = "process " + std::to_string (cred.pid) + " of user " +
+         std::to_string (cred.uid) + " (group " + std::to_string (cred.gid) +
+         ") is not " + (group ? "of this user or group" : "this user");
   return false;
 }
 

@@ -111,10 +111,10 @@ gst_cs_ipc_producer_lost_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS
-                                              ")"));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (
+            GST_CS_VIDEO_DEVICE_CAPS "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")"));
 
 /* --- start and stop ----------------------------------------------------- */
 
@@ -125,8 +125,8 @@ gst_cs_ipc_src_start (GstBaseSrc * src)
   if (!self->device->start ())
     return FALSE;
   int ipc = 0;
-  if (cudaDeviceGetAttribute (&ipc, cudaDevAttrIpcEventSupport, self->device->device ()) !=
-      cudaSuccess)
+  if (cudaDeviceGetAttribute (
+          &ipc, cudaDevAttrIpcEventSupport, self->device->device ()) != cudaSuccess)
     (void)cudaGetLastError ();
   if (!ipc) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
@@ -242,7 +242,8 @@ connect_client (GstCsIpcSrc * self)
   s.connect_timeout_ms = self->connection_timeout;
   GST_OBJECT_UNLOCK (self);
   GError * err = NULL;
-  auto client = gst_cs::ipc::Client::connect (GST_ELEMENT (self), s, self->st->cancel, &err);
+  auto client =
+      gst_cs::ipc::Client::connect (GST_ELEMENT (self), s, self->st->cancel, &err);
   if (!client) {
     if (err) {
       GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ, ("%s", err->message), (NULL));
@@ -261,11 +262,15 @@ take_caps (GstCsIpcSrc * self, const std::string & text)
 {
   GstCaps * caps = gst_caps_from_string (text.c_str ());
   GstCaps * templ = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (self));
-  const bool ok = caps && gst_caps_is_fixed (caps) && gst_caps_can_intersect (caps, templ);
+  const bool ok =
+      caps && gst_caps_is_fixed (caps) && gst_caps_can_intersect (caps, templ);
   gst_caps_unref (templ);
   if (!ok) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The producer sent caps this element cannot "
-                                              "output: %s", text.c_str ()), (NULL));
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The producer sent caps this element cannot "
+         "output: %s",
+            text.c_str ()),
+        (NULL));
     gst_clear_caps (&caps);
     return false;
   }
@@ -290,7 +295,8 @@ clock_is_monotonic (GstCsIpcSrc * self)
     GstClockType type = GST_CLOCK_TYPE_REALTIME;
     if (clock && GST_IS_SYSTEM_CLOCK (clock))
       g_object_get (clock, "clock-type", &type, NULL);
-    st.monotonic = clock && GST_IS_SYSTEM_CLOCK (clock) && type == GST_CLOCK_TYPE_MONOTONIC;
+    st.monotonic =
+        clock && GST_IS_SYSTEM_CLOCK (clock) && type == GST_CLOCK_TYPE_MONOTONIC;
   }
   return st.monotonic;
 }
@@ -304,9 +310,10 @@ map_running_time (GstCsIpcSrc * self, GstBuffer * frame, GstClockTime clock_time
 {
   Streaming & st = *self->st;
   const GstClockTime pts = GST_BUFFER_PTS (frame);
-  const GstClockTime rt = GST_CLOCK_TIME_IS_VALID (pts)
-                              ? gst_segment_to_running_time (&st.segment, GST_FORMAT_TIME, pts)
-                              : GST_CLOCK_TIME_NONE;
+  const GstClockTime rt =
+      GST_CLOCK_TIME_IS_VALID (pts)
+          ? gst_segment_to_running_time (&st.segment, GST_FORMAT_TIME, pts)
+          : GST_CLOCK_TIME_NONE;
   if (!GST_CLOCK_TIME_IS_VALID (rt))
     return;
   const GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
@@ -326,7 +333,8 @@ map_running_time (GstCsIpcSrc * self, GstBuffer * frame, GstClockTime clock_time
     return;
   GstSegment out = st.segment;
   if (!gst_segment_offset_running_time (&out, GST_FORMAT_TIME, offset)) {
-    GST_WARNING_OBJECT (self, "cannot shift the segment by %" G_GINT64_FORMAT " ns", offset);
+    GST_WARNING_OBJECT (
+        self, "cannot shift the segment by %" G_GINT64_FORMAT " ns", offset);
     return;
   }
   st.offset = offset;
@@ -345,11 +353,13 @@ on_our_device (GstCsIpcSrc * self, GstBuffer * frame)
   GError * err = NULL;
   GstBuffer * local = NULL;
   gst_cs::DeviceGuard guard (dev.device (), &err);
-  const bool ok = guard.ok () && gst_cs::import_from_other_device (frame, dev.device (),
-                                     dev.stream (), self->st->copies, dev.waits (), &local, &err);
+  const bool ok =
+      guard.ok () && gst_cs::import_from_other_device (frame, dev.device (),
+                         dev.stream (), self->st->copies, dev.waits (), &local, &err);
   gst_buffer_unref (frame);
   if (!ok) {
-    GST_CS_POST_ERROR (self, err, "Cannot copy the producer's frame to this element's device");
+    GST_CS_POST_ERROR (
+        self, err, "Cannot copy the producer's frame to this element's device");
     return NULL;
   }
   return local;
@@ -365,8 +375,7 @@ producer_lost (GstCsIpcSrc * self, const gst_cs::ipc::Item & it)
     GST_INFO_OBJECT (self, "the producer is gone (%s): end of stream", it.text.c_str ());
     return GST_FLOW_EOS;
   }
-  GST_ELEMENT_ERROR (self, RESOURCE, READ,
-      ("The producer is gone: %s", it.text.c_str ()),
+  GST_ELEMENT_ERROR (self, RESOURCE, READ, ("The producer is gone: %s", it.text.c_str ()),
       ("producer process %d", self->st->client->producer_pid ()));
   return GST_FLOW_ERROR;
 }
@@ -396,7 +405,8 @@ gst_cs_ipc_src_create (GstPushSrc * src, GstBuffer ** buf)
         gst_pad_push_event (GST_BASE_SRC_PAD (src), gst_event_new_flush_start ());
         continue;
       case gst_cs::ipc::Msg::FLUSH_STOP:
-        gst_pad_push_event (GST_BASE_SRC_PAD (src), gst_event_new_flush_stop (it.reset_time));
+        gst_pad_push_event (
+            GST_BASE_SRC_PAD (src), gst_event_new_flush_stop (it.reset_time));
         st.mapped = false; /* the segment goes again */
         continue;
       case gst_cs::ipc::Msg::EOS:
@@ -410,7 +420,8 @@ gst_cs_ipc_src_create (GstPushSrc * src, GstBuffer ** buf)
     }
     if (!st.caps) {
       gst_buffer_unref (it.frame);
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL), ("The producer sent a frame before its caps"));
+      GST_ELEMENT_ERROR (
+          self, STREAM, FORMAT, (NULL), ("The producer sent a frame before its caps"));
       return GST_FLOW_ERROR;
     }
     map_running_time (self, it.frame, it.clock_time);
@@ -433,7 +444,8 @@ gst_cs_ipc_src_change_state (GstElement * element, GstStateChange transition)
 {
   if (transition == GST_STATE_CHANGE_NULL_TO_READY)
     GST_CS_IPC_SRC (element)->device->announce ();
-  return GST_ELEMENT_CLASS (gst_cs_ipc_src_parent_class)->change_state (element, transition);
+  return GST_ELEMENT_CLASS (gst_cs_ipc_src_parent_class)
+      ->change_state (element, transition);
 }
 
 static void
@@ -444,7 +456,8 @@ gst_cs_ipc_src_set_context (GstElement * element, GstContext * context)
 }
 
 static void
-gst_cs_ipc_src_set_property (GObject * object, guint id, const GValue * value, GParamSpec * pspec)
+gst_cs_ipc_src_set_property (
+    GObject * object, guint id, const GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_IPC_SRC (object);
   if (id == PROP_DEVICE_ID) {
@@ -474,7 +487,8 @@ gst_cs_ipc_src_set_property (GObject * object, guint id, const GValue * value, G
 }
 
 static void
-gst_cs_ipc_src_get_property (GObject * object, guint id, GValue * value, GParamSpec * pspec)
+gst_cs_ipc_src_get_property (
+    GObject * object, guint id, GValue * value, GParamSpec * pspec)
 {
   auto * self = GST_CS_IPC_SRC (object);
   switch (id) {
@@ -521,8 +535,8 @@ gst_cs_ipc_src_finalize (GObject * object)
 static void
 install_properties (GObjectClass * gobject_class)
 {
-  const auto rw = (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-                                GST_PARAM_MUTABLE_READY);
+  const auto rw =
+      (GParamFlags)(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
   /**
    * GstCsIpcSrc:socket-path:
    *
@@ -579,7 +593,8 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
-          "CUDA device of the frames pushed (-1 = the producer's)", -1, G_MAXINT, -1, rw));
+          "CUDA device of the frames pushed (-1 = the producer's)", -1, G_MAXINT, -1,
+          rw));
   /**
    * GstCsIpcSrc:host-waits:
    *
@@ -610,7 +625,8 @@ gst_cs_ipc_src_class_init (GstCsIpcSrcClass * klass)
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class, "CUDA streams IPC source",
       "Source/Video/Tensor/Hardware",
-      "Receives frames and batches in CUDA device memory from another process, ordered by "
+      "Receives frames and batches in CUDA device memory from another process, ordered "
+      "by "
       "interprocess events on the GPU, without host waits or copies",
       "gst-cudastreams developers");
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_cs_ipc_src_change_state);
@@ -626,7 +642,8 @@ gst_cs_ipc_src_class_init (GstCsIpcSrcClass * klass)
   push_class->create = GST_DEBUG_FUNCPTR (gst_cs_ipc_src_create);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CS_IPC_PRODUCER_LOST, (GstPluginAPIFlags)0);
-  GST_DEBUG_CATEGORY_INIT (gst_cs_ipc_src_debug, "csipcsrc", 0, "gst-cudastreams IPC source");
+  GST_DEBUG_CATEGORY_INIT (
+      gst_cs_ipc_src_debug, "csipcsrc", 0, "gst-cudastreams IPC source");
 }
 
 static void

@@ -101,8 +101,7 @@ public:
   gsize left () const { return ok_ ? n_ - pos_ : 0; }
 
 private:
-  template <typename T>
-  T get ()
+  template <typename T> T get ()
   {
     T v{};
     if (!ok_ || n_ - pos_ < sizeof (T)) {

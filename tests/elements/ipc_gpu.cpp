@@ -151,7 +151,8 @@ spawn (const std::vector<std::string> & args, const std::vector<std::string> & e
 std::string
 socket_path (const char * name)
 {
-  gchar * p = g_strdup_printf ("%s/gcs-ipc-%d-%s.sock", g_get_tmp_dir (), getpid (), name);
+  gchar * p =
+      g_strdup_printf ("%s/gcs-ipc-%d-%s.sock", g_get_tmp_dir (), getpid (), name);
   std::string s (p);
   g_free (p);
   unlink (s.c_str ());
@@ -206,7 +207,8 @@ check_producer (Peer * p, const char * what)
   auto r = p->result ("PRODUCER");
   fail_unless (status == 0 && r["end"] == "eos", "%s: exit %d: %s", what, status,
       p->text.c_str ());
-  fail_unless (r["held"] == "0", "%s: %s frames never came back", what, r["held"].c_str ());
+  fail_unless (
+      r["held"] == "0", "%s: %s frames never came back", what, r["held"].c_str ());
   fail_unless (r["host_waits"] == "0", "%s: %s host waits in the sink", what,
       r["host_waits"].c_str ());
 }
@@ -240,8 +242,8 @@ GST_START_TEST (test_consumers_join_and_leave)
   Peer * late = consumer (sock, { "--frames", "10" });
   fail_unless_equals_int (late->wait (30), 0);
   auto r = late->result ("CONSUMER");
-  fail_unless (r["got"] == "10" && r["bad"] == "0" && r["gaps"] == "0", "%s",
-      late->text.c_str ());
+  fail_unless (
+      r["got"] == "10" && r["bad"] == "0" && r["gaps"] == "0", "%s", late->text.c_str ());
   fail_unless (std::stoi (r["first"]) >= 10, "the late one started at frame %s",
       r["first"].c_str ());
   for (Peer * c : cs)
@@ -356,9 +358,10 @@ GST_START_TEST (test_slow_consumer)
     const std::string sock = socket_path (policy);
     const std::string props =
         std::string ("max-frames=2 wait-timeout=5000 slow-consumer=") + policy;
-    Peer * p = producer (sock, { "--frames", "30", "--fps", "100", "--consumers", "2",
-                                   "--sink-props", props });
-    Peer * slow = consumer (sock, { "--frames", "30", "--slow-us", "50000", "--timeout", "5" });
+    Peer * p = producer (sock,
+        { "--frames", "30", "--fps", "100", "--consumers", "2", "--sink-props", props });
+    Peer * slow =
+        consumer (sock, { "--frames", "30", "--slow-us", "50000", "--timeout", "5" });
     Peer * fast = consumer (sock, { "--frames", "30" });
     check_consumer (fast, 30, 0, policy);
     slow->wait (60);
@@ -367,8 +370,8 @@ GST_START_TEST (test_slow_consumer)
     if (g_str_equal (policy, "wait"))
       fail_unless (r["gaps"] == "0" && r["got"] == "30", "wait: %s", slow->text.c_str ());
     else
-      fail_unless (r["gaps"] != "0", "drop: the slow one missed nothing: %s",
-          slow->text.c_str ());
+      fail_unless (
+          r["gaps"] != "0", "drop: the slow one missed nothing: %s", slow->text.c_str ());
     fail_unless_equals_int (p->wait (60), 0);
     auto pr = p->result ("PRODUCER");
     fail_unless ((pr["dropped"] == "0") == g_str_equal (policy, "wait"), "%s: %s", policy,
@@ -414,7 +417,8 @@ GST_START_TEST (test_caps_change)
   check_consumer (c, 20, 0, "caps change");
   auto r = c->result ("CONSUMER");
   fail_unless (r["caps"] == "2", "%s", c->text.c_str ());
-  fail_unless (c->text.find ("width=(int)128") != std::string::npos, "%s", c->text.c_str ());
+  fail_unless (
+      c->text.find ("width=(int)128") != std::string::npos, "%s", c->text.c_str ());
   check_producer (p, "caps change");
   delete c;
   delete p;
@@ -459,8 +463,8 @@ GST_START_TEST (test_other_device)
   }
   const std::string sock = socket_path ("device");
   Peer * p = producer (sock, { "--frames", "10" });
-  gchar * desc = g_strdup_printf (
-      "cudastreamsipcsrc name=src socket-path=%s device-id=1 ! appsink name=out sync=false",
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s device-id=1 "
+                                  "! appsink name=out sync=false",
       sock.c_str ());
   GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
@@ -478,8 +482,8 @@ GST_START_TEST (test_other_device)
     fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
     for (gsize k = 0; k < map.size; k++) {
       const guint8 want = (guint8)((k * 31 + i * 101 + (k >> 8) * 7) ^ (i >> 3));
-      fail_unless (map.data[k] == want, "frame %u byte %zu: %u, not %u", i, k, map.data[k],
-          want);
+      fail_unless (
+          map.data[k] == want, "frame %u byte %zu: %u, not %u", i, k, map.data[k], want);
     }
     gst_buffer_unmap (b, &map);
     gst_sample_unref (s);
@@ -510,7 +514,8 @@ GST_START_TEST (test_socket_rules)
     GstElement * a = gst_parse_launch (desc, NULL);
     GstElement * b = gst_parse_launch (desc, NULL);
     g_free (desc);
-    fail_unless (gst_element_set_state (a, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    fail_unless (
+        gst_element_set_state (a, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
     struct stat st;
     fail_unless_equals_int (stat (sock.c_str (), &st), 0);
     fail_unless (S_ISSOCK (st.st_mode));
@@ -530,17 +535,19 @@ GST_START_TEST (test_socket_rules)
   strncpy (addr.sun_path, sock.c_str (), sizeof addr.sun_path - 1);
   fail_unless_equals_int (bind (fd, (sockaddr *)&addr, sizeof addr), 0);
   close (fd);
-  gchar * desc = g_strdup_printf (
-      "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
-      "cudastreamsipcsink socket-path=%s",
-      sock.c_str ());
+  gchar * desc =
+      g_strdup_printf ("videotestsrc num-buffers=3 ! "
+                       "video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
+                       "cudastreamsipcsink socket-path=%s",
+          sock.c_str ());
   GstElement * stale = gst_parse_launch (desc, NULL);
   testutil::run_to_eos (stale, "stale socket");
   gst_object_unref (stale);
   fail_unless (g_file_set_contents (sock.c_str (), "x", 1, NULL));
   GstElement * c = gst_parse_launch (desc, NULL);
   testutil::Outcome o = testutil::run_to_end (c, 10 * GST_SECOND);
-  fail_unless (o.error.find ("is not a socket") != std::string::npos, "%s", o.error.c_str ());
+  fail_unless (
+      o.error.find ("is not a socket") != std::string::npos, "%s", o.error.c_str ());
   gst_object_unref (c);
   g_free (desc);
   unlink (sock.c_str ());

@@ -103,7 +103,7 @@ struct Alloc {
   std::uint64_t serial = 0; /* allocations of this process, numbered */
   bool imported = false;
   int import_refs = 0;
-  Peer exporter;  /* imported: whose memory */
+  Peer exporter; /* imported: whose memory */
 };
 
 /* What a pointer range is: pageable host memory when it lies in no

@@ -54,7 +54,7 @@
 namespace fakecuda {
 
 struct SharedEvent {
-  std::atomic<std::uint64_t> recorded; /* generation of the latest record */
+  std::atomic<std::uint64_t> recorded;  /* generation of the latest record */
   std::atomic<std::uint64_t> completed; /* highest generation run past */
   std::atomic<std::uint64_t> requested; /* highest one another process waits for */
   std::uint64_t reserved[5];
@@ -85,7 +85,8 @@ struct EventHandle {
   std::int32_t fd;
   std::uint32_t slot;
 };
-static_assert (sizeof (EventHandle) <= sizeof (cudaIpcEventHandle_t), "fits CUDA's handle");
+static_assert (
+    sizeof (EventHandle) <= sizeof (cudaIpcEventHandle_t), "fits CUDA's handle");
 
 /* Field 22 of /proc/PID/stat (after the command, which may hold spaces and
  * parentheses), and the state letter; false when the process is gone. */
@@ -109,7 +110,8 @@ read_stat (int pid, char * state, std::uint64_t * start)
   unsigned long long st = 0;
   char s = 0;
   if (std::sscanf (p + 1,
-          " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+          " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+          "%llu",
           &s, &st) != 2)
     return false;
   *state = s;
@@ -170,8 +172,8 @@ ensure_owner ()
   o.fd = memfd_create ("fakecuda-events", MFD_CLOEXEC);
   if (o.fd < 0 || ftruncate (o.fd, kSlots * sizeof (SharedEvent)) != 0)
     return false;
-  void * p = mmap (
-      nullptr, kSlots * sizeof (SharedEvent), PROT_READ | PROT_WRITE, MAP_SHARED, o.fd, 0);
+  void * p = mmap (nullptr, kSlots * sizeof (SharedEvent), PROT_READ | PROT_WRITE,
+      MAP_SHARED, o.fd, 0);
   if (p == MAP_FAILED)
     return false;
   o.table = static_cast<SharedEvent *> (p);
@@ -232,8 +234,8 @@ peer_table (const Peer & p, int fd)
   int f = open_peer_fd (p, fd);
   if (f < 0)
     return nullptr;
-  void * m =
-      mmap (nullptr, kSlots * sizeof (SharedEvent), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+  void * m = mmap (
+      nullptr, kSlots * sizeof (SharedEvent), PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
   close (f);
   if (m == MAP_FAILED)
     return nullptr;
@@ -346,7 +348,8 @@ wait_remote (const Op & op, bool gpu)
     }
     if (now - begin > hang_bound ()) {
       std::fprintf (stderr,
-          "fakecuda: %s waits for ever for an interprocess event of process %d (%s): on a "
+          "fakecuda: %s waits for ever for an interprocess event of process %d (%s): on "
+          "a "
           "GPU this hangs%s\n",
           gpu ? "a stream" : "a host wait", op.owner.pid,
           dead ? "dead before it completed" : "alive, not completing it",

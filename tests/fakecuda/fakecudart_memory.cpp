@@ -150,8 +150,9 @@ cudaMalloc (void ** devPtr, size_t size)
       return cudaErrorMemoryAllocation;
     /* Whole 2 MiB blocks may be exported: in shared memory. */
     int fd = -1;
-    void * p = size % kIpcBlock == 0 ? shared_alloc (size, &fd)
-                                     : junk_alloc (size, 256); /* cudaMalloc aligns to 256 */
+    void * p = size % kIpcBlock == 0
+                   ? shared_alloc (size, &fd)
+                   : junk_alloc (size, 256); /* cudaMalloc aligns to 256 */
     if (!p)
       return cudaErrorMemoryAllocation;
     add (p, size, MemKind::kDevice, device, 0, false);

@@ -476,7 +476,6 @@ GST_START_TEST (test_twin_fault_is_sticky)
 }
 GST_END_TEST;
 
-
 /* ---- CUDA IPC across processes (fakecudart_ipc.cpp) ---- */
 
 static const gsize kBlock = 2 << 20;
@@ -603,14 +602,15 @@ GST_START_TEST (test_ipc_export_rules)
   CUDA_OK (cudaIpcGetMemHandle (&b, d + kBlock / 2));
   fail_unless (memcmp (&a, &b, sizeof a) == 0);
   void * p = NULL;
-  fail_unless_equals_int (
-      cudaIpcOpenMemHandle (&p, a, cudaIpcMemLazyEnablePeerAccess), cudaErrorInvalidValue);
+  fail_unless_equals_int (cudaIpcOpenMemHandle (&p, a, cudaIpcMemLazyEnablePeerAccess),
+      cudaErrorInvalidValue);
   cudaIpcEventHandle_t eh;
   cudaEvent_t plain = new_event ();
-  fail_unless_equals_int (cudaIpcGetEventHandle (&eh, plain), cudaErrorInvalidResourceHandle);
+  fail_unless_equals_int (
+      cudaIpcGetEventHandle (&eh, plain), cudaErrorInvalidResourceHandle);
   cudaEvent_t timed = NULL;
-  fail_unless_equals_int (cudaEventCreateWithFlags (&timed, cudaEventInterprocess),
-      cudaErrorInvalidValue);
+  fail_unless_equals_int (
+      cudaEventCreateWithFlags (&timed, cudaEventInterprocess), cudaErrorInvalidValue);
   (void)cudaGetLastError ();
   CUDA_OK (cudaFree (small));
   CUDA_OK (cudaFree (d));

@@ -166,8 +166,9 @@ uint64_prop (GstElement * e, const char * name)
 void
 set_caps (GstElement * src, const Options & o, gint width, GstVideoInfo * info)
 {
-  gchar * caps = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=%d/1",
-      o.format.c_str (), width, o.height, o.fps > 0 ? (int)o.fps : 30);
+  gchar * caps =
+      g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=%d/1",
+          o.format.c_str (), width, o.height, o.fps > 0 ? (int)o.fps : 30);
   GstCaps * c = gst_caps_from_string (caps);
   g_free (caps);
   gst_video_info_from_caps (info, c);
@@ -250,8 +251,8 @@ produce (const Options & o)
   g_object_get (sink, "consumers", &n, NULL);
   std::printf ("PRODUCER sent=%u consumers=%u held=%u dropped=%" G_GUINT64_FORMAT
                " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
-      o.frames, n, held, uint64_prop (sink, "frames-dropped"), uint64_prop (sink, "host-waits"),
-      why.empty () ? "eos" : why.c_str ());
+      o.frames, n, held, uint64_prop (sink, "frames-dropped"),
+      uint64_prop (sink, "host-waits"), why.empty () ? "eos" : why.c_str ());
   std::fflush (stdout);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
@@ -280,10 +281,10 @@ consume (const Options & o)
 {
   /* A slow consumer holds the producer's frames (the download lets each
    * go once copied). */
-  gchar * slow = o.slow_us ? g_strdup_printf ("identity sleep-time=%u !", o.slow_us)
-                           : g_strdup ("");
-  gchar * desc = g_strdup_printf (
-      "cudastreamsipcsrc name=src socket-path=%s %s ! %s %s %s ! appsink name=out sync=false",
+  gchar * slow =
+      o.slow_us ? g_strdup_printf ("identity sleep-time=%u !", o.slow_us) : g_strdup ("");
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s %s ! %s %s "
+                                  "%s ! appsink name=out sync=false",
       o.socket.c_str (), o.src_props.c_str (), slow, o.batch ? "queue" : "cudadownload",
       o.download_props.c_str ());
   g_free (slow);
@@ -302,7 +303,8 @@ consume (const Options & o)
   GstCaps * last_caps = NULL;
   std::string end = "eos";
   while (got < o.frames) {
-    GstSample * s = gst_app_sink_try_pull_sample (GST_APP_SINK (out), o.timeout_s * GST_SECOND);
+    GstSample * s =
+        gst_app_sink_try_pull_sample (GST_APP_SINK (out), o.timeout_s * GST_SECOND);
     if (!s) {
       /* An error comes with an EOS (the source's): the error is the end. */
       end = wait_end (pipeline, 1);
@@ -349,7 +351,8 @@ consume (const Options & o)
   gst_clear_caps (&last_caps);
   std::printf ("CONSUMER got=%u first=%" G_GINT64_FORMAT " last=%" G_GINT64_FORMAT
                " bad=%u gaps=%u caps=%u host_waits=%" G_GUINT64_FORMAT " end=%s\n",
-      got, first, last, bad, gaps, caps_seen, uint64_prop (src, "host-waits"), end.c_str ());
+      got, first, last, bad, gaps, caps_seen, uint64_prop (src, "host-waits"),
+      end.c_str ());
   std::fflush (stdout);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
@@ -383,15 +386,15 @@ garbage (const Options & o)
     memcpy (r.data () + 8, &size, 4);
     return r;
   };
-  records.push_back (header (1, 10));        /* shorter than a header */
+  records.push_back (header (1, 10)); /* shorter than a header */
   auto lie = header (1, 20);
-  lie[8] = 40;                               /* says 40 bytes, has 20 */
+  lie[8] = 40; /* says 40 bytes, has 20 */
   records.push_back (lie);
-  records.push_back (header (11, 28));       /* RELEASE before HELLO */
-  records.push_back (header (99, 16));       /* an unknown type */
+  records.push_back (header (11, 28));                        /* RELEASE before HELLO */
+  records.push_back (header (99, 16));                        /* an unknown type */
   records.push_back (std::vector<guint8> (200 * 1024, 0x55)); /* oversized */
   auto version = header (1, 20);
-  version[4] = 9;                            /* another protocol version */
+  version[4] = 9; /* another protocol version */
   records.push_back (version);
   int refused = 0;
   for (auto & r : records) {
@@ -425,7 +428,8 @@ main (int argc, char ** argv)
   gst_init (&argc, &argv);
   Options o;
   if (!parse (argc, argv, &o)) {
-    std::fprintf (stderr, "usage: %s produce|consume|garbage SOCKET [options]\n", argv[0]);
+    std::fprintf (
+        stderr, "usage: %s produce|consume|garbage SOCKET [options]\n", argv[0]);
     return 2;
   }
   /* A peer that hangs is a failure, never a hung test. */
