@@ -6,8 +6,9 @@
  *
  *   gcs-ipc-peer produce SOCKET [--frames N] [--fps F] [--format F] [--width W]
  *       [--height H] [--consumers K] [--sink-props "..."] [--batch]
- *     frames whose bytes say their number (frame_byte) into cudastreamsipcsink,
- *     once K consumers are there (default 1); prints "PRODUCER ..." at the end.
+ *     frames whose bytes say their number (frame_byte) into cudastreamsipcsink
+ *     (slow-consumer=wait unless --sink-props says otherwise), once K
+ *     consumers are there (default 1); prints "PRODUCER ..." at the end.
  *   gcs-ipc-peer consume SOCKET [--frames N] [--hold-ms T] [--slow-us U]
  *       [--src-props "..."] [--download-props "..."] [--batch] [--timeout S]
  *     cudastreamsipcsrc ! cudadownload ! appsink: checks every frame's bytes
@@ -48,6 +49,7 @@ struct Options {
   guint seed = 1;
   std::string download_props;
   guint switch_at = 0; /* produce: frames from this one on are twice as wide */
+  guint flush_at = 0;  /* produce: a flush before this frame */
 };
 
 /* Byte k of frame i: every byte depends on both. */
@@ -128,6 +130,8 @@ parse (int argc, char ** argv, Options * o)
       o->download_props = v;
     else if (k == "--switch-at")
       o->switch_at = (guint)std::stoul (v);
+    else if (k == "--flush-at")
+      o->flush_at = (guint)std::stoul (v);
     else
       return false;
   }
@@ -162,6 +166,23 @@ uint64_prop (GstElement * e, const char * name)
   return v;
 }
 
+/* Before frame `at` (user data; 0: never), a flush in the streaming
+ * thread: FLUSH_START, FLUSH_STOP keeping the running time, the segment
+ * again. */
+GstPadProbeReturn
+flush_before (GstPad * pad, GstPadProbeInfo * info, gpointer at)
+{
+  GstBuffer * b = GST_PAD_PROBE_INFO_BUFFER (info);
+  if (!GPOINTER_TO_UINT (at) || GST_BUFFER_OFFSET (b) != GPOINTER_TO_UINT (at))
+    return GST_PAD_PROBE_OK;
+  GstEvent * segment = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  gst_pad_push_event (pad, gst_event_new_flush_start ());
+  gst_pad_push_event (pad, gst_event_new_flush_stop (FALSE));
+  if (segment)
+    gst_pad_push_event (pad, segment);
+  return GST_PAD_PROBE_OK;
+}
+
 /* The appsrc's caps at `width`; frames pushed from now on have them. */
 void
 set_caps (GstElement * src, const Options & o, gint width, GstVideoInfo * info)
@@ -179,6 +200,9 @@ set_caps (GstElement * src, const Options & o, gint width, GstVideoInfo * info)
 int
 produce (const Options & o)
 {
+  /* Every consumer that keeps up gets every frame, however loaded the
+   * machine: the producer waits for room (tests may say otherwise). */
+  const std::string props = "slow-consumer=wait wait-timeout=10000 " + o.sink_props;
   gchar * desc;
   if (o.batch)
     /* Two streams of one source into 2 x 3 x 32 x 32 uint8 batches. */
@@ -188,11 +212,12 @@ produce (const Options & o)
         "cudabatch name=b width=32 height=32 dtype=uint8 ! tee name=bt "
         "bt. ! queue ! cudastreamsipcsink name=sink socket-path=%s %s "
         "bt. ! queue ! appsink name=ref sync=false emit-signals=true",
-        o.socket.c_str (), o.sink_props.c_str ());
+        o.socket.c_str (), props.c_str ());
   else
     desc = g_strdup_printf ("appsrc name=src format=time is-live=true ! cudaupload ! "
+                            "identity name=flusher ! "
                             "cudastreamsipcsink name=sink socket-path=%s %s",
-        o.socket.c_str (), o.sink_props.c_str ());
+        o.socket.c_str (), props.c_str ());
   GError * err = NULL;
   GstElement * pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
@@ -202,6 +227,13 @@ produce (const Options & o)
   }
   GstElement * src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (GstElement * flusher = gst_bin_get_by_name (GST_BIN (pipeline), "flusher")) {
+    GstPad * pad = gst_element_get_static_pad (flusher, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, flush_before,
+        GUINT_TO_POINTER (o.flush_at), NULL);
+    gst_object_unref (pad);
+    gst_object_unref (flusher);
+  }
   if (GstElement * ref = gst_bin_get_by_name (GST_BIN (pipeline), "ref")) {
     g_signal_connect (ref, "new-sample", G_CALLBACK (print_batch), (gpointer) "SENT");
     gst_object_unref (ref);
@@ -237,8 +269,11 @@ produce (const Options & o)
     GST_BUFFER_PTS (b) = i * duration;
     GST_BUFFER_DURATION (b) = duration;
     GST_BUFFER_OFFSET (b) = i;
-    if (gst_app_src_push_buffer (GST_APP_SRC (src), b) != GST_FLOW_OK)
+    const GstFlowReturn ret = gst_app_src_push_buffer (GST_APP_SRC (src), b);
+    if (ret != GST_FLOW_OK) {
+      std::printf ("PRODUCER push: %s\n", gst_flow_get_name (ret));
       break;
+    }
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   const std::string why = wait_end (pipeline, o.timeout_s);
@@ -276,6 +311,16 @@ check_frame (GstBuffer * b, guint64 index)
   return ok;
 }
 
+GstPadProbeReturn
+on_flush (GstPad *, GstPadProbeInfo * info, gpointer)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    std::printf ("FLUSHED\n");
+    std::fflush (stdout);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 int
 consume (const Options & o)
 {
@@ -297,6 +342,9 @@ consume (const Options & o)
   }
   GstElement * src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement * out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstPad * in = gst_element_get_static_pad (out, "sink");
+  gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_EVENT_FLUSH, on_flush, NULL, NULL);
+  gst_object_unref (in);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   guint got = 0, bad = 0, gaps = 0, caps_seen = 0;
   gint64 first = -1, last = -1;
