@@ -48,6 +48,7 @@ struct Server::Sent {
   gint64 sent_at = 0;
   bool released = false;
   cudaEvent_t read_event = nullptr; /* its read event, or none */
+  bool done = false; /* released and read, or its consumer is gone */
 };
 
 struct Server::InFlight {
@@ -137,6 +138,9 @@ Server::wake ()
 void
 Server::run ()
 {
+  /* Its queries of consumers' events are of this device's context. */
+  if (cudaSetDevice (device_) != cudaSuccess)
+    (void)cudaGetLastError ();
   std::vector<pollfd> pfds;
   std::vector<std::shared_ptr<Conn>> polled;
   std::vector<GstBuffer *> done;
@@ -354,8 +358,6 @@ Server::release (const std::shared_ptr<Conn> & c, Reader & r)
       if (s.conn == c && !s.released) {
         s.released = true;
         s.read_event = event;
-        c->in_flight--;
-        cond_.notify_all ();
         return;
       }
     }
@@ -366,7 +368,7 @@ Server::release (const std::shared_ptr<Conn> & c, Reader & r)
 }
 
 /* No more records either way; the server thread closes the socket. The
- * frames it holds come back once frame_done() says so. */
+ * frames it holds come back once sent_done() says so. */
 void
 Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bool warn)
 {
@@ -416,47 +418,48 @@ Server::tick (std::vector<GstBuffer *> & done)
   collect (done);
 }
 
+/* Whether consumer `s` is done with its frame: it released it and its
+ * read has completed (a query, never a wait), or it is gone. */
 bool
-Server::frame_done (const InFlight & f, gint64 now)
+Server::sent_done (const Sent & s, gint64 now)
 {
-  if (f.sending)
-    return false;
-  for (const Sent & s : f.to) {
-    const Conn & c = *s.conn;
-    const bool gone =
-        c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
-    if (s.released && s.read_event) {
-      const cudaError_t q = cudaEventQuery (s.read_event);
-      if (q == cudaSuccess)
-        continue;
-      (void)cudaGetLastError ();
-      /* A released frame whose read never completes: its process died. */
-      if (!gone)
-        return false;
-    } else if (!s.released && !gone) {
-      return false;
-    }
-  }
-  return true;
+  const Conn & c = *s.conn;
+  if (s.released && (!s.read_event || cudaEventQuery (s.read_event) == cudaSuccess))
+    return true;
+  (void)cudaGetLastError (); /* not ready, or a dead consumer's error */
+  return c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
 }
 
+/* Frames every consumer is done with go back to their pool (`done`, let go
+ * of without the lock). A consumer's frame counts against its max-frames
+ * until its read has completed, not only until it said so: a consumer
+ * whose GPU work runs behind gets no more frames than that ahead. */
 void
 Server::collect (std::vector<GstBuffer *> & done)
 {
   const gint64 now = g_get_monotonic_time ();
   bool any = false;
   for (auto it = frames_.begin (); it != frames_.end ();) {
-    if (!frame_done (*it, now)) {
+    if (it->sending) {
       ++it;
       continue;
     }
-    for (Sent & s : it->to)
-      if (!s.released)
+    bool all = true;
+    for (Sent & s : it->to) {
+      if (!s.done && sent_done (s, now)) {
+        s.done = true;
         s.conn->in_flight--;
+        any = true;
+      }
+      all &= s.done;
+    }
+    if (!all) {
+      ++it;
+      continue;
+    }
     done.push_back (it->buffer);
     free_slots_.push_back (it->slot);
     it = frames_.erase (it);
-    any = true;
   }
   if (any)
     cond_.notify_all ();

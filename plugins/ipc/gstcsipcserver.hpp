@@ -108,7 +108,7 @@ private:
   void close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bool warn);
   void tick (std::vector<GstBuffer *> & done);
   void collect (std::vector<GstBuffer *> & done);
-  bool frame_done (const InFlight & f, gint64 now);
+  bool sent_done (const Sent & s, gint64 now);
   bool wait_for_room (std::unique_lock<std::mutex> & lk, const std::shared_ptr<Conn> & c,
       gint64 deadline);
   bool preamble (

@@ -571,8 +571,10 @@ install_properties (GObjectClass * gobject_class)
   /**
    * GstCsIpcSink:max-frames:
    *
-   * Frames one consumer may hold at once (sent and not yet given back).
-   * Upstream's pool is asked for twice as many frames, plus one.
+   * Frames one consumer may hold at once: sent, and not yet given back or
+   * with its reads still running on the GPU (so a consumer whose GPU work
+   * runs behind gets no more than that ahead). Upstream's pool is asked for
+   * twice as many frames, plus one.
    *
    * Since: 0.4
    */
