@@ -41,6 +41,7 @@
  */
 #include "ipc/gstcsipcsink.h"
 
+#include <atomic>
 #include <memory>
 
 #include "base/gstcscaps.h"
@@ -79,6 +80,7 @@ enum {
   PROP_CONSUMERS,
   PROP_FRAMES_DROPPED,
   PROP_FRAMES_HELD,
+  PROP_FRAMES_COPIED,
   PROP_HOST_WAITS,
 };
 
@@ -91,6 +93,7 @@ struct Streaming {
   gst_cs::HeldBuffers held{ HELD_NVCODEC }; /* nvcodec frames our copies read */
   GstClock * clock = nullptr;               /* the clock `monotonic` was asked of */
   bool monotonic = false;                   /* it is the system's monotonic clock */
+  std::atomic<guint64> copied{ 0 };         /* frames copied to be exported */
 };
 
 } // namespace
@@ -379,6 +382,7 @@ send_frame (GstCsIpcSink * self, GstBuffer * buffer)
     f.exportable = gst_cs_memory_get_exportable (mem, &f.offset, &f.alloc_size);
   GstBuffer * copy = NULL;
   if (guard.ok () && !f.exportable) {
+    self->st->copied++;
     copy = exportable_copy (self, buffer, &err);
     if (copy) {
       mem = gst_buffer_peek_memory (copy, 0);
@@ -485,7 +489,8 @@ gst_cs_ipc_sink_get_property (
       return;
     case PROP_CONSUMERS:
     case PROP_FRAMES_DROPPED:
-    case PROP_FRAMES_HELD: {
+    case PROP_FRAMES_HELD:
+    case PROP_FRAMES_COPIED: {
       /* The state lock keeps start and stop away. */
       GST_STATE_LOCK (self);
       auto * server = self->st ? self->st->server.get () : nullptr;
@@ -493,6 +498,8 @@ gst_cs_ipc_sink_get_property (
         g_value_set_uint (value, server ? server->consumers () : 0);
       else if (id == PROP_FRAMES_HELD)
         g_value_set_uint (value, server ? server->held () : 0);
+      else if (id == PROP_FRAMES_COPIED)
+        g_value_set_uint64 (value, self->st ? self->st->copied.load () : 0);
       else
         g_value_set_uint64 (value, server ? server->dropped () : 0);
       GST_STATE_UNLOCK (self);
@@ -666,6 +673,18 @@ install_properties (GObjectClass * gobject_class)
   g_object_class_install_property (gobject_class, PROP_FRAMES_HELD,
       g_param_spec_uint ("frames-held", "Frames held", "Frames out with consumers now", 0,
           G_MAXUINT, 0, ro));
+  /**
+   * GstCsIpcSink:frames-copied:
+   *
+   * Frames copied on the GPU into the sink's own pool to be exported (under
+   * 2 MiB, an application's or nvcodec's memory, another device's), since
+   * start; the others were exported in place.
+   *
+   * Since: 0.4
+   */
+  g_object_class_install_property (gobject_class, PROP_FRAMES_COPIED,
+      g_param_spec_uint64 ("frames-copied", "Frames copied",
+          "Frames copied into the sink's pool to be exported", 0, G_MAXUINT64, 0, ro));
   /**
    * GstCsIpcSink:host-waits:
    *

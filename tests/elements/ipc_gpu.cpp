@@ -229,6 +229,43 @@ GST_START_TEST (test_frames_in_order)
 }
 GST_END_TEST;
 
+/* Frames of 2 MiB and more are exported in place (1080p NV12: our
+ * allocator makes whole 2 MiB blocks of them); smaller ones, and frames of
+ * another device than the sink's, are copied into the sink's pool first.
+ * Every frame right either way. */
+GST_START_TEST (test_in_place_or_copied)
+{
+  struct Case {
+    const char * what;
+    std::vector<std::string> args;
+    bool copied;
+  } cases[] = {
+    { "1080p NV12", { "--width", "1920", "--height", "1080" }, false },
+    { "64x48 NV12", {}, true },
+  };
+  std::vector<Case> all (std::begin (cases), std::end (cases));
+  int n = 0;
+  if (cudaGetDeviceCount (&n) == cudaSuccess && n >= 2)
+    all.push_back ({ "1080p NV12 of device 1",
+        { "--width", "1920", "--height", "1080", "--upload-props", "device-id=1" },
+        true });
+  for (const Case & k : all) {
+    const std::string sock = socket_path ("inplace");
+    std::vector<std::string> args{ "--frames", "10" };
+    args.insert (args.end (), k.args.begin (), k.args.end ());
+    Peer * p = producer (sock, args);
+    Peer * c = consumer (sock, { "--frames", "10" });
+    check_consumer (c, 10, 0, k.what);
+    check_producer (p, k.what);
+    auto r = p->result ("PRODUCER");
+    fail_unless (r["copied"] == (k.copied ? "10" : "0"), "%s: %s frames copied", k.what,
+        r["copied"].c_str ());
+    delete c;
+    delete p;
+  }
+}
+GST_END_TEST;
+
 /* Four consumers get every frame; a fifth joins late and leaves early and
  * gets consecutive frames meanwhile; nobody else notices. */
 GST_START_TEST (test_consumers_join_and_leave)
@@ -588,6 +625,7 @@ ipc_gpu_suite (void)
   TCase * tc = tcase_create ("ipc");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_in_order);
+  tcase_add_test (tc, test_in_place_or_copied);
   tcase_add_test (tc, test_consumers_join_and_leave);
   tcase_add_test (tc, test_consumer_killed);
   tcase_add_test (tc, test_producer_killed);

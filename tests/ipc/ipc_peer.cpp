@@ -50,6 +50,7 @@ struct Options {
   std::string download_props;
   guint switch_at = 0; /* produce: frames from this one on are twice as wide */
   guint flush_at = 0;  /* produce: a flush before this frame */
+  std::string upload_props;
 };
 
 /* Byte k of frame i: every byte depends on both. */
@@ -132,6 +133,8 @@ parse (int argc, char ** argv, Options * o)
       o->switch_at = (guint)std::stoul (v);
     else if (k == "--flush-at")
       o->flush_at = (guint)std::stoul (v);
+    else if (k == "--upload-props")
+      o->upload_props = v;
     else
       return false;
   }
@@ -214,10 +217,10 @@ produce (const Options & o)
         "bt. ! queue ! appsink name=ref sync=false emit-signals=true",
         o.socket.c_str (), props.c_str ());
   else
-    desc = g_strdup_printf ("appsrc name=src format=time is-live=true ! cudaupload ! "
+    desc = g_strdup_printf ("appsrc name=src format=time is-live=true ! cudaupload %s ! "
                             "identity name=flusher ! "
                             "cudastreamsipcsink name=sink socket-path=%s %s",
-        o.socket.c_str (), props.c_str ());
+        o.upload_props.c_str (), o.socket.c_str (), props.c_str ());
   GError * err = NULL;
   GstElement * pipeline = gst_parse_launch (desc, &err);
   g_free (desc);
@@ -285,9 +288,10 @@ produce (const Options & o)
     g_usleep (10000);
   g_object_get (sink, "consumers", &n, NULL);
   std::printf ("PRODUCER sent=%u consumers=%u held=%u dropped=%" G_GUINT64_FORMAT
-               " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
+               " copied=%" G_GUINT64_FORMAT " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
       o.frames, n, held, uint64_prop (sink, "frames-dropped"),
-      uint64_prop (sink, "host-waits"), why.empty () ? "eos" : why.c_str ());
+      uint64_prop (sink, "frames-copied"), uint64_prop (sink, "host-waits"),
+      why.empty () ? "eos" : why.c_str ());
   std::fflush (stdout);
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (src);
