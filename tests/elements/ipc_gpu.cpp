@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "fakecuda.h"
 #include "gstcudastreams.h"
 #include "testutil.h"
 
@@ -618,6 +619,32 @@ GST_START_TEST (test_socket_rules)
 }
 GST_END_TEST;
 
+/* Where the device has no CUDA IPC (Jetson, other Tegra: on the stand-in,
+ * FAKECUDA_NO_IPC=1) both elements refuse to start, saying so. */
+GST_START_TEST (test_no_ipc_device)
+{
+  if (!fakecuda_present ()) {
+    g_print ("test_no_ipc_device: the stand-in's, skipped on a GPU\n");
+    return;
+  }
+  g_setenv ("FAKECUDA_NO_IPC", "1", TRUE);
+  const std::string sock = socket_path ("noipc");
+  for (const char * what :
+      { "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
+        "cudaupload ! cudastreamsipcsink socket-path=%s",
+          "cudastreamsipcsrc socket-path=%s ! fakesink" }) {
+    gchar * desc = g_strdup_printf (what, sock.c_str ());
+    GstElement * p = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    testutil::Outcome o = testutil::run_to_end (p, 10 * GST_SECOND);
+    fail_unless (o.error.find ("CUDA IPC is not available on Jetson") != std::string::npos,
+        "%s", o.error.c_str ());
+    gst_object_unref (p);
+  }
+  g_unsetenv ("FAKECUDA_NO_IPC");
+}
+GST_END_TEST;
+
 static Suite *
 ipc_gpu_suite (void)
 {
@@ -638,6 +665,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_batches);
   tcase_add_test (tc, test_other_device);
   tcase_add_test (tc, test_socket_rules);
+  tcase_add_test (tc, test_no_ipc_device);
   return s;
 }
 

@@ -36,6 +36,8 @@
  *                                  after 20 s saying so) instead of going
  *                                  on: both were measured on a GPU
  *   FAKECUDA_HANG_SECONDS          how long such a hang lasts (default 20)
+ *   FAKECUDA_NO_IPC=1              the devices say they have no CUDA IPC
+ *                                  (cudaDevAttrIpcEventSupport 0: Tegra)
  *
  * CUDA IPC works across real processes (fakecudart_ipc.cpp): allocations
  * of whole 2 MiB blocks are shared memory that cudaIpcGetMemHandle exports

@@ -10,6 +10,7 @@ frame's bytes say its number. Checks:
   only then), each frame's luma is the producer's, in order, with no host
   block for pull, export and release;
 - frames released go back to the producer (it ends with none held);
+- a crop meta travels (cudacrop's zero-copy crop before the sink);
 - cudabatch's tensors come as Batches: their bytes are those the producer
   sent (its checksum per PTS), their slots name the producer's pads and
   frames.
@@ -94,6 +95,33 @@ def check_frames():
         finish(p)
 
 
+def check_crop_meta():
+    """A crop meta travels: cudacrop's zero-copy crop in the producer (the
+    sink takes crop metas) is the frame's crop in the consumer, its visible
+    luma the producer's."""
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "crop.sock")
+        p = produce(sock, "--frames", "3", "--upload-props",
+                    "! cudacrop left=8 top=4 right=16 bottom=6")
+        s = new_stream()
+        with cudastreams.Pipeline(f"cudastreamsipcsrc socket-path={sock} ! appsink name=out",
+                                  max_held_frames=16) as pipe:
+            for i, f in enumerate(pipe.frames("out", timeout=30)):
+                assert f.crop == (8, 4, W - 24, H - 10), f.crop
+                cap = f.planes[0].__dlpack__(stream=s.value)
+                data, _, shape, strides, _ = tensor_fields(managed_tensor(cap).dl_tensor)
+                assert shape[:2] == (H - 10, W - 24), shape
+                dst = pinned(W)
+                ok(rt.cudaMemcpyAsync(dst, data, W - 24, D2H, s), "cudaMemcpyAsync")
+                del cap
+                ok(rt.cudaStreamSynchronize(s), "cudaStreamSynchronize")
+                got = np.frombuffer(ctypes.string_at(dst.value, W - 24), np.uint8)
+                want = np.array([frame_byte(i, 4 * W + 8 + c) for c in range(W - 24)], np.uint8)
+                assert np.array_equal(got, want), (i, got, want)
+                rt.cudaFreeHost(dst)
+        finish(p)
+
+
 def check_batches():
     with tempfile.TemporaryDirectory() as d:
         sock = os.path.join(d, "batches.sock")
@@ -133,7 +161,7 @@ def main():
         sys.exit(77)
     r = Runner("test_fakecuda_ipc")
     only = sys.argv[1:]
-    for fn in (check_frames, check_batches):
+    for fn in (check_frames, check_crop_meta, check_batches):
         if not only or fn.__name__ in only:
             r.run(fn)
     r.finish()
