@@ -221,6 +221,7 @@ Client::run ()
 {
   std::vector<std::vector<guint8>> records;
   std::vector<gsize> sizes;
+  std::vector<GstClockTime> received; /* each record's receiving time */
   std::string why;
   bool gone = false;
   while (!gone && !finished ()) {
@@ -231,10 +232,13 @@ Client::run ()
     while (read (wake_[0], drain, sizeof drain) > 0) {
     }
     sizes.clear ();
+    received.clear ();
     while (sizes.size () < 256) {
       if (records.size () <= sizes.size ())
         records.emplace_back (kMaxMessage);
+      const GstClockTime t0 = gst_util_get_timestamp ();
       const gssize n = recv_record (fd_, records[sizes.size ()].data (), MSG_DONTWAIT);
+      received.push_back (gst_util_get_timestamp () - t0);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         break;
       if (n <= 0) {
@@ -265,7 +269,7 @@ Client::run ()
       if (!parse_header (records[i].data (), sizes[i], &type, &r, &why)) {
         why = "the producer sent " + why;
         gone = true;
-      } else if (!handle (type, r, &why)) {
+      } else if (!handle (type, r, &why, received[i])) {
         gone = true;
       }
     }
@@ -288,7 +292,7 @@ Client::run ()
 }
 
 bool
-Client::handle (Msg type, Reader & r, std::string * why)
+Client::handle (Msg type, Reader & r, std::string * why, GstClockTime spent)
 {
   switch (type) {
     case Msg::CAPS: {
@@ -340,7 +344,7 @@ Client::handle (Msg type, Reader & r, std::string * why)
       return true;
     }
     case Msg::FRAME:
-      return frame (r, why);
+      return frame (r, why, spent);
     case Msg::EOS:
     case Msg::FLUSH_START:
     case Msg::FLUSH_STOP: {
@@ -435,8 +439,9 @@ Client::close_import (guint32 id, Import & im)
 }
 
 bool
-Client::frame (Reader & r, std::string * why)
+Client::frame (Reader & r, std::string * why, GstClockTime spent)
 {
+  const GstClockTime begin = gst_util_get_timestamp ();
   const guint64 seq = r.u64 ();
   const guint32 id = r.u32 ();
   const guint64 offset = r.u64 (), size = r.u64 ();
@@ -498,6 +503,7 @@ Client::frame (Reader & r, std::string * why)
       it.type = Msg::FRAME;
       it.frame = buf;
       it.clock_time = clock_time;
+      it.reader_ns = spent + (gst_util_get_timestamp () - begin);
       if (stopping_.load ())
         gst_buffer_unref (buf); /* the element is gone: straight back */
       else

@@ -54,6 +54,8 @@ struct Item {
   bool reset_time = false;
   GstBuffer * frame = nullptr;                   // FRAME: ours to push or drop
   GstClockTime clock_time = GST_CLOCK_TIME_NONE; // FRAME: PTS on the producer's clock
+  GstClockTime reader_ns =
+      0;              // FRAME: the reader thread's time on it (receiving, making it)
   bool error = false; // BYE: a fault (else the producer ended it)
 };
 
@@ -96,8 +98,9 @@ private:
   bool take_welcome (Reader & r, GError ** error);
   void run ();
   // A record from the producer; false (with `why`) ends the connection.
-  bool handle (Msg type, Reader & r, std::string * why);
-  bool frame (Reader & r, std::string * why);
+  // `spent`: the reader's time on it so far (receiving it).
+  bool handle (Msg type, Reader & r, std::string * why, GstClockTime spent = 0);
+  bool frame (Reader & r, std::string * why, GstClockTime spent);
   bool open_export (Reader & r, std::string * why);
   void forget (guint32 id);
   void push (Item && item);

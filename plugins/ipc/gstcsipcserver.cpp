@@ -48,7 +48,7 @@ struct Server::Sent {
   gint64 sent_at = 0;
   bool released = false;
   cudaEvent_t read_event = nullptr; /* its read event, or none */
-  bool done = false; /* released and read, or its consumer is gone */
+  bool done = false;                /* released and read, or its consumer is gone */
 };
 
 struct Server::InFlight {
@@ -176,6 +176,7 @@ Server::run ()
     pfds.push_back ({ listen_fd_, POLLIN, 0 });
     if (poll (pfds.data (), pfds.size (), timeout) < 0 && errno != EINTR)
       g_usleep (1000);
+    const GstClockTime busy = gst_util_get_timestamp ();
     const size_t n = polled.size ();
     if (pfds[n].revents) {
       char drain[64];
@@ -196,6 +197,7 @@ Server::run ()
     for (GstBuffer * b : done)
       gst_buffer_unref (b);
     done.clear ();
+    thread_ns_ += gst_util_get_timestamp () - busy;
   }
 }
 

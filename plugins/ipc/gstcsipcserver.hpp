@@ -88,6 +88,9 @@ public:
 
   guint consumers ();
   guint64 dropped () const { return dropped_.load (); }
+  // The server thread's time (reading consumers' records, taking frames
+  // back) since the last call, in ns: the element's CPU time too.
+  guint64 take_thread_ns () { return thread_ns_.exchange (0); }
   guint held ();
 
   guint32 next_export_id () override { return ++next_export_; }
@@ -128,6 +131,7 @@ private:
   std::thread::id thread_id_;
   std::atomic<guint32> next_export_{ 0 };
   std::atomic<guint64> dropped_{ 0 };
+  std::atomic<guint64> thread_ns_{ 0 };
 
   std::mutex lock_; /* everything below */
   std::condition_variable cond_;

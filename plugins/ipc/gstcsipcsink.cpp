@@ -414,9 +414,13 @@ gst_cs_ipc_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   if (server.consumers () > 0)
     ret = send_frame (self, buffer);
   self->device->count_frame ();
-  if (G_UNLIKELY (self->device->trace ()))
+  /* The server thread's time is the element's too: the span starts that
+   * much earlier. */
+  if (G_UNLIKELY (self->device->trace ())) {
+    const GstClockTime extra = server.take_thread_ns ();
     gst_cs::trace_cpu (self->device->trace (), GST_ELEMENT_CAST (self),
-        GST_BASE_SINK_PAD (sink), begin, gst_util_get_timestamp ());
+        GST_BASE_SINK_PAD (sink), begin - MIN (begin, extra), gst_util_get_timestamp ());
+  }
   return ret;
 }
 

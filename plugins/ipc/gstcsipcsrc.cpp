@@ -430,9 +430,12 @@ gst_cs_ipc_src_create (GstPushSrc * src, GstBuffer ** buf)
       return GST_FLOW_ERROR;
     *buf = frame;
     self->device->count_frame ();
+    /* The reader thread's time on the frame is the element's too: the span
+     * starts that much earlier. */
     if (G_UNLIKELY (self->device->trace ()))
       gst_cs::trace_cpu (self->device->trace (), GST_ELEMENT_CAST (self),
-          GST_BASE_SRC_PAD (src), begin, gst_util_get_timestamp ());
+          GST_BASE_SRC_PAD (src), begin - MIN (begin, it.reader_ns),
+          gst_util_get_timestamp ());
     return GST_FLOW_OK;
   }
 }
