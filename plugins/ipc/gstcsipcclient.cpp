@@ -520,8 +520,10 @@ Client::frame (Reader & r, std::string * why, GstClockTime spent)
 void
 Client::frame_freed (gpointer data)
 {
+  const GstClockTime begin = gst_util_get_timestamp ();
   auto * ref = static_cast<FrameRef *> (data);
   ref->client->give_back (ref->seq, ref->import_id);
+  ref->client->release_ns_ += gst_util_get_timestamp () - begin;
   delete ref;
 }
 

@@ -82,6 +82,9 @@ public:
   // The device the producer's memory is on, here.
   int device () const { return device_; }
   int producer_pid () const { return producer_pid_; }
+  // The time spent giving frames back (on the threads that freed them)
+  // since the last call, in ns: the element's CPU time too.
+  guint64 take_release_ns () { return release_ns_.exchange (0); }
 
 private:
   // A memory of the producer, opened here.
@@ -122,6 +125,7 @@ private:
   std::shared_ptr<Client> self_; /* the reader thread's, while it runs */
   std::atomic<bool> stopping_{ false };
   std::atomic<guint> frames_out_{ 0 };
+  std::atomic<guint64> release_ns_{ 0 };
   cudaStream_t stream_ = nullptr; /* waits for the producer, orders releases */
   std::unique_ptr<OwnEvents> read_events_;
   std::unique_ptr<PeerEvents> write_events_;

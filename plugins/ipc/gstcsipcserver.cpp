@@ -695,7 +695,6 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     }
   }
   lk.unlock ();
-  wake (); /* its tick looks for released frames sooner */
   if (unused)
     gst_buffer_unref (unused);
   if (!fits)
