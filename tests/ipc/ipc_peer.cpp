@@ -428,14 +428,16 @@ garbage (const Options & o)
       b = (guint8)g_rand_int (rand);
     records.push_back (r);
   }
+  /* A header saying `size` bytes, cut or padded to that size. */
   auto header = [] (guint16 type, guint32 size) {
-    std::vector<guint8> r (size, 0);
+    std::vector<guint8> r (MAX (size, 16u), 0);
     const guint32 magic = 0x50494347;
     const guint16 version = 1;
     memcpy (r.data (), &magic, 4);
     memcpy (r.data () + 4, &version, 2);
     memcpy (r.data () + 6, &type, 2);
     memcpy (r.data () + 8, &size, 4);
+    r.resize (size);
     return r;
   };
   records.push_back (header (1, 10)); /* shorter than a header */
