@@ -147,11 +147,20 @@ entry (Writer & w, Kind kind, guint * count, F && body)
 }
 
 #if GST_CHECK_VERSION(1, 24, 0)
-/* Another meta GStreamer can serialise: not ours, not one sent above. */
+/* Another meta GStreamer can serialise: not ours, not one sent above, not
+ * the send time of an earlier hop (each consumer stamps its own). */
 bool
 serialisable (const GstMeta * meta)
 {
   const GType api = meta->info->api;
+  if (api == GST_REFERENCE_TIMESTAMP_META_API_TYPE) {
+    const GstCaps * ref =
+        reinterpret_cast<const GstReferenceTimestampMeta *> (meta)->reference;
+    if (ref && gst_caps_get_size (ref) > 0 &&
+        gst_structure_has_name (
+            gst_caps_get_structure (ref, 0), "timestamp/x-cudastreams-ipc-sent"))
+      return false;
+  }
   return meta->info->serialize_func && api != GST_VIDEO_META_API_TYPE &&
          api != GST_VIDEO_CROP_META_API_TYPE &&
          api != GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE &&

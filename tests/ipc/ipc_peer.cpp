@@ -53,6 +53,14 @@ struct Options {
   std::string upload_props;
 };
 
+/* The caps of the reference timestamp each produced frame carries. */
+GstCaps *
+test_caps ()
+{
+  static GstCaps * caps = gst_caps_new_empty_simple ("timestamp/x-gcs-ipc-test");
+  return caps;
+}
+
 /* Byte k of frame i: every byte depends on both. */
 guint8
 frame_byte (guint64 i, gsize k)
@@ -272,6 +280,9 @@ produce (const Options & o)
     GST_BUFFER_PTS (b) = i * duration;
     GST_BUFFER_DURATION (b) = duration;
     GST_BUFFER_OFFSET (b) = i;
+    /* A meta of GStreamer's that it serialises from 1.24 on. */
+    gst_buffer_add_reference_timestamp_meta (
+        b, test_caps (), 1000 + i, GST_CLOCK_TIME_NONE);
     const GstFlowReturn ret = gst_app_src_push_buffer (GST_APP_SRC (src), b);
     if (ret != GST_FLOW_OK) {
       std::printf ("PRODUCER push: %s\n", gst_flow_get_name (ret));
@@ -350,7 +361,7 @@ consume (const Options & o)
   gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_EVENT_FLUSH, on_flush, NULL, NULL);
   gst_object_unref (in);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
-  guint got = 0, bad = 0, gaps = 0, caps_seen = 0;
+  guint got = 0, bad = 0, gaps = 0, caps_seen = 0, refmeta = 0;
   gint64 first = -1, last = -1;
   GstCaps * last_caps = NULL;
   std::string end = "eos";
@@ -372,6 +383,8 @@ consume (const Options & o)
       std::printf ("CAPS %s\n", text);
       g_free (text);
     }
+    GstReferenceTimestampMeta * rm =
+        gst_buffer_get_reference_timestamp_meta (b, test_caps ());
     bool ok;
     gint64 i;
     if (o.batch) {
@@ -383,6 +396,7 @@ consume (const Options & o)
     } else {
       i = (gint64)GST_BUFFER_OFFSET (b);
       ok = check_frame (b, (guint64)i);
+      refmeta += rm && rm->timestamp == (GstClockTime)(1000 + i);
     }
     if (!ok)
       bad++;
@@ -402,8 +416,9 @@ consume (const Options & o)
     end = "frames";
   gst_clear_caps (&last_caps);
   std::printf ("CONSUMER got=%u first=%" G_GINT64_FORMAT " last=%" G_GINT64_FORMAT
-               " bad=%u gaps=%u caps=%u host_waits=%" G_GUINT64_FORMAT " end=%s\n",
-      got, first, last, bad, gaps, caps_seen, uint64_prop (src, "host-waits"),
+               " bad=%u gaps=%u caps=%u refmeta=%u host_waits=%" G_GUINT64_FORMAT
+               " end=%s\n",
+      got, first, last, bad, gaps, caps_seen, refmeta, uint64_prop (src, "host-waits"),
       end.c_str ());
   std::fflush (stdout);
   gst_element_set_state (pipeline, GST_STATE_NULL);
