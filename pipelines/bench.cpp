@@ -412,7 +412,7 @@ struct Measure {
   gint64 start_us = 0, end_us = 0;
   Snapshot start, end;
   gsize out_bytes = 0;
-  std::string gpu_error; /* a --wait-gpu wait that failed */
+  std::string gpu_error;          /* a --wait-gpu wait that failed */
   std::vector<double> latency_us; /* in the window: IPC sends to here */
   std::atomic<bool> done{ false };
 };
@@ -718,7 +718,9 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   if (!m.latency_us.empty ()) {
     std::vector<double> & l = m.latency_us;
     std::sort (l.begin (), l.end ());
-    auto at = [&] (double q) { return l[std::min (l.size () - 1, (size_t)(q * l.size ()))]; };
+    auto at = [&] (double q) {
+      return l[std::min (l.size () - 1, (size_t)(q * l.size ()))];
+    };
     f += ",\"lat_p50_us\":" + json_number (at (0.5)) +
          ",\"lat_p99_us\":" + json_number (at (0.99)) +
          ",\"lat_n\":" + std::to_string (l.size ());
@@ -921,11 +923,10 @@ main (int argc, char ** argv)
   if (o.stop_on_usr1)
     signal (SIGUSR1, on_usr1);
 
-  gchar * desc =
-      g_strdup_printf ("%s%s%s", own_source ? "" : "gcsbenchsrc name=gcs_bench_src ! ",
-          o.pipeline,
-          o.own_sink ? ""
-                     : " ! fakesink name=gcs_bench_sink sync=false enable-last-sample=false");
+  gchar * desc = g_strdup_printf ("%s%s%s",
+      own_source ? "" : "gcsbenchsrc name=gcs_bench_src ! ", o.pipeline,
+      o.own_sink ? ""
+                 : " ! fakesink name=gcs_bench_sink sync=false enable-last-sample=false");
   GstElement * pipeline = gst_parse_launch (desc, &error);
   g_free (desc);
   if (error) {

@@ -482,6 +482,14 @@ Server::reclaim ()
 }
 
 void
+Server::interrupt (bool on)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  interrupted_ = on;
+  cond_.notify_all ();
+}
+
+void
 Server::set_caps (GstCaps * caps)
 {
   gchar * s = gst_caps_to_string (caps);
@@ -586,7 +594,9 @@ bool
 Server::wait_for_room (
     std::unique_lock<std::mutex> & lk, const std::shared_ptr<Conn> & c, gint64 deadline)
 {
-  auto room = [&] { return c->closed || !running_ || c->in_flight < s_.max_frames; };
+  auto room = [&] {
+    return c->closed || !running_ || interrupted_ || c->in_flight < s_.max_frames;
+  };
   while (!room ()) {
     const gint64 left = deadline - g_get_monotonic_time ();
     if (left <= 0)

@@ -85,6 +85,9 @@ public:
   bool send (const OutFrame & f, cudaStream_t stream, GError ** error);
   // Takes back the frames every consumer is done with (never blocks).
   void reclaim ();
+  // A send waiting for a slow consumer returns at once while set (the
+  // element's unlock, at flushes and state changes).
+  void interrupt (bool on);
 
   guint consumers ();
   guint64 dropped () const { return dropped_.load (); }
@@ -136,6 +139,7 @@ private:
   std::mutex lock_; /* everything below */
   std::condition_variable cond_;
   bool running_ = true;
+  bool interrupted_ = false;
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;

@@ -212,6 +212,26 @@ gst_cs_ipc_sink_stop (GstBaseSink * sink)
   return TRUE;
 }
 
+/* A render waiting for a slow consumer (slow-consumer=wait) gives up at
+ * once: flushes and state changes do not wait for wait-timeout. */
+static gboolean
+gst_cs_ipc_sink_unlock (GstBaseSink * sink)
+{
+  auto * self = GST_CS_IPC_SINK (sink);
+  if (self->st)
+    self->st->server->interrupt (true);
+  return TRUE;
+}
+
+static gboolean
+gst_cs_ipc_sink_unlock_stop (GstBaseSink * sink)
+{
+  auto * self = GST_CS_IPC_SINK (sink);
+  if (self->st)
+    self->st->server->interrupt (false);
+  return TRUE;
+}
+
 /* --- caps and events ---------------------------------------------------- */
 
 static gboolean
@@ -725,6 +745,8 @@ gst_cs_ipc_sink_class_init (GstCsIpcSinkClass * klass)
 
   sink_class->start = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_start);
   sink_class->stop = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_stop);
+  sink_class->unlock = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_unlock);
+  sink_class->unlock_stop = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_unlock_stop);
   sink_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_set_caps);
   sink_class->event = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_event);
   sink_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_ipc_sink_propose_allocation);

@@ -433,6 +433,42 @@ GST_START_TEST (test_slow_consumer)
 }
 GST_END_TEST;
 
+/* A producer that waits for a slow consumer (slow-consumer=wait, a minute
+ * per frame) still stops at once: the wait is interrupted, never sat out.
+ * The producer is this process. */
+GST_START_TEST (test_stop_while_waiting)
+{
+  const std::string sock = socket_path ("stopwait");
+  gchar * desc = g_strdup_printf (
+      "videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudaupload ! "
+      "cudastreamsipcsink name=sink socket-path=%s slow-consumer=wait wait-timeout=60000 "
+      "max-frames=1",
+      sock.c_str ());
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  /* It holds its first frame for ever: the next one waits for room. */
+  Peer * c = consumer (sock, { "--frames", "10", "--slow-us", "100000000" });
+  GstElement * sink = testutil::by_name (pipeline, "sink");
+  guint held = 0;
+  for (int i = 0; i < 3000 && held == 0; i++) {
+    g_usleep (10000);
+    g_object_get (sink, "frames-held", &held, NULL);
+  }
+  fail_unless (held > 0, "the consumer never took a frame");
+  g_usleep (300 * 1000); /* the producer is waiting now */
+  const gint64 t0 = g_get_monotonic_time ();
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  const gint64 took_ms = (g_get_monotonic_time () - t0) / 1000;
+  fail_unless (took_ms < 10000, "stopping took %" G_GINT64_FORMAT " ms", took_ms);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  delete c;
+}
+GST_END_TEST;
+
 /* The consumer may start first and waits for the producer; with no
  * producer at all it gives up after connection-timeout, saying so. */
 GST_START_TEST (test_consumer_first)
@@ -667,6 +703,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_malformed_records);
   tcase_add_test (tc, test_slow_consumer);
   tcase_add_test (tc, test_consumer_first);
+  tcase_add_test (tc, test_stop_while_waiting);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_batches);
