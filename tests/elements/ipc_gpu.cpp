@@ -443,7 +443,7 @@ GST_START_TEST (test_stop_while_waiting)
       "videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! "
       "cudaupload ! "
       "cudastreamsipcsink name=sink socket-path=%s slow-consumer=wait wait-timeout=60000 "
-      "max-frames=1",
+      "max-frames=1 consumer-timeout=0",
       sock.c_str ());
   GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
