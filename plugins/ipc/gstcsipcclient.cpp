@@ -359,6 +359,17 @@ Client::handle (Msg type, Reader & r, std::string * why, GstClockTime spent)
       push (std::move (it));
       return true;
     }
+    case Msg::PING: {
+      const guint64 token = r.u64 ();
+      if (!r.done ())
+        break;
+      std::lock_guard<std::mutex> lock (lock_);
+      w_.begin (Msg::PONG);
+      w_.u64 (token);
+      w_.finish ();
+      (void)send_record (fd_, w_);
+      return true;
+    }
     case Msg::BYE:
       *why = "the producer said: " + r.str (1024);
       return false;

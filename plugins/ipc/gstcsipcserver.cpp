@@ -41,6 +41,8 @@ struct Server::Conn {
   std::vector<bool> events;     /* our write events it was sent, by slot */
   std::set<guint32> forgetting; /* FORGET sent, FORGOTTEN not yet back */
   std::unique_ptr<PeerEvents> read_events;
+  guint64 ping = 0;   /* the token of the PING not answered yet, or 0 */
+  gint64 ping_at = 0; /* when it was sent (or the last PONG came) */
 };
 
 struct Server::Sent {
@@ -169,8 +171,9 @@ Server::run ()
         }
         ++it;
       }
-      /* Frames out: look again soon for the ones that came back. */
-      timeout = frames_.empty () ? 100 : 2;
+      /* Frames out: look again soon for the ones that came back; else
+       * often enough to ask consumers whether they run. */
+      timeout = frames_.empty () ? 50 : 2;
     }
     pfds.push_back ({ wake_[0], POLLIN, 0 });
     pfds.push_back ({ listen_fd_, POLLIN, 0 });
@@ -309,6 +312,16 @@ Server::handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n)
         close_conn (c, "it sent a malformed DRAIN", true);
       c->draining = true;
       return;
+    case Msg::PONG: {
+      const guint64 token = r.u64 ();
+      if (!r.done () || token != c->ping) {
+        close_conn (c, "it sent a PONG it was not asked for", true);
+        return;
+      }
+      c->ping = 0;
+      c->ping_at = g_get_monotonic_time ();
+      return;
+    }
     case Msg::BYE: {
       const std::string reason = r.str (1024);
       close_conn (c, "it said goodbye (" + reason + ")", false);
@@ -335,6 +348,7 @@ Server::hello (const std::shared_ptr<Conn> & c, Reader & r)
   ctl_w_.finish ();
   if (send_to (c, ctl_w_, false)) {
     c->ready = true;
+    c->ping_at = g_get_monotonic_time ();
     c->read_events = std::make_unique<PeerEvents> (device_);
   }
 }
@@ -398,22 +412,35 @@ Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bo
         owner_, "consumer %u (process %d) gone: %s", c->id, c->cred.pid, why.c_str ());
 }
 
-/* Consumers that hold a frame for too long (stopped, or stuck), then the
- * frames that came back. With the lock held; `done` gets the buffers to
- * let go of once it is released. */
+/* Consumers that do not answer (stopped, or stuck), then the frames that
+ * came back. With the lock held; `done` gets the buffers to let go of once
+ * it is released. */
 void
 Server::tick (std::vector<GstBuffer *> & done)
 {
   if (s_.consumer_timeout_ms) {
     const gint64 now = g_get_monotonic_time ();
     const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
-    for (const InFlight & f : frames_) {
-      for (const Sent & s : f.to) {
-        if (!s.released && !s.conn->closed && now - s.sent_at > bound)
-          close_conn (s.conn,
-              "it held a frame for more than " + std::to_string (s_.consumer_timeout_ms) +
-                  " ms (consumer-timeout): stopped or stuck",
-              true);
+    for (auto & c : conns_) {
+      if (!c->ready || c->closed)
+        continue;
+      if (c->ping && now - c->ping_at > bound) {
+        close_conn (c,
+            "it did not answer for " + std::to_string (s_.consumer_timeout_ms) +
+                " ms (consumer-timeout): stopped or stuck",
+            true);
+      } else if (!c->ping && now - c->ping_at > bound / 4) {
+        /* Asked a quarter of the bound after the last answer: a process
+         * that stopped is found out within 1.25 bounds. */
+        ctl_w_.begin (Msg::PING);
+        ctl_w_.u64 (++ping_token_);
+        ctl_w_.finish ();
+        /* A full queue (a consumer that stopped reading) counts as asked. */
+        send_to (c, ctl_w_, true);
+        if (!c->closed) {
+          c->ping = ping_token_;
+          c->ping_at = now;
+        }
       }
     }
   }

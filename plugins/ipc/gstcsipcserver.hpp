@@ -18,7 +18,10 @@
 // host wait); a consumer whose connection is gone has its frames taken
 // back once its process is gone, or a grace period after the connection
 // went (its GPU reads end with its context). An exported event is recorded
-// again only once its frame has come back from everyone.
+// again only once its frame has come back from everyone. A consumer whose
+// process does not answer a PING (its reader thread answers at once, however
+// long its pipeline holds frames) within consumer-timeout is stopped or
+// stuck: it is disconnected and its frames come back like a dead one's.
 #pragma once
 
 #include <atomic>
@@ -43,11 +46,12 @@ namespace ipc {
 
 struct ServerSettings {
   std::string path;
-  bool group = false;               // the socket open to the owner's group
-  guint max_frames = 4;             // frames one consumer may hold at once
-  bool wait = false;                // a consumer with no room holds the producer ...
-  guint wait_timeout_ms = 1000;     // ... this long at most per frame
-  guint consumer_timeout_ms = 2000; // a frame held longer: disconnected (0: never)
+  bool group = false;           // the socket open to the owner's group
+  guint max_frames = 4;         // frames one consumer may hold at once
+  bool wait = false;            // a consumer with no room holds the producer ...
+  guint wait_timeout_ms = 1000; // ... this long at most per frame
+  guint consumer_timeout_ms =
+      2000; // no answer to PING that long: disconnected (0: never)
 };
 
 // A frame to send: its buffer and where its bytes are exported from.
@@ -145,6 +149,7 @@ private:
   OwnEvents events_;
   std::vector<guint32> free_slots_;
   guint64 seq_ = 0;
+  guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
   std::string caps_;
   guint64 caps_gen_ = 0;

@@ -24,8 +24,8 @@
  * A consumer holds at most max-frames frames at once; past that,
  * slow-consumer says whether it misses frames (drop, the default: it never
  * holds the others up) or holds the producer up to wait-timeout. A consumer
- * that holds a frame longer than consumer-timeout (stopped, stuck) is
- * disconnected. Caps, segments, flushes and the end of stream travel too.
+ * whose process does not answer for consumer-timeout (stopped, stuck) is
+ * disconnected and its frames taken back. Caps, segments, flushes and the end of stream travel too.
  * The socket is for the owner's processes only (allow-group opens it to the
  * owner's group); every peer is checked with SO_PEERCRED, and one that
  * sends anything malformed is disconnected.
@@ -642,14 +642,16 @@ install_properties (GObjectClass * gobject_class)
   /**
    * GstCsIpcSink:consumer-timeout:
    *
-   * A consumer that holds a frame longer than this (ms) is disconnected and
-   * its frames taken back: a stopped (SIGSTOP) or stuck process. 0: never.
+   * A consumer whose process does not answer for this long (ms; asked every
+   * quarter of it, answered by its reader thread however long its pipeline
+   * holds frames) is disconnected and its frames taken back: a stopped
+   * (SIGSTOP) or stuck process. 0: never.
    *
    * Since: 0.4
    */
   g_object_class_install_property (gobject_class, PROP_CONSUMER_TIMEOUT,
       g_param_spec_uint ("consumer-timeout", "Consumer timeout",
-          "Disconnect a consumer that holds a frame longer than this (ms, 0 = never)", 0,
+          "Disconnect a consumer that does not answer for this long (ms, 0 = never)", 0,
           G_MAXUINT, DEFAULT_CONSUMER_TIMEOUT, rw));
   /**
    * GstCsIpcSink:device-id:

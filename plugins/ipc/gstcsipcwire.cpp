@@ -47,6 +47,10 @@ msg_name (Msg type)
       return "BYE";
     case Msg::DRAIN:
       return "DRAIN";
+    case Msg::PING:
+      return "PING";
+    case Msg::PONG:
+      return "PONG";
   }
   return "unknown";
 }

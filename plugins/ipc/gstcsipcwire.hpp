@@ -45,8 +45,10 @@ enum class Msg : guint16 {
   BYE,         // either way: string reason; the sender closes next
   DRAIN,       // consumer -> producer: no more frames (its pipeline stopped;
                // it releases those it holds, then says BYE)
+  PING,        // producer -> consumer: u64 token (is its process running?)
+  PONG,        // consumer -> producer: u64 token, at once (its reader thread)
 };
-constexpr guint16 kLastMsg = static_cast<guint16> (Msg::DRAIN);
+constexpr guint16 kLastMsg = static_cast<guint16> (Msg::PONG);
 
 const char * msg_name (Msg type);
 

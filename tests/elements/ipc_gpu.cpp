@@ -306,8 +306,10 @@ GST_END_TEST;
 GST_START_TEST (test_consumer_killed)
 {
   const std::string sock = socket_path ("killed");
-  Peer * p = producer (sock, { "--frames", "60", "--fps", "30", "--consumers", "2" });
-  /* It holds its first frame for ever, and max-frames more come. */
+  Peer * p = producer (sock, { "--frames", "60", "--fps", "30", "--consumers", "2",
+                                 "--sink-props", "slow-consumer=drop" });
+  /* It holds its first frame for ever, and max-frames more come (it answers
+   * the producer: it is not timed out). */
   Peer * holder = consumer (sock, { "--frames", "60", "--slow-us", "100000000" });
   Peer * other = consumer (sock, { "--frames", "60" });
   fail_unless (other->wait_line ("FRAME 10", 30), "%s", other->text.c_str ());

@@ -9,7 +9,8 @@ frame's bytes say its number. Checks:
   the producer's event on the GPU: the stand-in runs the producer's work
   only then), each frame's luma is the producer's, in order, with no host
   block for pull, export and release;
-- frames released go back to the producer (it ends with none held);
+- frames released go back to the producer (it ends with none held), and
+  are not rewritten before our reads queued before the release ran;
 - a crop meta travels (cudacrop's zero-copy crop before the sink);
 - cudabatch's tensors come as Batches: their bytes are those the producer
   sent (its checksum per PTS), their slots name the producer's pads and
@@ -95,6 +96,37 @@ def check_frames():
         finish(p)
 
 
+def check_release_ordering():
+    """A frame given back while our read of it is still queued on our stream
+    is not rewritten before that read ran: the producer (two frames at a
+    time, so it soon reuses its memory) waits for our read event, which the
+    stand-in runs only then. Every frame read is the one it was."""
+    with tempfile.TemporaryDirectory() as d:
+        sock = os.path.join(d, "order.sock")
+        n = 8
+        # Two frames at a time (the appsink keeps the last one until the
+        # next comes): the producer's pool has 5, reused from frame 5 on.
+        p = produce(sock, "--frames", str(n), "--sink-props", "max-frames=2")
+        s = new_stream()
+        dst = []
+        with cudastreams.Pipeline(f"cudastreamsipcsrc socket-path={sock} ! appsink name=out",
+                                  max_held_frames=4) as pipe:
+            for f in pipe.frames("out", timeout=30):
+                dst.append(read_luma(f, s))  # queued on s, not run yet
+                f.release()
+                del f
+            assert pipe.held_frames == 0
+        ok(rt.cudaStreamSynchronize(s), "cudaStreamSynchronize")
+        assert len(dst) == n, len(dst)
+        for i, dp in enumerate(dst):
+            got = np.frombuffer(ctypes.string_at(dp.value, W * H), np.uint8).reshape(H, W)
+            want = np.fromfunction(lambda r, c: frame_byte(i, r * W + c), (H, W),
+                                   dtype=np.int64).astype(np.uint8)
+            assert np.array_equal(got, want), f"frame {i} was rewritten before our read"
+            rt.cudaFreeHost(dp)
+        finish(p)
+
+
 def check_crop_meta():
     """A crop meta travels: cudacrop's zero-copy crop in the producer (the
     sink takes crop metas) is the frame's crop in the consumer, its visible
@@ -119,6 +151,7 @@ def check_crop_meta():
                 want = np.array([frame_byte(i, 4 * W + 8 + c) for c in range(W - 24)], np.uint8)
                 assert np.array_equal(got, want), (i, got, want)
                 rt.cudaFreeHost(dst)
+                f.release()
         finish(p)
 
 
@@ -161,7 +194,7 @@ def main():
         sys.exit(77)
     r = Runner("test_fakecuda_ipc")
     only = sys.argv[1:]
-    for fn in (check_frames, check_crop_meta, check_batches):
+    for fn in (check_frames, check_release_ordering, check_crop_meta, check_batches):
         if not only or fn.__name__ in only:
             r.run(fn)
     r.finish()
