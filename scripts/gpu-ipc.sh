@@ -13,8 +13,8 @@
 #      and nvcodec 1.28.6's cudaipcsink/cudaipcsrc) and at 30 and 1000 fps
 #      (latency p50, p99), CPU us per frame of each IPC element (the
 #      cudastreams tracer) and host waits;
-#   4. ipc_gpu under compute-sanitizer memcheck, producer and consumer
-#      processes included, with the time left (BUDGET, default 470 s);
+#   4. (beside the tests) ipc_gpu under compute-sanitizer memcheck, producer
+#      and consumer processes included;
 #   5. a summary last: PASS/FAIL per step, per test and per target.
 # Every process runs under a time limit. Results in $OUT.
 #   OUT=/tmp/out scripts/gpu-ipc.sh
@@ -23,9 +23,7 @@ cd "$(dirname "$0")/.." || exit 1
 START=$(date +%s)
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
-BUDGET=${BUDGET:-470}
 elapsed() { echo $(($(date +%s) - START)); }
-left() { echo $((BUDGET - $(elapsed))); }
 # shellcheck disable=SC1091
 [ -f .gpu/env.sh ] && source .gpu/env.sh
 # nvcodec 1.28.6 for its cudaipcsink/cudaipcsrc rows (.gst-dist: a copy of ../shared/gst).
@@ -50,13 +48,22 @@ if ! timeout 330 ninja -C "$B" > "$OUT/build.txt" 2>&1; then
 fi
 say "PASS build ($(elapsed) s)"
 
-# ---- 2. tests ----
+# ---- 2. tests, and memcheck beside them (functional runs: the GPU is shared) ----
 listed=$(meson test -C "$B" --list --no-rebuild 2> /dev/null)
 TESTS="" missing=""
 for t in ipc_gpu ipc_gpu_fake fakecuda_selftest python_fakecuda_ipc ipc_models_example \
-  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu convertscale_gpu; do
+  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
+CHECKS=test_frames_in_order,test_in_place_or_copied,test_consumer_killed,test_producer_killed
+CHECKS=$CHECKS,test_malformed_records,test_batches,test_flush,test_socket_rules
+memcheck_pid=""
+if grep -qE "[:/ ]ipc_gpu\$" <<< "$listed"; then
+  GST_CHECKS=$CHECKS timeout 300 meson test -C "$B" ipc_gpu --no-rebuild --timeout-multiplier 10 \
+    --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --target-processes all \
+    --report-api-errors no --error-exitcode 66 --print-limit 20" > "$OUT/memcheck.txt" 2>&1 &
+  memcheck_pid=$!
+fi
 # shellcheck disable=SC2086
 timeout 240 meson test -C "$B" $TESTS --no-rebuild --print-errorlogs > "$OUT/tests.txt" 2>&1
 rc=$?
@@ -66,41 +73,33 @@ grep -E "^ *[0-9]+/[0-9]+ " "$OUT/tests.txt" |
 [ -z "$missing" ] || say "SKIP not in this build:$missing"
 [ $rc -eq 124 ] && say "FAIL tests: time limit (240 s), see $OUT/tests.txt"
 say "tests done ($(elapsed) s)"
-
-# ---- 3. the benchmark's IPC rows ----
-BUILD_DIR=$B BENCH_ONLY=ipc OUT="$OUT/bench" BENCH_SECONDS=${BENCH_SECONDS:-1.5} \
-  ${PEER:+BENCH_PEER_GST=$PEER} timeout 300 pipelines/bench > "$OUT/bench.txt" 2>&1
-rc=$?
-[ $rc -eq 124 ] && say "FAIL bench: time limit (300 s), see $OUT/bench.txt"
-say "bench done ($(elapsed) s)"
-
-# ---- 4. memcheck, with the time left ----
-t=$(left)
-CHECKS=test_frames_in_order,test_consumer_killed,test_producer_killed,test_malformed_records
-CHECKS=$CHECKS,test_batches,test_flush,test_other_device,test_socket_rules
-if [ "$t" -lt 60 ]; then
-  say "SKIP memcheck: $t s left of $BUDGET"
-elif ! grep -qE "[:/ ]ipc_gpu\$" <<< "$listed"; then
-  say "SKIP memcheck: no ipc_gpu in this build"
-else
-  GST_CHECKS=$CHECKS timeout "$t" meson test -C "$B" ipc_gpu --no-rebuild --timeout-multiplier 10 \
-    --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --target-processes all \
-    --report-api-errors no --error-exitcode 66 --print-limit 20" > "$OUT/memcheck.txt" 2>&1
+if [ -n "$memcheck_pid" ]; then
+  wait "$memcheck_pid"
   rc=$?
   errors=$(grep -h "ERROR SUMMARY" "$B"/meson-logs/memcheck*.txt 2> /dev/null | sort | uniq -c | tr -s ' ')
   if [ $rc -eq 0 ]; then
     say "PASS memcheck ipc_gpu ($CHECKS):${errors:- no ERROR SUMMARY lines}"
   elif [ $rc -eq 124 ]; then
-    say "FAIL memcheck ipc_gpu: time limit ($t s)${errors:+;$errors}"
+    say "FAIL memcheck ipc_gpu: time limit (300 s)${errors:+;$errors}"
   else
     say "FAIL memcheck ipc_gpu (exit $rc):${errors:- see $OUT/memcheck.txt}"
   fi
+else
+  say "SKIP memcheck: no ipc_gpu in this build"
 fi
+say "memcheck done ($(elapsed) s)"
+
+# ---- 3. the benchmark's IPC rows, the GPU to themselves ----
+env BUILD_DIR="$B" BENCH_ONLY=ipc OUT="$OUT/bench" BENCH_SECONDS="${BENCH_SECONDS:-1}" \
+  ${PEER:+BENCH_PEER_GST=$PEER} timeout 300 pipelines/bench > "$OUT/bench.txt" 2>&1
+rc=$?
+[ $rc -eq 124 ] && say "FAIL bench: time limit (300 s), see $OUT/bench.txt"
+say "bench done ($(elapsed) s)"
 
 # ---- 5. summary ----
 echo
 echo "== summary (cudastreamsipcsink/src, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2> /dev/null | head -1), $(elapsed) s)"
-grep -vE "^(tests|bench) done" "$SUMMARY"
+grep -vE "^(tests|memcheck|bench) done" "$SUMMARY"
 if grep -q "^SUMMARY" "$OUT/bench.txt"; then
   sed -n '/^SUMMARY/,$p' "$OUT/bench.txt" | grep -E "ipc" || echo "bench: no IPC line in the summary"
 else
