@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Draws a cudastreams tracer file (GST_TRACERS="cudastreams(file=F)") as a
+"""Draws a cudastreams tracer file (GST_TRACERS="cudastreamstrace(file=F)") as a
 PNG timeline: one row per CUDA stream, each element's GPU spans in its
 colour, waits on the GPU as hatched spans, and each wait's producer ->
 consumer flow as an arrow; the streaming threads' chain calls below.

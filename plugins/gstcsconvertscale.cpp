@@ -23,7 +23,13 @@
  * - #GstCsConvertScale:video-direction rotates and flips (the
  *   #GstVideoDirection interface; `auto` follows the image-orientation tag);
  * - a #GstVideoCropMeta on the input is honoured: only the region it marks
- *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all.
+ *   is read, so `cudacrop ! cudaconvertscale` is one kernel in all;
+ * - alternate fields (interlace-mode=alternate, one field a buffer, with
+ *   the format:Interlaced caps feature) are scaled each as a picture of
+ *   the frame's width and half its height, their flags kept; turning them
+ *   or flipping them upside down is refused;
+ * - metas (regions of interest, analytics boxes) as videocrop, videoflip
+ *   and videoconvertscale one after the other transform them.
  *
  * Caps negotiate as with videoconvertscale: the input's format, size and
  * colorimetry where downstream allows them, else the nearest (the display
@@ -58,9 +64,11 @@
 #include "gstcsconvertscale.h"
 
 #include "base/gstcscaps.h"
+#include "base/gstcscompat.hpp"
 #include "convert/gstcsconvertcaps.h"
 #include "convert/gstcsconvertdesc.hpp"
 #include "convert/gstcsconvertmemo.hpp"
+#include "convert/gstcsorientationtags.hpp"
 #include "base/gstcsdeviceinput.hpp"
 #include "base/gstcsdevicework.hpp"
 #include "gstcserror-private.h"
@@ -91,11 +99,12 @@ struct _GstCsConvertScale {
   gboolean add_borders;
   guint32 border_color;
   GstVideoOrientationMethod direction;
-  GstVideoOrientationMethod tag_direction;
+  gst_cs::OrientationTags * tags; /* the image-orientation tags' */
 
   /* of the negotiation, streaming thread */
   GstVideoOrientationMethod fixated;     /* the one the latest fixation was for */
-  GstVideoOrientationMethod orientation; /* the one the caps in use were made for */
+  GstVideoOrientationMethod orientation; /* the one the caps in use were made for
+                                          * (written under the object lock) */
   gboolean caps_equal;                   /* the caps in use: input = output */
   gboolean same_caps;                    /* frames without crop meta go through */
   gboolean out_nvcodec;
@@ -133,15 +142,18 @@ gst_cs_convert_scale_method_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
-                         "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
-                         ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
-                         "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+                     "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
+                     ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
+                     "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                         GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
 /* --- orientation ------------------------------------------------------ */
 
@@ -151,7 +163,7 @@ current_orientation (GstCsConvertScale * self)
 {
   GST_OBJECT_LOCK (self);
   GstVideoOrientationMethod m = self->direction == GST_VIDEO_ORIENTATION_AUTO
-                                    ? self->tag_direction
+                                    ? self->tags->current ()
                                     : self->direction;
   GST_OBJECT_UNLOCK (self);
   /* custom is refused by the property, auto resolved above */
@@ -165,31 +177,6 @@ swaps_axes (GstVideoOrientationMethod m)
 {
   return m == GST_VIDEO_ORIENTATION_90R || m == GST_VIDEO_ORIENTATION_90L ||
          m == GST_VIDEO_ORIENTATION_UL_LR || m == GST_VIDEO_ORIENTATION_UR_LL;
-}
-
-/* The image-orientation tag's value as a method, as videoflip reads it. */
-static gboolean
-orientation_from_tag (const gchar * tag, GstVideoOrientationMethod * m)
-{
-  static const struct {
-    const gchar * tag;
-    GstVideoOrientationMethod method;
-  } map[] = {
-    { "rotate-0", GST_VIDEO_ORIENTATION_IDENTITY },
-    { "rotate-90", GST_VIDEO_ORIENTATION_90R },
-    { "rotate-180", GST_VIDEO_ORIENTATION_180 },
-    { "rotate-270", GST_VIDEO_ORIENTATION_90L },
-    { "flip-rotate-0", GST_VIDEO_ORIENTATION_HORIZ },
-    { "flip-rotate-90", GST_VIDEO_ORIENTATION_UL_LR },
-    { "flip-rotate-180", GST_VIDEO_ORIENTATION_VERT },
-    { "flip-rotate-270", GST_VIDEO_ORIENTATION_UR_LL },
-  };
-  for (const auto & e : map)
-    if (g_strcmp0 (tag, e.tag) == 0) {
-      *m = e.method;
-      return TRUE;
-    }
-  return FALSE;
 }
 
 /* --- caps ------------------------------------------------------------- */
@@ -244,31 +231,27 @@ gst_cs_convert_scale_set_info (GstCsBaseTransform * base, GstCaps * incaps,
 static void
 commit_orientation (GstCsConvertScale * self)
 {
+  GST_OBJECT_LOCK (self); /* navigation events read it */
   self->orientation = self->fixated;
+  GST_OBJECT_UNLOCK (self);
   self->same_caps =
       self->orientation == GST_VIDEO_ORIENTATION_IDENTITY && self->caps_equal;
   GST_DEBUG_OBJECT (self, "orientation %d%s", self->orientation,
       self->same_caps ? ", frames go through" : "");
 }
 
-/* Says on the bus why the caps downstream accepts cannot be made (from
- * @incaps, where given): a negotiation warning naming the field, the value
- * asked for and what the element makes, once per reason. GStreamer's own
- * message ("Internal data stream error", not-negotiated) says neither. */
+/* Says on the bus why the caps downstream accepts cannot be made: a
+ * negotiation warning naming the field, the value asked for and what the
+ * element makes, once per reason. GStreamer's own message ("Internal data
+ * stream error", not-negotiated) says neither. (Caps events and
+ * renegotiations that fail: the base class says why.) */
 static void
-explain_refusal (GstCsConvertScale * self, GstCaps * incaps)
+explain_refusal (GstCsConvertScale * self)
 {
   GstBaseTransform * trans = GST_BASE_TRANSFORM (self);
   GstCaps * wanted = gst_pad_peer_query_caps (trans->srcpad, NULL);
   GstCaps * made = gst_pad_get_pad_template_caps (trans->srcpad);
   gchar * why = gst_cs_convert_caps_explain (wanted, made);
-  if (!why && incaps) {
-    /* Within the template: something the input fixes (its frame rate...) */
-    GstCaps * from =
-        gst_cs_convert_scale_transform_caps (trans, GST_PAD_SINK, incaps, made);
-    why = gst_cs_convert_caps_explain (wanted, from);
-    gst_caps_unref (from);
-  }
   GST_OBJECT_LOCK (self);
   const gboolean repeated = !why || g_strcmp0 (why, self->refusal) == 0;
   if (!repeated) {
@@ -297,7 +280,7 @@ gst_cs_convert_scale_query (
   if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
     gst_query_parse_caps_result (query, &result);
     if (result && gst_caps_is_empty (result))
-      explain_refusal (GST_CS_CONVERT_SCALE (trans), NULL);
+      explain_refusal (GST_CS_CONVERT_SCALE (trans));
   }
   return ret;
 }
@@ -320,11 +303,32 @@ gst_cs_convert_scale_propose_allocation (
   return TRUE;
 }
 
+/* Whether frames of @info can take @m: any frame, and an alternate field
+ * (one field a buffer) as it is or flipped left to right. Turned by a
+ * quarter its lines would be columns, and upside down they would be those
+ * of the frame's other field. */
+static gboolean
+orientation_fits (const GstVideoInfo * info, GstVideoOrientationMethod m)
+{
+  return GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE ||
+         m == GST_VIDEO_ORIENTATION_IDENTITY || m == GST_VIDEO_ORIENTATION_HORIZ;
+}
+
 static gboolean
 gst_cs_convert_scale_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
   commit_orientation (self);
+  if (!orientation_fits (&GST_CS_BASE_TRANSFORM (self)->in_info, self->orientation)) {
+    GEnumClass * k = (GEnumClass *)g_type_class_ref (GST_TYPE_VIDEO_ORIENTATION_METHOD);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot turn or flip upside down fields of interlace-mode=alternate "
+         "(video-direction %s): only identity and horiz keep a field's lines",
+            g_enum_get_value (k, self->orientation)->value_nick),
+        (NULL));
+    g_type_class_unref (k);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->refusal, g_free); /* negotiated: a later one is news */
   GST_OBJECT_UNLOCK (self);
@@ -456,77 +460,104 @@ gst_cs_convert_scale_transform (
   return ret;
 }
 
+/* As videocrop (where the input has a crop meta), videoflip (where the
+ * frame is turned) and videoconvertscale one after the other: boxes are
+ * moved, turned and scaled into the picture between the borders, in one
+ * transform. */
 static gboolean
 gst_cs_convert_scale_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  /* Only metas tagged "video" alone still describe a frame of another size,
-   * format or orientation (as videoconvertscale decides). */
-  return gst_cs_meta_survives_copy (meta, TRUE);
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &base->in_info, inbuf, &base->out_info);
+  geometry.orientation = self->orientation;
+  geometry.converted = TRUE;
+  GstVideoRectangle & out = geometry.out_rect;
+  gst_cs::place_picture (&base->in_info, &base->out_info, geometry.in_rect.w,
+      geometry.in_rect.h, frame_settings (self), &out.x, &out.y, &out.w, &out.h);
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
-/* Reads the image-orientation tag for video-direction=auto. */
-static void
-take_tag (GstCsConvertScale * self, GstEvent * event)
+/* Follows the image-orientation tags (and a new stream's start) for
+ * video-direction=auto, as videoflip does. Following them, the element
+ * turns the frames upright: the tag it passes on says rotate-0, so that
+ * downstream does not turn them again. Returns the event to pass on. */
+static GstEvent *
+take_orientation (GstCsConvertScale * self, GstEvent * event)
 {
   GstTagList * tags = NULL;
-  gchar * value = NULL;
-  gst_event_parse_tag (event, &tags);
-  if (!gst_tag_list_get_string (tags, GST_TAG_IMAGE_ORIENTATION, &value))
-    return;
-  GstVideoOrientationMethod m;
-  if (orientation_from_tag (value, &m)) {
-    GST_OBJECT_LOCK (self);
-    const gboolean changed = self->tag_direction != m;
-    self->tag_direction = m;
-    const gboolean follows = self->direction == GST_VIDEO_ORIENTATION_AUTO;
-    GST_OBJECT_UNLOCK (self);
-    GST_DEBUG_OBJECT (self, "image-orientation %s", value);
-    if (changed && follows)
-      gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  const gchar * stream_id = NULL;
+  gchar * unknown = NULL;
+  GST_OBJECT_LOCK (self);
+  gboolean changed;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_TAG) {
+    gst_event_parse_tag (event, &tags);
+    changed = self->tags->take (tags, &unknown);
   } else {
-    GST_WARNING_OBJECT (self, "Unknown image-orientation tag %s: ignored", value);
+    gst_event_parse_stream_start (event, &stream_id);
+    changed = self->tags->start_stream (stream_id);
   }
+  const gboolean follows = self->direction == GST_VIDEO_ORIENTATION_AUTO;
+  GST_OBJECT_UNLOCK (self);
+  if (unknown)
+    GST_WARNING_OBJECT (self, "Unknown image-orientation tag %s: none", unknown);
+  g_free (unknown);
+  if (changed && follows)
+    gst_base_transform_reconfigure_src (GST_BASE_TRANSFORM (self));
+  gchar * value = NULL;
+  GstVideoOrientationMethod m;
+  const bool named = tags && follows &&
+                     gst_tag_list_get_string (tags, GST_TAG_IMAGE_ORIENTATION, &value) &&
+                     gst_cs::orientation_from_tag (value, &m);
   g_free (value);
+  if (!named)
+    return event;
+  GstTagList * upright = gst_tag_list_copy (tags);
+  gst_tag_list_add (
+      upright, GST_TAG_MERGE_REPLACE, GST_TAG_IMAGE_ORIENTATION, "rotate-0", NULL);
+  gst_event_unref (event);
+  return gst_event_new_tag (upright);
+}
+
+/* Pointer positions from downstream are in the output frame; upstream
+ * wants them in its own: borders undone, scaled and turned back (as
+ * videoconvertscale scales and videoflip turns them). */
+static gboolean
+gst_cs_convert_scale_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  auto * self = GST_CS_CONVERT_SCALE (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  gdouble x, y;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION &&
+      gst_cs::navigation_coordinates (event, &x, &y) && base->in_info.width > 0 &&
+      base->out_info.width > 0) {
+    gst_cs::ConvertSettings settings;
+    GST_OBJECT_LOCK (self);
+    settings.add_borders = self->add_borders;
+    settings.orientation = static_cast<gst_cs::gpu::Orientation> (self->orientation);
+    GST_OBJECT_UNLOCK (self);
+    gst_cs::input_point (&base->in_info, &base->out_info, settings, x, y, &x, &y);
+    event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
+    gst_cs::navigation_set_coordinates (event, x, y);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+      ->src_event (trans, event);
 }
 
 static gboolean
 gst_cs_convert_scale_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   auto * self = GST_CS_CONVERT_SCALE (trans);
-  GstCaps * incaps = NULL;
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
     self->input->release_held ();
-  else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG)
-    take_tag (self, event);
-  else if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS)
-    gst_event_parse_caps (event, &incaps);
-  /* caps that cannot be negotiated: say why (the event is gone by then) */
-  if (incaps)
-    gst_caps_ref (incaps);
-  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-                           ->sink_event (trans, event);
-  if (incaps && !ret)
-    explain_refusal (self, incaps);
-  gst_clear_caps (&incaps);
-  return ret;
-}
-
-/* A renegotiation before this frame failed (a new orientation or new caps
- * downstream): say why. */
-static GstFlowReturn
-gst_cs_convert_scale_submit_input_buffer (
-    GstBaseTransform * trans, gboolean discont, GstBuffer * inbuf)
-{
-  const GstFlowReturn ret =
-      GST_CS_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
-          ->submit_input_buffer (trans, discont, inbuf);
-  if (ret == GST_FLOW_NOT_NEGOTIATED) {
-    GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad);
-    explain_refusal (GST_CS_CONVERT_SCALE (trans), incaps);
-    gst_clear_caps (&incaps);
-  }
-  return ret;
+  else if (GST_EVENT_TYPE (event) == GST_EVENT_TAG ||
+           GST_EVENT_TYPE (event) == GST_EVENT_STREAM_START)
+    event = take_orientation (self, event);
+  /* Caps that cannot be negotiated: the base class says why. */
+  return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)
+      ->sink_event (trans, event);
 }
 
 static gboolean
@@ -536,7 +567,7 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
   gst_clear_object (&self->pool);
   self->input->reset ();
   GST_OBJECT_LOCK (self);
-  self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->tags->reset ();
   g_clear_pointer (&self->refusal, g_free);
   GST_OBJECT_UNLOCK (self);
   return GST_BASE_TRANSFORM_CLASS (gst_cs_convert_scale_parent_class)->stop (trans);
@@ -620,6 +651,7 @@ gst_cs_convert_scale_finalize (GObject * object)
   delete self->input;
   delete self->layouts;
   delete self->memo;
+  delete self->tags;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
 
@@ -711,8 +743,7 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_sync_controlled);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_sink_event);
-  GST_CS_BASE_TRANSFORM_CLASS (klass)->submit_input_buffer =
-      GST_DEBUG_FUNCPTR (gst_cs_convert_scale_submit_input_buffer);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_query);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_convert_scale_stop);
   GST_CS_BASE_TRANSFORM_CLASS (klass)->set_info =
@@ -730,7 +761,10 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->add_borders = DEFAULT_ADD_BORDERS;
   self->border_color = DEFAULT_BORDER_COLOR;
   self->direction = DEFAULT_DIRECTION;
-  self->tag_direction = GST_VIDEO_ORIENTATION_IDENTITY;
+  self->tags = new gst_cs::OrientationTags;
+  /* Late frames are dropped before any GPU work, as videoconvertscale
+   * (a GstVideoFilter) drops them. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
   self->fixated = GST_VIDEO_ORIENTATION_IDENTITY;
   self->orientation = GST_VIDEO_ORIENTATION_IDENTITY;
   self->input =

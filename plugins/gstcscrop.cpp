@@ -24,7 +24,14 @@
  * A #GstVideoCropMeta on the input is honoured: the crop applies within the
  * region it marks (its x/y are added to left/top; the caps give the size),
  * for every format. With nothing to crop (all four 0) frames go on
- * untouched; a crop meta on them is still applied.
+ * untouched; a crop meta on them is still applied. Metas go on as from
+ * videocrop: untouched with a crop meta, moved by the crop otherwise.
+ *
+ * Alternate fields (interlace-mode=alternate, one field a buffer, with the
+ * format:Interlaced caps feature) are cropped in field lines, as videocrop
+ * crops the lines of the buffer it is given: the frame's height in the
+ * caps moves by twice top + bottom. Crop metas on fields count field
+ * lines too.
  *
  * A crop that leaves nothing (left + right >= width, top + bottom >= height)
  * refuses the caps: linking fails, or negotiation does and the element posts
@@ -111,9 +118,11 @@ struct _GstCsCrop {
   guint n_recent;
   gboolean warned_nothing_left; /* object lock; reset by a new crop */
 
-  /* the crop of the negotiated caps; left/top under the object lock (read
-   * by navigation events), the rest used by the streaming thread only */
-  gint left, right, top, bottom;
+  /* the crop of the negotiated caps, in lines of the picture a buffer
+   * holds; left/top and line_height (frame lines a picture line stands
+   * for: 2 for alternate fields) under the object lock (read by navigation
+   * events), the rest used by the streaming thread only */
+  gint left, right, top, bottom, line_height;
   gboolean no_crop;               /* all four are 0 */
   gboolean takes_crop_meta;       /* downstream reads GstVideoCropMeta */
   gboolean takes_video_meta;      /* downstream reads GstVideoMeta */
@@ -128,11 +137,15 @@ struct _GstCsCrop {
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
 
 /* Our memory first: where both sides allow both, ours is chosen. */
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
 /* --- caps ------------------------------------------------------------- */
 
@@ -193,15 +206,18 @@ transform_size (const GValue * in, GstPadDirection direction, gint crop,
   return TRUE;
 }
 
+/* @field of @s across a crop of @first and @second (-1: automatic) at its
+ * two ends, in lines (or columns) of the picture; a picture's line is
+ * @lines of the size in the caps (2 for the height of alternate fields). */
 static gboolean
 transform_field (GstStructure * s, const gchar * field, GstPadDirection direction,
-    gint first, gint second)
+    gint first, gint second, gint lines = 1)
 {
   const GValue * in = gst_structure_get_value (s, field);
   if (!in)
     return TRUE;
   /* An automatic side counts as 0 here; it opens the range instead. */
-  gint64 crop = (gint64)MAX (first, 0) + MAX (second, 0);
+  gint64 crop = ((gint64)MAX (first, 0) + MAX (second, 0)) * lines;
   GValue out = G_VALUE_INIT;
   if (!transform_size (in, direction, (gint)MIN (crop, (gint64)G_MAXINT),
           first < 0 || second < 0, &out))
@@ -235,6 +251,29 @@ warn_nothing_left (GstCsCrop * self, GstCaps * caps, gint l, gint r, gint t, gin
   g_free (input);
 }
 
+/* Whether @s describes alternate fields (one field a buffer): the crop
+ * counts the field's lines, and the frame's height in the caps moves by
+ * twice as many. */
+static gboolean
+is_alternate (const GstStructure * s)
+{
+  return g_strcmp0 (gst_structure_get_string (s, "interlace-mode"), "alternate") == 0;
+}
+
+/* The lines of the picture a buffer of @info holds (a field's, for
+ * alternate fields): the lines a crop counts. */
+static gint
+picture_lines (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_FIELD_HEIGHT (info);
+}
+
+static gboolean
+holds_fields (const GstVideoInfo * info)
+{
+  return GST_VIDEO_INFO_INTERLACE_MODE (info) == GST_VIDEO_INTERLACE_MODE_ALTERNATE;
+}
+
 /* Called with the object lock. */
 static void
 remember_crop (GstCsCrop * self, const CropSides & crop)
@@ -265,7 +304,7 @@ gst_cs_crop_transform_caps (
     GstStructure * s = gst_structure_copy (gst_caps_get_structure (caps, i));
     GstCapsFeatures * f = gst_caps_get_features (caps, i);
     if (transform_field (s, "width", direction, l, r) &&
-        transform_field (s, "height", direction, t, b))
+        transform_field (s, "height", direction, t, b, is_alternate (s) ? 2 : 1))
       sized =
           gst_caps_merge_structure_full (sized, s, f ? gst_caps_features_copy (f) : NULL);
     else
@@ -322,8 +361,9 @@ resolve_crop (const CropSides & crop, const GstVideoInfo * in, const GstVideoInf
   gchar * why = resolve_axis ("width", "left", "right", in->width, out->width, crop.left,
       crop.right, &resolved->left, &resolved->right);
   if (!why)
-    why = resolve_axis ("height", "top", "bottom", in->height, out->height, crop.top,
-        crop.bottom, &resolved->top, &resolved->bottom);
+    why = resolve_axis (holds_fields (in) ? "field height" : "height", "top", "bottom",
+        picture_lines (in), picture_lines (out), crop.top, crop.bottom, &resolved->top,
+        &resolved->bottom);
   return why;
 }
 
@@ -367,6 +407,7 @@ gst_cs_crop_set_info (GstCsBaseTransform * base, GstCaps * incaps, GstVideoInfo 
   self->right = c.right;
   self->top = c.top;
   self->bottom = c.bottom;
+  self->line_height = holds_fields (in) ? 2 : 1;
   GST_OBJECT_UNLOCK (self);
   /* Nothing to crop: buffers go through untouched, unless they carry a crop
    * meta. No basetransform passthrough: it would hand upstream downstream's
@@ -512,7 +553,7 @@ crop_by_meta (GstCsCrop * self, GstBuffer * source, GstBuffer * out)
   cm->x = x + (guint)self->left;
   cm->y = y + (guint)self->top;
   cm->width = base->out_info.width;
-  cm->height = base->out_info.height;
+  cm->height = picture_lines (&base->out_info);
 }
 
 /* The crop as plane offsets: a video meta of the alias's own. */
@@ -568,7 +609,7 @@ crop_frame (GstCsCrop * self, GstBuffer * source, GstBuffer * outbuf)
   GError * err = NULL;
   if (!self->layouts->input.locate_region (source, &base->in_info,
           gst_buffer_get_size (source), (guint)self->left, (guint)self->top,
-          base->out_info.width, base->out_info.height, &region, &err)) {
+          base->out_info.width, picture_lines (&base->out_info), &region, &err)) {
     GST_CS_POST_ERROR (self, err, "Cannot crop a frame");
     return GST_FLOW_ERROR;
   }
@@ -597,14 +638,29 @@ gst_cs_crop_transform (GstBaseTransform * trans, GstBuffer * inbuf, GstBuffer * 
   return ret;
 }
 
+/* As videocrop: a frame that goes on with a crop meta keeps every meta as
+ * it is, in the coordinates of the whole buffer (whoever applies the crop
+ * meta moves them, once); a cropped frame gets them moved by the crop, or
+ * not at all. The crop meta is made anew. */
 static gboolean
-gst_cs_crop_transform_meta (GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer *)
+gst_cs_crop_transform_meta (
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  return gst_cs_meta_survives_copy (meta, TRUE);
+  auto * self = GST_CS_CROP (trans);
+  auto * base = GST_CS_BASE_TRANSFORM (self);
+  if (self->output == Output::CROP_META)
+    return meta->info->api != GST_VIDEO_CROP_META_API_TYPE;
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &base->in_info, inbuf, &base->out_info);
+  geometry.in_rect.x += self->left;
+  geometry.in_rect.y += self->top;
+  geometry.in_rect.w = geometry.out_rect.w = base->out_info.width;
+  geometry.in_rect.h = geometry.out_rect.h = base->out_info.height;
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* Pointer positions from downstream are in the cropped frame; upstream
- * wants them in the whole frame. */
+ * wants them in the whole frame (where a field's line is two). */
 static gboolean
 gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -613,7 +669,7 @@ gst_cs_crop_src_event (GstBaseTransform * trans, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_NAVIGATION &&
       gst_cs::navigation_coordinates (event, &x, &y)) {
     GST_OBJECT_LOCK (self);
-    const gint left = self->left, top = self->top;
+    const gint left = self->left, top = self->top * self->line_height;
     GST_OBJECT_UNLOCK (self);
     event = GST_EVENT (gst_mini_object_make_writable (GST_MINI_OBJECT_CAST (event)));
     gst_cs::navigation_set_coordinates (event, x + left, y + top);
@@ -799,4 +855,7 @@ gst_cs_crop_init (GstCsCrop * self)
   self->input =
       new gst_cs::DeviceInput (GST_CS_BASE_TRANSFORM (self), HELD_NVCODEC_FRAMES);
   self->layouts = new gst_cs::FrameLayouts;
+  self->line_height = 1;
+  /* Late frames are dropped, as videocrop (a GstVideoFilter) drops them. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
 }

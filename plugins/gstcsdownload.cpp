@@ -75,11 +75,13 @@ G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
-            "; " GST_CS_VIDEO_SYSTEM_CAPS));
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS
+            "; " GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS));
 
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE (
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS));
 
 static GstCaps *
 gst_cs_download_transform_caps (
@@ -322,8 +324,13 @@ gst_cs_download_submit_input_buffer (
   if (gst_base_transform_is_passthrough (trans))
     return GST_CS_BASE_TRANSFORM_CLASS (gst_cs_download_parent_class)
         ->submit_input_buffer (trans, is_discont, input);
-  /* Renegotiate when asked to (and get our pool), as basetransform does. */
-  if (!gst_base_transform_reconfigure (trans) || !self->pool) {
+  /* Renegotiate when asked to (and get our pool), as basetransform does;
+   * where that fails, the base class names the field downstream wants. */
+  if (!gst_base_transform_reconfigure (trans)) {
+    gst_buffer_unref (input);
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!self->pool) {
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("No output buffer pool: "

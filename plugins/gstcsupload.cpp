@@ -104,11 +104,15 @@ G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
 
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS "; " GST_CS_VIDEO_DEVICE_CAPS));
+        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS
+            "; " GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS
+                GST_CS_VIDEO_DEVICE_FIELD_CAPS));
 
 /* nvcodec's memory for a downstream that takes nothing else; ours first. */
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
 
 static GstCaps *
 gst_cs_upload_transform_caps (
@@ -323,11 +327,11 @@ upload_region (GstCsUpload * self, const std::shared_ptr<gst_cs::MappedInput> & 
         gst_cs::planes_at (dst, &dst_layout), info, kind, stream, span, err);
 
   /* Packed 4:2:2 cropped at an odd column by a crop meta: plane offsets
-   * cannot express it. Upload the whole frame, then copy the region on the
-   * GPU as videocrop copies it. */
+   * cannot express it. Upload the whole picture (an alternate field's
+   * lines), then copy the region on the GPU as videocrop copies it. */
   GstVideoInfo whole;
   gst_video_info_set_format (&whole, GST_VIDEO_INFO_FORMAT (&region.frame),
-      GST_VIDEO_INFO_WIDTH (&region.frame), GST_VIDEO_INFO_HEIGHT (&region.frame));
+      GST_VIDEO_INFO_WIDTH (&region.frame), GST_VIDEO_INFO_FIELD_HEIGHT (&region.frame));
   GstBuffer * staged =
       self->scratch->frame (gst_cs_base_transform_get_device (base), &whole, err);
   if (!staged)

@@ -66,8 +66,10 @@ plugin_init (GstPlugin * plugin)
   ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
   ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);
   ok &= register_shared_name (plugin, "cudaconvertscale", GST_TYPE_CS_CONVERT_SCALE);
-  /* GST_TRACERS=cudastreams: GPU time per element (plugins/tracer/). */
-  ok &= gst_tracer_register (plugin, "cudastreams", GST_TYPE_CS_TRACER);
+  /* GST_TRACERS=cudastreamstrace: GPU time per element (plugins/tracer/).
+   * Not the plugin's name: gst-inspect-1.0 shows the feature of a name
+   * before the plugin of that name. */
+  ok &= gst_tracer_register (plugin, "cudastreamstrace", GST_TYPE_CS_TRACER);
   return ok;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The Python module cudastreams: its classes and functions as Python sees
- * them. The behaviour is in pipeline.cpp, frame.cpp, batch.cpp,
- * dlpack_export.cpp and push.cpp; docs/python.md is the user's reference. */
+/* The extension cudastreams._cudastreams: the classes and functions that the
+ * package cudastreams (cudastreams/__init__.py) offers. The behaviour is in
+ * pipeline.cpp, frame.cpp, batch.cpp, dlpack_export.cpp, push.cpp and
+ * registry.cpp; docs/python.md is the user's reference. */
 #include <pybind11/pybind11.h>
 
 #include <gst/gst.h>
@@ -13,6 +14,7 @@
 #include "error.hpp"
 #include "frame.hpp"
 #include "pipeline.hpp"
+#include "registry.hpp"
 
 namespace py = pybind11;
 using namespace pybind11::literals;
@@ -164,7 +166,7 @@ bind_batch (py::module_ & m)
 
 } // namespace
 
-PYBIND11_MODULE (cudastreams, m)
+PYBIND11_MODULE (_cudastreams, m)
 {
   m.doc () = "GStreamer pipelines with CUDA frames, exchanged as DLPack tensors";
   GError * err = nullptr;
@@ -183,6 +185,7 @@ PYBIND11_MODULE (cudastreams, m)
   bind_pipeline (m);
   bind_frame (m);
   bind_batch (m);
+  cspy::bind_registry (m);
   /* Before finalisation: see Pipeline::close_all. */
   m.def ("_close_all", &Pipeline::close_all);
   py::module_::import ("atexit").attr ("register") (m.attr ("_close_all"));

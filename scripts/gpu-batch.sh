@@ -9,8 +9,9 @@
 # streams, into torch beside the usual way, and the latency the batching
 # adds to 8 live 30 fps sources, one of them stalled in a second run:
 # gcs-batch-latency, its lines "batch latency live|stall" in the summary)
-# and the normalisation and fused kernels beside a device copy. Results in $OUT; a
-# summary last.
+# and the normalisation and fused kernels beside a device copy, and the CPU
+# of a stalled live source's process (gcs-batch-stall-cpu). Results in $OUT;
+# a summary last.
 #   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-batch.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -23,7 +24,8 @@ ninja -C $B >"$OUT/build.txt" 2>&1 || { grep -A5 error "$OUT/build.txt" | head -
 # runs none of a list that names one it does not know.
 listed=$(meson test -C $B --list --no-rebuild 2>/dev/null)
 TESTS="" missing=""
-for t in batch_gpu batch_gpu_fake python_fakecuda_batch torch_gpu batch_infer_example; do
+for t in batch_gpu batch_gpu_fake batch_aggregator_gpu batch_aggregator_gpu_fake python_fakecuda_batch \
+    torch_gpu batch_infer_example; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
 # shellcheck disable=SC2086
@@ -44,6 +46,10 @@ nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -Igpu pipelines/batch_fused_time.cu 
   >"$OUT/fused-build.txt" 2>&1 && $B/batch-fused-time 16 >>"$OUT/kernel.txt" 2>&1
 # The batch's GPU time as CUPTI saw it (needs the CUPTI library in this build).
 scripts/batch-cupti.sh $B "$OUT" >> "$OUT/kernel.txt" 2>&1
+# The CPU of the process while its live source stalls or has sent no frame
+# (issue 55: a whole core before; target <= 1% of a core), 10 s each.
+GST_PLUGIN_PATH=$B/plugins timeout 60 $B/pipelines/gcs-batch-stall-cpu --check \
+  >"$OUT/stall-cpu.txt" 2>&1
 echo "== summary (cudabatch, $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1))"
 grep -E "^ *[0-9]+/[0-9]+ " "$OUT/tests.txt"
 [ -z "$missing" ] || echo "not in this build:$missing"
@@ -52,3 +58,4 @@ grep -h "ERROR SUMMARY" $B/meson-logs/memcheck*.txt 2>/dev/null | sort | uniq -c
 sed -n '/^SUMMARY/,$p' "$OUT/bench.txt" | grep -iE "batch" ||
   { echo "bench: no batch result (see $OUT/bench.txt)"; tail -5 "$OUT/bench.txt"; }
 cat "$OUT/kernel.txt" 2>/dev/null || echo "kernel: no result (see $OUT/kernel-build.txt)"
+grep SUMMARY "$OUT/stall-cpu.txt" 2>/dev/null || echo "stall-cpu: no result (see $OUT/stall-cpu.txt)"

@@ -12,7 +12,7 @@
 #      and 4 consumers, at full speed (beside the same chain in one process
 #      and nvcodec 1.28.6's cudaipcsink/cudaipcsrc) and at 30 and 1000 fps
 #      (latency p50, p99), CPU us per frame of each IPC element (the
-#      cudastreams tracer) and host waits;
+#      cudastreamstrace tracer) and host waits;
 #   4. (beside the tests) ipc_gpu under compute-sanitizer memcheck, producer
 #      and consumer processes included;
 #   5. a summary last: PASS/FAIL per step, per test and per target.

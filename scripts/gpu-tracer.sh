@@ -68,14 +68,14 @@ echo "TRACER truth ungated (launch latency included, for reference): $(grep -o '
 for run in full resident; do
   desc=$FULL; [ $run = resident ] && desc=$RESIDENT
   # shellcheck disable=SC2086
-  GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreams(print=true)" timeout 120 \
+  GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreamstrace(print=true)" timeout 120 \
     gst-launch-1.0 -q $desc > "$OUT/truth-$run.log" 2>&1
   pairs="cs=kernel_one_us"
   [ $run = full ] && pairs="up=up_us cs=kernel_one_us down=down_us"
   # shellcheck disable=SC2086
   python3 "$ROOT/pipelines/tracer_truth.py" $run "$OUT/truth-$run.log" "$OUT/convert_time.txt" \
     $pairs >> "$SUMMARY"
-  sed -n '/^cudastreams tracer summary/,/^(µs/p' "$OUT/truth-$run.log" > "$OUT/summary-$run.txt"
+  sed -n '/^cudastreamstrace summary/,/^(µs/p' "$OUT/truth-$run.log" > "$OUT/summary-$run.txt"
 done
 # The same runs beside the GPU's own account of them (CUPTI's activity
 # records, injected by the driver: pipelines/cupti_truth.cpp): same process,
@@ -86,7 +86,7 @@ if [ -f "$CUPTI_LIB" ]; then
     desc=$FULL; [ $run = resident ] && desc=$RESIDENT
     # shellcheck disable=SC2086
     CUDA_INJECTION64_PATH=$CUPTI_LIB GCS_CUPTI_OUT=$OUT/cupti-$run.json \
-      GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreams(print=true)" timeout 120 \
+      GST_DEBUG=GST_TRACER:7 GST_TRACERS="cudastreamstrace(print=true)" timeout 120 \
       gst-launch-1.0 -q $desc > "$OUT/cupti-$run.log" 2>&1
     pairs="cs=kernel:convert"
     [ $run = full ] && pairs="up=h2d cs=kernel:convert down=d2h"
@@ -106,7 +106,7 @@ fi
 if command -v nsys > /dev/null; then
   # shellcheck disable=SC2086
   timeout 120 nsys profile -t cuda,nvtx -o "$OUT/resident" -f true \
-    env GST_TRACERS="cudastreams(nvtx=true,print=false)" gst-launch-1.0 -q $RESIDENT > "$OUT/nsys.log" 2>&1
+    env GST_TRACERS="cudastreamstrace(nvtx=true,print=false)" gst-launch-1.0 -q $RESIDENT > "$OUT/nsys.log" 2>&1
   timeout 60 nsys stats -r cuda_gpu_kern_sum -f csv "$OUT/resident.nsys-rep" > "$OUT/nsys-kernels.csv" 2>> "$OUT/nsys.log"
   nk=$(python3 -c "
 import csv,sys
@@ -147,7 +147,7 @@ resident() { # TRACERS, or "cupti": no tracer, CUPTI's kernel and copy records o
 # with a single hook (factories), which turns on the core's dispatch at
 # every hook point (a clock read and two hash lookups each, some 37 a
 # frame on the stand-in's converter row), as any tracer with a hook does.
-TR="cudastreams(print=false)" TR64="cudastreams(print=false,every=16)" FLOOR="factories"
+TR="cudastreamstrace(print=false)" TR64="cudastreamstrace(print=false,every=16)" FLOOR="factories"
 # On the converter row, also what CUPTI's activity records of every kernel
 # and copy cost by themselves (pipelines/cupti_truth.cpp injected, no
 # tracer): the least a tracer that took its GPU times from CUPTI would pay.
@@ -182,7 +182,7 @@ done
 
 # ---- 4. a picture of a run ----
 # shellcheck disable=SC2086
-GST_TRACERS="cudastreams(file=$OUT/trace.json,print=false,every=1)" timeout 60 gst-launch-1.0 -q \
+GST_TRACERS="cudastreamstrace(file=$OUT/trace.json,print=false,every=1)" timeout 60 gst-launch-1.0 -q \
   videotestsrc num-buffers=120 ! $CAPS_IN ! cudaupload ! cudacrop left=960 right=960 top=540 bottom=540 ! \
   cudaconvertscale ! "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=640,height=360" ! \
   cudadownload ! fakesink > "$OUT/timeline.log" 2>&1

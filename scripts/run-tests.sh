@@ -6,7 +6,9 @@
 # The `fakecuda` suite runs the GPU tests on a stand-in of the CUDA runtime
 # everywhere. Then the tests that run without a GPU (cpu and fakecuda suites)
 # run again in a second build under AddressSanitizer and
-# UndefinedBehaviorSanitizer (SANITIZE=0 skips that).
+# UndefinedBehaviorSanitizer (SANITIZE=0 skips that). Then `pip install .`
+# into a virtual environment, checked from outside the clone (PIP_CHECK=0
+# skips that).
 #   tests/run.sh [--gst-versions DIR] [meson test arguments]
 # --gst-versions DIR (or GST_VERSIONS_DIR=DIR) also builds and runs the
 # suites that need no GPU against every GStreamer kept in DIR
@@ -57,6 +59,19 @@ if [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ]; then
   san_rc=$?
   set -e
 fi
+# pip install . as a Python user does it, into a virtual environment, and
+# the package checked from outside the clone (tests/install/pip-check.sh;
+# about 2 minutes; PIP_CHECK=0 skips it).
+pip_rc=0
+pip_out=
+if [ "${PIP_CHECK:-1}" != 0 ] && [ $# -eq 0 ]; then
+  echo "tests: pip install . into a virtual environment ($ROOT/build-pip)" >&2
+  set +e
+  pip_out=$("$ROOT/tests/install/pip-check.sh" "$ROOT/build-pip")
+  pip_rc=$?
+  set -e
+  echo "$pip_out"
+fi
 versions_rc=0
 versions_out=
 if [ -n "$VERSIONS_DIR" ]; then
@@ -69,7 +84,9 @@ fi
 system_gst=$(pkg-config --modversion gstreamer-1.0 2> /dev/null || echo "?")
 count "$BUILD_DIR" "tests (GStreamer $system_gst, the system's)"
 [ "${SANITIZE:-1}" != 0 ] && [ $# -eq 0 ] && count "$SAN_DIR" "tests under ASan+UBSan (GStreamer $system_gst)"
+[ -n "$pip_out" ] && tail -1 <<< "$pip_out"
 [ -n "$versions_out" ] && echo "$versions_out"
 [ $rc -ne 0 ] && exit $rc
 [ $san_rc -ne 0 ] && exit $san_rc
+[ $pip_rc -ne 0 ] && exit $pip_rc
 exit $versions_rc

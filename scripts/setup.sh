@@ -53,6 +53,18 @@ if ! have_all; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
     "${pkgs[@]}" > /dev/null
 fi
+# What the pip install check (tests/install/pip-check.sh) needs beside:
+# meson-python and venv for the system's Python (Debian 12: python3-mesonpy
+# 0.12). Where a distribution has no package of meson-python, the check says
+# it is skipped (and fails under CI).
+if [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] &&
+  ! /usr/bin/python3 -c 'import mesonpy, ensurepip' > /dev/null 2>&1; then
+  echo "setup: installing python3-mesonpy python3-venv (the pip install check)" >&2
+  sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends python3-mesonpy python3-venv; } > /dev/null 2>&1 ||
+    echo "setup: python3-mesonpy or python3-venv is not packaged here" >&2
+fi
 
 if ! command -v nvcc >/dev/null; then
   for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do

@@ -17,8 +17,9 @@ batch.slots.
 
 Prints the boxes of the first batches and a summary; --check fails (exit 1)
 unless every box lies in its frame and the batches came. Needs PyTorch with
-CUDA and the cudastreams module (PYTHONPATH) and plugin (GST_PLUGIN_PATH);
-exits 77 (skipped) without PyTorch or a CUDA device.
+CUDA and the cudastreams package (`pip install .`, or a build's python/ on
+PYTHONPATH), which brings its plugin; exits 77 (skipped) without PyTorch or
+a CUDA device.
 """
 import sys
 import time

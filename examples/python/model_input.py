@@ -11,8 +11,8 @@ cudaconvertscale, taken by PyTorch without a copy and normalised there.
     python3 model_input.py [frames]      (default 100)
 
 Prints the shapes and the time per frame. Needs PyTorch with CUDA and the
-cudastreams module (PYTHONPATH) and plugin (GST_PLUGIN_PATH); exits 77
-(skipped) without PyTorch or a CUDA device.
+cudastreams package (`pip install .`, or a build's python/ on PYTHONPATH),
+which brings its plugin; exits 77 (skipped) without PyTorch or a CUDA device.
 """
 import sys
 import time

@@ -7,8 +7,9 @@
 
     python3 torch_normalize.py [out.png]      (default /tmp/torch_normalize.png)
 
-Needs PyTorch with CUDA and the cudastreams module (PYTHONPATH) and plugin
-(GST_PLUGIN_PATH); exits 77 (skipped) without PyTorch or a CUDA device.
+Needs PyTorch with CUDA and the cudastreams package (`pip install .`, or a
+build's python/ on PYTHONPATH), which brings its plugin; exits 77 (skipped)
+without PyTorch or a CUDA device.
 """
 import os
 import sys

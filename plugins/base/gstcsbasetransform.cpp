@@ -4,6 +4,7 @@
 #include "gstcscontext-private.h"
 #include "gstcsdevice-private.h"
 #include "gstcserror-private.h"
+#include "base/gstcscapsrefusal.hpp"
 #include "base/gstcsmetas.h"
 #include "base/gstcsframespan.hpp"
 #include "nvcodec/gstcsnvcodec.hpp"
@@ -27,6 +28,7 @@ struct _GstCsBaseTransformPrivate {
    * when the frame now in the per-frame path entered it. */
   gpointer trace;
   GstClockTime cpu_begin;
+  gchar * refusal; /* the caps refusal said last (object lock) */
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (
@@ -128,8 +130,37 @@ gst_cs_base_transform_query (
                   GST_ELEMENT_CAST (trans), q, query_device (priv)))
       return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
-      ->query (trans, direction, q);
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
+                           ->query (trans, direction, q);
+  if (ret && direction == GST_PAD_SINK && GST_QUERY_TYPE (q) == GST_QUERY_ACCEPT_CAPS) {
+    GstCaps * caps = NULL;
+    gboolean accepted = TRUE;
+    gst_query_parse_accept_caps (q, &caps);
+    gst_query_parse_accept_caps_result (q, &accepted);
+    if (!accepted)
+      gst_cs::warn_refused_input (trans, caps, &priv->refusal);
+  }
+  return ret;
+}
+
+/* Caps that fail here reach no one else who could say why: upstream's push
+ * fails with a bare not-negotiated. */
+static gboolean
+gst_cs_base_transform_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCaps * caps = NULL;
+  if (GST_EVENT_TYPE (event) == GST_EVENT_CAPS) {
+    gst_event_parse_caps (event, &caps);
+    gst_caps_ref (caps);
+  }
+  const gboolean ret = GST_BASE_TRANSFORM_CLASS (gst_cs_base_transform_parent_class)
+                           ->sink_event (trans, event);
+  if (caps && !ret)
+    gst_cs::warn_unmade_output (
+        trans, caps, &GST_CS_BASE_TRANSFORM (trans)->priv->refusal);
+  if (caps)
+    gst_caps_unref (caps);
+  return ret;
 }
 
 static gboolean
@@ -202,16 +233,21 @@ gst_cs_base_transform_set_caps (
     return FALSE;
   self->in_info = in_info;
   self->out_info = out_info;
+  gst_cs::forget_refusal (trans, &self->priv->refusal);
   return TRUE;
 }
 
 /* The elements copy frames into other memory (cropping them when the input
- * carries a crop meta): the metas that still describe the frame go on. */
+ * carries a crop meta): the metas that still describe the frame go on, the
+ * boxes moved by the crop. */
 static gboolean
 gst_cs_base_transform_transform_meta (
-    GstBaseTransform *, GstBuffer *, GstMeta * meta, GstBuffer * inbuf)
+    GstBaseTransform * trans, GstBuffer * outbuf, GstMeta * meta, GstBuffer * inbuf)
 {
-  return gst_cs_meta_survives_copy (meta, gst_buffer_get_video_crop_meta (inbuf) != NULL);
+  auto * self = GST_CS_BASE_TRANSFORM (trans);
+  GstCsMetaGeometry geometry;
+  gst_cs_meta_geometry_init (&geometry, &self->in_info, inbuf, &self->out_info);
+  return gst_cs_meta_transform (outbuf, meta, inbuf, &geometry);
 }
 
 /* GStreamer's default fixation takes a range's minimum: caps without a
@@ -238,7 +274,8 @@ gst_cs_base_transform_fixate_caps (
 /* The per-frame path, timed for the tracer where one observes: from the
  * input's submission to the end of the output's generation, the push of
  * that output excluded (basetransform pushes between the calls). Without a
- * tracer, a branch each. */
+ * tracer, a branch each. A renegotiation that fails here (downstream asked
+ * for new caps) is said as a caps event's is. */
 static GstFlowReturn
 gst_cs_base_transform_submit_input_buffer (
     GstBaseTransform * trans, gboolean is_discont, GstBuffer * input)
@@ -246,8 +283,15 @@ gst_cs_base_transform_submit_input_buffer (
   GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (trans)->priv;
   if (G_UNLIKELY (priv->trace))
     priv->cpu_begin = gst_util_get_timestamp ();
-  return GST_CS_BASE_TRANSFORM_GET_CLASS (trans)->submit_input_buffer (
+  const GstFlowReturn ret = GST_CS_BASE_TRANSFORM_GET_CLASS (trans)->submit_input_buffer (
       trans, is_discont, input);
+  if (G_UNLIKELY (ret == GST_FLOW_NOT_NEGOTIATED)) {
+    if (GstCaps * incaps = gst_pad_get_current_caps (trans->sinkpad)) {
+      gst_cs::warn_unmade_output (trans, incaps, &priv->refusal);
+      gst_caps_unref (incaps);
+    }
+  }
+  return ret;
 }
 
 static GstFlowReturn
@@ -274,6 +318,7 @@ gst_cs_base_transform_finalize (GObject * object)
   GstCsBaseTransformPrivate * priv = GST_CS_BASE_TRANSFORM (object)->priv;
   gst_clear_object (&priv->stream_pool);
   gst_clear_object (&priv->lease_stream_pool);
+  g_free (priv->refusal);
   G_OBJECT_CLASS (gst_cs_base_transform_parent_class)->finalize (object);
 }
 
@@ -291,6 +336,7 @@ gst_cs_base_transform_class_init (GstCsBaseTransformClass * klass)
   GST_ELEMENT_CLASS (klass)->change_state =
       GST_DEBUG_FUNCPTR (gst_cs_base_transform_change_state);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cs_base_transform_query);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cs_base_transform_sink_event);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cs_base_transform_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cs_base_transform_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cs_base_transform_set_caps);

@@ -15,7 +15,22 @@ gst_cs_caps_are_device (const GstCaps * caps)
   return f && gst_caps_features_contains (f, GST_CAPS_FEATURE_MEMORY_CS);
 }
 
-/* @caps with every structure's feature replaced: device memory or system
+/* The caps features of a structure of @features moved into @memory (a
+ * memory feature, or NULL for system memory): the memory's feature, and
+ * format:Interlaced where @features has it (alternate fields stay fields
+ * in any memory). */
+GstCapsFeatures *
+gst_cs_caps_features_in_memory (const GstCapsFeatures * features, const gchar * memory)
+{
+  GstCapsFeatures * out =
+      memory ? gst_caps_features_new (memory, NULL) : gst_caps_features_new_empty ();
+  if (features && !gst_caps_features_is_any (features) &&
+      gst_caps_features_contains (features, GST_CAPS_FEATURE_FORMAT_INTERLACED))
+    gst_caps_features_add (out, GST_CAPS_FEATURE_FORMAT_INTERLACED);
+  return out;
+}
+
+/* @caps with every structure's memory replaced: device memory or system
  * memory. The caps transform of an element that only moves frames between
  * memories; intersected with @filter (in its order) when given. */
 GstCaps *
@@ -24,8 +39,8 @@ gst_cs_caps_with_memory (GstCaps * caps, gboolean device, GstCaps * filter)
   GstCaps * out = gst_caps_copy (caps);
   for (guint i = 0; i < gst_caps_get_size (out); i++)
     gst_caps_set_features (out, i,
-        device ? gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CS, NULL)
-               : gst_caps_features_new_empty ());
+        gst_cs_caps_features_in_memory (
+            gst_caps_get_features (caps, i), device ? GST_CAPS_FEATURE_MEMORY_CS : NULL));
   return gst_cs_caps_apply_filter (out, filter);
 }
 

@@ -26,8 +26,22 @@ G_BEGIN_DECLS
 #define GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CS ")")
 #define GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_CAPS ("")
 
+/* The same for alternate fields (interlace-mode=alternate, one field a
+ * buffer), which GStreamer describes with the format:Interlaced feature
+ * beside the memory's: "; "-separated, to follow the caps above in an
+ * element's template. */
+#define GST_CS_VIDEO_FIELD_CAPS(memory) \
+  "; " GST_CS_VIDEO_CAPS ("(" memory GST_CAPS_FEATURE_FORMAT_INTERLACED ")")
+#define GST_CS_VIDEO_DEVICE_FIELD_CAPS \
+  GST_CS_VIDEO_FIELD_CAPS (GST_CAPS_FEATURE_MEMORY_CS ", ")
+#define GST_CS_VIDEO_SYSTEM_FIELD_CAPS GST_CS_VIDEO_FIELD_CAPS ("")
+
 /* clang-format off */
 gboolean  gst_cs_caps_are_device                (const GstCaps  * caps);
+
+GstCapsFeatures *
+          gst_cs_caps_features_in_memory        (const GstCapsFeatures * features,
+                                                 const gchar     * memory);
 
 GstCaps * gst_cs_caps_with_memory               (GstCaps        * caps,
                                                  gboolean         device,

@@ -83,11 +83,17 @@ locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint 
     fx += cm->x;
     fy += cm->y;
   }
-  if (fx + width > (guint64)frame.width || fy + height > (guint64)frame.height) {
+  /* An alternate field's picture has the field's lines (the meta, as the
+   * caps, gives the frame's height). */
+  const gint lines = GST_VIDEO_INFO_FIELD_HEIGHT (&frame);
+  if (fx + width > (guint64)frame.width || fy + height > (guint64)lines) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
         "The region %ux%u at (%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") does not "
-        "fit in the %dx%d frame (counting the buffer's crop meta, if any)",
-        width, height, fx, fy, frame.width, frame.height);
+        "fit in the %dx%d %s (counting the buffer's crop meta, if any)",
+        width, height, fx, fy, frame.width, lines,
+        GST_VIDEO_INFO_INTERLACE_MODE (&frame) == GST_VIDEO_INTERLACE_MODE_ALTERNATE
+            ? "field"
+            : "frame");
     return false;
   }
   region->x = (guint)fx;
@@ -113,7 +119,7 @@ locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
     Region * region, GError ** error)
 {
   return locate_region (buffer, info, size, 0, 0, GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), region, error);
+      GST_VIDEO_INFO_FIELD_HEIGHT (info), region, error);
 }
 
 void
@@ -180,7 +186,7 @@ LayoutMemo::locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize
     Region * region, GError ** error)
 {
   return locate_region (buffer, info, size, 0, 0, GST_VIDEO_INFO_WIDTH (info),
-      GST_VIDEO_INFO_HEIGHT (info), region, error);
+      GST_VIDEO_INFO_FIELD_HEIGHT (info), region, error);
 }
 
 bool

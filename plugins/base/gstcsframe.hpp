@@ -27,9 +27,11 @@ bool buffer_layout (GstBuffer * buffer, const GstVideoInfo * info, GstVideoInfo 
 // Plane pointers of `layout` in memory starting at `base`.
 Planes planes_at (guint8 * base, const GstVideoInfo * layout);
 
-// A region of the frame a buffer holds.
+// A region of the picture a buffer holds: the frame, or in
+// interlace-mode=alternate one field (the frame's width, half its height
+// rounded up: GST_VIDEO_INFO_FIELD_HEIGHT), whose lines y and height count.
 struct Region {
-  guint x = 0, y = 0, width = 0, height = 0; // in the frame, crop meta included
+  guint x = 0, y = 0, width = 0, height = 0; // in the picture, crop meta included
   GstVideoInfo frame; // the whole frame in memory: size, plane offsets, strides
   GstCsCropPlane planes[GST_VIDEO_MAX_PLANES]; // the region in each plane
   bool offsets_only = true; // false: packed 4:2:2 at an odd column (a shift)
@@ -39,13 +41,15 @@ struct Region {
 // bytes) for frames of `info`'s format: the frame is the one its
 // GstVideoMeta describes (else `info`'s), and (`x`, `y`) count from the
 // corner of its GstVideoCropMeta, if any, as a consumer of the crop meta
-// must. Rounded for subsampled planes as videocrop does. Fails with a
-// message when the region does not fit in the frame.
+// must; all in lines of the buffer's picture (a field's, for alternate
+// fields: crop metas on them count field lines). Rounded for subsampled
+// planes as videocrop does. Fails with a message when the region does not
+// fit in the picture.
 bool locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint x,
     guint y, guint width, guint height, Region * region, GError ** error);
 
-// The visible region of a buffer whose caps are `info`: all of it, or what
-// its crop meta marks.
+// The visible region of a buffer whose caps are `info`: all of its picture
+// (a field's lines, for alternate fields), or what its crop meta marks.
 bool locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
     Region * region, GError ** error);
 

@@ -38,20 +38,26 @@ allow_peer_copies (gint device, gint peer)
   (void)cudaGetLastError ();
 }
 
-/* The copy has the same layout. (gst_buffer_copy_into would leave the video
- * meta out: it is tagged with the memory, which it does not copy.) */
+/* The copy has the same layout and shows the same picture: the video meta
+ * anew (gst_buffer_copy_into leaves it out: it is tagged with the memory,
+ * which it does not copy), every meta not bound to the memory as it is
+ * (the crop meta, regions of interest...), as GstBaseTransform copies them. */
 static void
-copy_layout_metas (GstBuffer * dst, GstBuffer * src)
+copy_metas (GstBuffer * dst, GstBuffer * src)
 {
   if (const GstVideoMeta * vm = gst_buffer_get_video_meta (src))
     gst_buffer_add_video_meta_full (dst, vm->flags, vm->format, vm->width, vm->height,
         vm->n_planes, const_cast<gsize *> (vm->offset), const_cast<gint *> (vm->stride));
-  if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (src)) {
-    GstVideoCropMeta * d = gst_buffer_add_video_crop_meta (dst);
-    d->x = cm->x;
-    d->y = cm->y;
-    d->width = cm->width;
-    d->height = cm->height;
+  static const GQuark memory = g_quark_from_static_string (GST_META_TAG_MEMORY_STR);
+  static const GQuark reference = g_quark_from_static_string ("memory-reference");
+  gpointer state = NULL;
+  while (GstMeta * meta = gst_buffer_iterate_meta (src, &state)) {
+    const GstMetaInfo * info = meta->info;
+    if (!info->transform_func || gst_meta_api_type_has_tag (info->api, memory) ||
+        gst_meta_api_type_has_tag (info->api, reference))
+      continue;
+    GstMetaTransformCopy copy = { FALSE, 0, (gsize)-1 };
+    info->transform_func (dst, meta, src, _gst_meta_transform_copy, &copy);
   }
 }
 
@@ -99,7 +105,7 @@ import_from_other_device (GstBuffer * buffer, gint device, cudaStream_t stream,
     return between_devices (peer, device, error);
   gst_buffer_copy_into (out, buffer,
       (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);
-  copy_layout_metas (out, buffer);
+  copy_metas (out, buffer);
   GstMemory * dst = gst_buffer_peek_memory (out, 0);
   GstCsSyncMeta * meta = NULL;
   if (gst_cs_buffer_wait_writable (out, stream, error) &&

@@ -21,7 +21,10 @@
  * frame's PTS, the map from tensor to frame coordinates, and whether the
  * slot is empty. Where the sources are live, #GstCsBatch:batched-push-timeout
  * bounds the wait for a stalled source: a partial batch goes out with its
- * empty slots marked (and zeroed). Where the plugin is built with
+ * empty slots marked (and zeroed); where none has a frame, a GAP event
+ * goes out instead, once a frame interval. Each slot's frame's boxes
+ * (region-of-interest metas, object-detection boxes) come along as
+ * region-of-interest metas in the tensor's pixels. Where the plugin is built with
  * GStreamer's analytics library, a batch also carries a GstTensorMeta
  * describing the tensor (GStreamer 1.26 and later) and a
  * GstAnalyticsBatchMeta naming each slot's source (1.28 and later); the
@@ -47,10 +50,14 @@
 #include "base/gstcsframespan.hpp"
 #include "base/gstcsmetas.h"
 #include "batch/gstcsbatchanalytics.hpp"
+#include "batch/gstcsbatchboxes.hpp"
 #include "batch/gstcsbatchdeadline.hpp"
+#include "batch/gstcsbatchframes.hpp"
 #include "batch/gstcsbatchpad.h"
+#include "batch/gstcsbatchplan.hpp"
 #include "batch/gstcsbatchprops.hpp"
 #include "batch/gstcsbatchsettings.hpp"
+#include "batch/gstcsbatchtime.hpp"
 #include "batch/gstcsbatchwork.hpp"
 #include "batch/gstcselementdevice.hpp"
 #include "gstcsbatchmeta.h"
@@ -69,6 +76,8 @@ struct _GstCsBatch {
   guint64 timeout_us;             /* object lock */
   guint next_pad;                 /* aggregator thread: the pad that goes first */
   GstCaps * caps;                 /* the src caps in use; aggregator thread */
+  GstCaps * plan_caps;   /* aggregator thread: the caps of the batch negotiating */
+  GstClockTime interval; /* aggregator thread: the last batch's duration */
   gst_cs::ElementDevice * device;
   gst_cs::BatchWork * work;
   gst_cs::BatchDeadline * deadline; /* how early a partial batch starts */
@@ -90,28 +99,6 @@ static GstStaticPadTemplate src_template =
 
 /* --- pads ------------------------------------------------------------- */
 
-/* The sink pads in the order of their numbers, referenced. */
-static std::vector<GstCsBatchPad *>
-sorted_pads (GstCsBatch * self)
-{
-  std::vector<GstCsBatchPad *> pads;
-  GST_OBJECT_LOCK (self);
-  for (GList * l = GST_ELEMENT (self)->sinkpads; l; l = l->next)
-    pads.push_back (GST_CS_BATCH_PAD (gst_object_ref (l->data)));
-  GST_OBJECT_UNLOCK (self);
-  std::sort (pads.begin (), pads.end (),
-      [] (GstCsBatchPad * a, GstCsBatchPad * b) { return a->index < b->index; });
-  return pads;
-}
-
-static void
-unref_pads (std::vector<GstCsBatchPad *> & pads)
-{
-  for (GstCsBatchPad * p : pads)
-    gst_object_unref (p);
-  pads.clear ();
-}
-
 static GstPad *
 gst_cs_batch_request_new_pad (GstElement * element, GstPadTemplate * templ,
     const gchar * name, const GstCaps * caps)
@@ -124,6 +111,18 @@ gst_cs_batch_request_new_pad (GstElement * element, GstPadTemplate * templ,
     GST_DEBUG_OBJECT (element, "added %s", GST_PAD_NAME (pad));
   }
   return pad;
+}
+
+/* A released pad's frames that a batch read go once that read is done:
+ * none is left behind with the pad, none goes before. */
+static void
+gst_cs_batch_release_pad (GstElement * element, GstPad * pad)
+{
+  auto * self = GST_CS_BATCH (element);
+  const guint index = GST_CS_BATCH_PAD (pad)->index;
+  GST_DEBUG_OBJECT (element, "releasing %s", GST_PAD_NAME (pad));
+  GST_ELEMENT_CLASS (gst_cs_batch_parent_class)->release_pad (element, pad);
+  self->work->release_pad (index, *self->device, GST_OBJECT (self));
 }
 
 /* --- caps ------------------------------------------------------------- */
@@ -175,35 +174,13 @@ gst_cs_batch_sink_event (GstAggregator * agg, GstAggregatorPad * aggpad, GstEven
     gst_event_unref (event);
     return ok;
   }
+  /* On this pad's upstream thread, while the batches of the other pads
+   * may go on: this pad's kept frames alone. */
   if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
-    self->work->release_held (*self->device, GST_OBJECT (self));
+    self->work->release_pad (
+        GST_CS_BATCH_PAD (aggpad)->index, *self->device, GST_OBJECT (self));
   return GST_AGGREGATOR_CLASS (gst_cs_batch_parent_class)
       ->sink_event (agg, aggpad, event);
-}
-
-/* The frame rate of the first pad that has one. */
-static void
-input_rate (const std::vector<GstCsBatchPad *> & pads, gint * n, gint * d)
-{
-  *n = 0, *d = 1;
-  for (GstCsBatchPad * p : pads)
-    if (p->has_info && GST_VIDEO_INFO_FPS_N (&p->info) > 0) {
-      *n = GST_VIDEO_INFO_FPS_N (&p->info), *d = GST_VIDEO_INFO_FPS_D (&p->info);
-      return;
-    }
-}
-
-/* Pads still in the stream: not ended, or with frames left. */
-static std::vector<GstCsBatchPad *>
-active_pads (const std::vector<GstCsBatchPad *> & pads)
-{
-  std::vector<GstCsBatchPad *> active;
-  for (GstCsBatchPad * p : pads) {
-    auto * ap = GST_AGGREGATOR_PAD (p);
-    if (!gst_aggregator_pad_is_eos (ap) || gst_aggregator_pad_has_buffer (ap))
-      active.push_back (p);
-  }
-  return active;
 }
 
 static gst_cs::BatchSettings
@@ -215,29 +192,30 @@ current_settings (GstCsBatch * self)
   return s;
 }
 
-static guint
-batch_of (const gst_cs::BatchSettings & s, size_t active)
+static GstClockTime
+timeout_of (GstCsBatch * self)
 {
-  return s.batch_size ? s.batch_size : (guint)active;
+  GST_OBJECT_LOCK (self);
+  const GstClockTime timeout = self->timeout_us * GST_USECOND;
+  GST_OBJECT_UNLOCK (self);
+  return timeout;
 }
 
-/* The caps of the next batch, made from the properties now and the pads. */
-static GstCaps *
-wanted_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
-{
-  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
-  gint n, d;
-  input_rate (pads, &n, &d);
-  const guint batch = batch_of (s, active_pads (pads).size ());
-  unref_pads (pads);
-  return gst_cs::batch_tensor_caps (s, MAX (batch, 1), n, d);
-}
-
+/* The caps of the batch being made: its plan's, the reading its tensor is
+ * made from. Where the aggregator negotiates on its own (downstream asked
+ * to reconfigure), those of the settings and pads now; the next batch
+ * checks them against its own plan. */
 static GstFlowReturn
 gst_cs_batch_update_src_caps (GstAggregator * agg, GstCaps * downstream, GstCaps ** ret)
 {
-  GstCaps * caps =
-      wanted_caps (GST_CS_BATCH (agg), current_settings (GST_CS_BATCH (agg)));
+  auto * self = GST_CS_BATCH (agg);
+  GstCaps * caps = NULL;
+  if (self->plan_caps) {
+    caps = gst_caps_ref (self->plan_caps);
+  } else {
+    const gst_cs::BatchPlan plan (GST_ELEMENT (self), current_settings (self));
+    caps = gst_caps_ref (plan.caps ());
+  }
   if (downstream && !gst_caps_can_intersect (caps, downstream)) {
     GST_ELEMENT_ERROR (agg, CORE, NEGOTIATION,
         ("Downstream does not take the tensor %" GST_PTR_FORMAT, caps),
@@ -257,9 +235,27 @@ gst_cs_batch_negotiated_src_caps (GstAggregator * agg, GstCaps * caps)
   return TRUE;
 }
 
+/* The plan's caps on the src pad, renegotiated where they are not those
+ * in use (a property changed, a pad was added or ended with batch-size 0). */
+static GstFlowReturn
+ensure_caps (GstCsBatch * self, const gst_cs::BatchPlan & plan)
+{
+  if (self->caps && gst_caps_is_equal (plan.caps (), self->caps))
+    return GST_FLOW_OK;
+  GstPad * src = GST_AGGREGATOR_SRC_PAD (self);
+  self->plan_caps = plan.caps ();
+  gst_pad_mark_reconfigure (src);
+  const gboolean ok = gst_aggregator_negotiate (GST_AGGREGATOR (self)) && self->caps &&
+                      gst_caps_is_equal (plan.caps (), self->caps);
+  self->plan_caps = NULL;
+  if (ok)
+    return GST_FLOW_OK;
+  return GST_PAD_IS_FLUSHING (src) ? GST_FLOW_FLUSHING : GST_FLOW_NOT_NEGOTIATED;
+}
+
 /* --- batches ---------------------------------------------------------- */
 
-/* Up to `batch` frames, one per pad, starting after the pad that went first
+/* Up to `batch` pads with a frame, starting after the pad that went first
  * last time (pads beyond the batch size take turns). */
 static std::vector<GstCsBatchPad *>
 choose_pads (GstCsBatch * self, const std::vector<GstCsBatchPad *> & active, guint batch)
@@ -276,78 +272,61 @@ choose_pads (GstCsBatch * self, const std::vector<GstCsBatchPad *> & active, gui
   return chosen;
 }
 
-/* The source of each slot, and the batch's time: the earliest frame's. */
+/* The source of each slot; the batch's time: the earliest frame's running
+ * time, as a position of the output segment, which moves on past it. */
 static void
-stamp_batch (GstCsBatch * self, GstBuffer * tensor,
-    const std::vector<GstCsBatchPad *> & chosen, const std::vector<GstBuffer *> & frames)
+stamp_batch (GstCsBatch * self, GstBuffer * tensor, const gst_cs::BatchFrames & t)
 {
   GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (tensor);
   GstClockTime first = GST_CLOCK_TIME_NONE, duration = GST_CLOCK_TIME_NONE;
-  for (size_t i = 0; i < chosen.size (); i++) {
+  for (size_t i = 0; i < t.pads.size (); i++) {
     GstCsBatchSlot & slot = meta->slots[i];
-    slot.pad_index = chosen[i]->index;
-    slot.pad_name = g_quark_from_string (GST_PAD_NAME (chosen[i]));
-    slot.pts = GST_BUFFER_PTS (frames[i]);
-    const GstClockTime rt = gst_segment_to_running_time (
-        &GST_AGGREGATOR_PAD (chosen[i])->segment, GST_FORMAT_TIME, slot.pts);
+    slot.pad_index = t.pads[i]->index;
+    slot.pad_name = g_quark_from_string (GST_PAD_NAME (t.pads[i]));
+    slot.pts = GST_BUFFER_PTS (t.frames[i]);
+    const GstClockTime rt = gst_cs::batch_running_time (t.pads[i], slot.pts);
     if (GST_CLOCK_TIME_IS_VALID (rt) &&
         (!GST_CLOCK_TIME_IS_VALID (first) || rt < first)) {
       first = rt;
-      duration = GST_BUFFER_DURATION (frames[i]);
+      duration = GST_BUFFER_DURATION (t.frames[i]);
     }
   }
-  GST_BUFFER_PTS (tensor) = first;
+  GST_BUFFER_PTS (tensor) = gst_cs::batch_position_of (GST_AGGREGATOR (self), first);
   GST_BUFFER_DURATION (tensor) = duration;
+  if (GST_CLOCK_TIME_IS_VALID (duration))
+    self->interval = duration;
   /* Where the next batch is due: a live stall times out from there. */
-  if (GST_CLOCK_TIME_IS_VALID (first)) {
-    GST_OBJECT_LOCK (self);
-    GST_AGGREGATOR_PAD (GST_AGGREGATOR_SRC_PAD (self))->segment.position =
-        first + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0);
-    GST_OBJECT_UNLOCK (self);
-  }
+  if (GST_CLOCK_TIME_IS_VALID (GST_BUFFER_PTS (tensor)))
+    gst_cs::batch_advance_position (GST_AGGREGATOR (self),
+        GST_BUFFER_PTS (tensor) + (GST_CLOCK_TIME_IS_VALID (duration) ? duration : 0));
 }
 
-/* The src caps for `s` and the pads now, renegotiated where they changed
- * (a property, a pad added or ended with batch-size 0). */
-static gboolean
-ensure_caps (GstCsBatch * self, const gst_cs::BatchSettings & s)
-{
-  GstCaps * caps = wanted_caps (self, s);
-  const gboolean same = self->caps && gst_caps_is_equal (caps, self->caps);
-  gst_caps_unref (caps);
-  if (same)
-    return TRUE;
-  gst_pad_mark_reconfigure (GST_AGGREGATOR_SRC_PAD (self));
-  return gst_aggregator_negotiate (GST_AGGREGATOR (self));
-}
-
-/* Makes and pushes the batch of the `chosen` pads' frames; `start`: where
+/* Makes and pushes the batch of `t`'s frames as `plan` says; `start`: where
  * its time counts from (batch_start_time), to its push. */
 static GstFlowReturn
-make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
-    const std::vector<GstCsBatchPad *> & chosen, GstClockTime start)
+make_batch (GstCsBatch * self, const gst_cs::BatchPlan & plan, gst_cs::BatchFrames & t,
+    GstClockTime start)
 {
-  std::vector<GstBuffer *> frames;
   std::vector<gst_cs::BatchInput> inputs;
-  for (size_t i = 0; i < chosen.size (); i++) {
-    GstBuffer * frame = gst_aggregator_pad_pop_buffer (GST_AGGREGATOR_PAD (chosen[i]));
-    frames.push_back (frame);
-    inputs.push_back ({ frame, &chosen[i]->info, (guint)i, chosen[i]->imports });
-  }
+  for (size_t i = 0; i < t.frames.size (); i++)
+    inputs.push_back ({ t.frames[i], &t.pads[i]->info, (guint)i, t.pads[i]->imports,
+        t.pads[i]->index });
   GError * err = NULL;
-  GstBuffer * tensor = self->work->run (*self->device, s, batch, inputs, &err);
+  GstBuffer * tensor =
+      self->work->run (*self->device, plan.settings, plan.batch (), inputs, &err);
   if (tensor) {
-    stamp_batch (self, tensor, chosen, frames);
-    gst_cs::batch_add_analytics_metas (tensor, s, batch, chosen, frames);
+    stamp_batch (self, tensor, t);
+    gst_cs::batch_add_analytics_metas (
+        tensor, plan.settings, plan.batch (), t.pads, t.frames);
+    gst_cs::batch_add_boxes (tensor, t.frames, self->work->pictures ());
   }
-  for (GstBuffer * f : frames)
-    gst_buffer_unref (f);
+  t.release ();
   if (!tensor) {
     GST_CS_POST_ERROR (self, err, "Cannot make a batch");
     return GST_FLOW_ERROR;
   }
-  GST_DEBUG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT ", %s", batch,
-      chosen.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)),
+  GST_DEBUG_OBJECT (self, "batch of %u, %zu frames, pts %" GST_TIME_FORMAT ", %s",
+      plan.batch (), inputs.size (), GST_TIME_ARGS (GST_BUFFER_PTS (tensor)),
       self->work->fused () ? "one fused launch" : "a launch per frame");
   /* The tracer's CPU time of the pass that made a batch, its push excluded
    * (as GstCsBaseTransform's: passes that make none are not counted). */
@@ -360,20 +339,105 @@ make_batch (GstCsBatch * self, const gst_cs::BatchSettings & s, guint batch,
   return gst_aggregator_finish_buffer (GST_AGGREGATOR (self), tensor);
 }
 
+/* A GAP event for [`from`, `to`) of the output segment, after the plan's
+ * caps: nothing to batch there. The position moves on to `to`. */
+static GstFlowReturn
+push_gap (
+    GstCsBatch * self, const gst_cs::BatchPlan & plan, GstClockTime from, GstClockTime to)
+{
+  auto * agg = GST_AGGREGATOR (self);
+  const GstFlowReturn ret = ensure_caps (self, plan);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_DEBUG_OBJECT (self, "gap %" GST_TIME_FORMAT " to %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (from), GST_TIME_ARGS (to));
+  if (!gst_cs::batch_push_gap (agg, from, to - from) &&
+      GST_PAD_IS_FLUSHING (GST_AGGREGATOR_SRC_PAD (self)))
+    return GST_FLOW_FLUSHING;
+  gst_cs::batch_advance_position (agg, to);
+  return GST_FLOW_OK;
+}
+
+/* Where no source has a frame, one gap reaches this far: a batch's
+ * duration (the last one's, else the frame rate's), else the timeout, and
+ * never less than kMinGap, so that the thread wakes once an interval. */
+static GstClockTime
+gap_interval (GstCsBatch * self, const gst_cs::BatchPlan & plan)
+{
+  static constexpr GstClockTime kMinGap = 10 * GST_MSECOND;
+  GstClockTime interval = self->interval;
+  if (!GST_CLOCK_TIME_IS_VALID (interval) || interval == 0)
+    interval = plan.frame_interval ();
+  if (!GST_CLOCK_TIME_IS_VALID (interval) || interval == 0)
+    return std::max (timeout_of (self), kMinGap);
+  return interval;
+}
+
+/* A timeout and no frame: every live source stalled, or none has sent a
+ * frame yet. A gap of one interval moves the position on, so that the
+ * next deadline (its running time plus the latency, less the margin) lies
+ * one interval ahead, and after the clock where the position had fallen
+ * behind it: the thread sleeps until then instead of waking at once. */
+static GstFlowReturn
+stalled (GstCsBatch * self, const gst_cs::BatchPlan & plan)
+{
+  auto * agg = GST_AGGREGATOR (self);
+  const GstClockTime interval = gap_interval (self, plan);
+  const GstClockTime from = gst_cs::batch_next_position (agg);
+  GstClockTime to = from + interval;
+  const GstClockTime now = gst_element_get_current_running_time (GST_ELEMENT (self));
+  const GstClockTime latency = gst_aggregator_get_latency (agg);
+  const GstClockTime margin = self->deadline->margin (timeout_of (self));
+  const GstClockTime to_rt = gst_cs::batch_running_time_of (agg, to);
+  if (GST_CLOCK_TIME_IS_VALID (now) && GST_CLOCK_TIME_IS_VALID (latency) &&
+      GST_CLOCK_TIME_IS_VALID (to_rt) && to_rt + latency <= now + margin)
+    to =
+        std::max (to, gst_cs::batch_position_of (agg, now + margin + interval - latency));
+  return push_gap (self, plan, from, to);
+}
+
+/* The pass's pads sent GAP events and no frame: the gap goes on. */
+static GstFlowReturn
+forward_gap (
+    GstCsBatch * self, const gst_cs::BatchPlan & plan, const gst_cs::BatchFrames & t)
+{
+  auto * agg = GST_AGGREGATOR (self);
+  const GstClockTime from = gst_cs::batch_next_position (agg);
+  const GstClockTime to = GST_CLOCK_TIME_IS_VALID (t.gap_end)
+                              ? gst_cs::batch_position_of (agg, t.gap_end)
+                              : from + gap_interval (self, plan);
+  return to > from ? push_gap (self, plan, from, to) : GST_FLOW_OK;
+}
+
+/* Whether the element plays, or is on its way to: only then does the clock
+ * less the base time say the running time. Before it (a live pipeline in
+ * PAUSED, whose base time is not set yet) a deadline would have passed
+ * long ago and wake the thread at once, again and again. */
+static gboolean
+playing (GstCsBatch * self)
+{
+  GST_OBJECT_LOCK (self);
+  const gboolean playing =
+      GST_STATE (self) == GST_STATE_PLAYING || GST_STATE_NEXT (self) == GST_STATE_PLAYING;
+  GST_OBJECT_UNLOCK (self);
+  return playing;
+}
+
 /* GstAggregator's deadline for live sources is this plus its latency:
  * the next batch's time (the end of the last one), moved earlier by the
- * margin a batch needs to go out (gstcsbatchdeadline.hpp). */
+ * margin a batch needs to go out (gstcsbatchdeadline.hpp). None before
+ * the element plays: the aggregator then sleeps until a frame, an event
+ * or the change to PLAYING wakes it. */
 static GstClockTime
 gst_cs_batch_get_next_time (GstAggregator * agg)
 {
   auto * self = GST_CS_BATCH (agg);
+  if (!playing (self))
+    return GST_CLOCK_TIME_NONE;
   const GstClockTime next = gst_aggregator_simple_get_next_time (agg);
   if (!GST_CLOCK_TIME_IS_VALID (next))
     return next;
-  GST_OBJECT_LOCK (self);
-  const GstClockTime timeout = self->timeout_us * GST_USECOND;
-  GST_OBJECT_UNLOCK (self);
-  const GstClockTime margin = self->deadline->margin (timeout);
+  const GstClockTime margin = self->deadline->margin (timeout_of (self));
   return next > margin ? next - margin : 0;
 }
 
@@ -392,6 +456,8 @@ batch_start_time (GstCsBatch * self, gboolean timeout)
   return std::min (now, next + latency);
 }
 
+/* One pass: every pad ended (EOS), a batch of the pads with a frame, a
+ * gap where they sent GAP events or, on a timeout, where none has a frame. */
 static GstFlowReturn
 gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
 {
@@ -399,27 +465,45 @@ gst_cs_batch_aggregate (GstAggregator * agg, gboolean timeout)
   if (G_UNLIKELY (self->device->trace ()))
     self->cpu_begin = gst_util_get_timestamp ();
   const GstClockTime start = batch_start_time (self, timeout);
-  const gst_cs::BatchSettings s = current_settings (self);
-  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
-  const std::vector<GstCsBatchPad *> active = active_pads (pads);
-  const guint batch = batch_of (s, active.size ());
-  GstFlowReturn ret = GST_FLOW_OK;
-  std::vector<GstCsBatchPad *> chosen;
-  if (active.empty ()) {
+  const gst_cs::BatchPlan plan (GST_ELEMENT (self), current_settings (self));
+  /* Frames read by batches that completed go back now, whatever this pass
+   * does: a stalled stream does not keep them. */
+  self->work->release_done (*self->device);
+  if (plan.active ().empty () && !plan.pads ().empty ()) {
     GST_INFO_OBJECT (self, "every sink pad ended");
-    ret = GST_FLOW_EOS;
-  } else if ((chosen = choose_pads (self, active, batch)).empty ()) {
-    ret = GST_AGGREGATOR_FLOW_NEED_DATA; /* a timeout with nothing queued */
-  } else if (!ensure_caps (self, s)) {
-    ret = GST_FLOW_NOT_NEGOTIATED;
-  } else {
-    if (timeout && chosen.size () < active.size ())
-      GST_DEBUG_OBJECT (
-          self, "timeout: %zu of %zu sources", chosen.size (), active.size ());
-    ret = make_batch (self, s, batch, chosen, start);
+    self->work->release_held (*self->device, GST_OBJECT (self));
+    return GST_FLOW_EOS;
   }
-  unref_pads (pads);
-  return ret;
+  const std::vector<GstCsBatchPad *> chosen =
+      choose_pads (self, plan.active (), plan.batch ());
+  GST_LOG_OBJECT (self, "%s: %zu of %zu pads have a frame", timeout ? "timeout" : "ready",
+      chosen.size (), plan.active ().size ());
+  gst_cs::BatchFrames t;
+  t.take (chosen);
+  if (t.frames.empty ()) {
+    if (GST_CLOCK_TIME_IS_VALID (t.gap_start))
+      return forward_gap (self, plan, t);
+    /* Nothing queued on a timeout: sleep to the next interval. Otherwise
+     * a pad flushed meanwhile: the aggregator waits for data again. */
+    return timeout ? stalled (self, plan) : GST_AGGREGATOR_FLOW_NEED_DATA;
+  }
+  const GstFlowReturn ret = ensure_caps (self, plan);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  if (timeout && t.frames.size () < plan.active ().size ())
+    GST_DEBUG_OBJECT (
+        self, "timeout: %zu of %zu sources", t.frames.size (), plan.active ().size ());
+  return make_batch (self, plan, t, start);
+}
+
+/* Every pad flushed (a flushing seek, or all sources): the position starts
+ * again from the segment, as the running time does. */
+static GstFlowReturn
+gst_cs_batch_flush (GstAggregator * agg)
+{
+  gst_cs::batch_reset_position (agg);
+  GST_CS_BATCH (agg)->interval = GST_CLOCK_TIME_NONE;
+  return GST_FLOW_OK;
 }
 
 /* --- state ------------------------------------------------------------ */
@@ -433,12 +517,13 @@ gst_cs_batch_start (GstAggregator * agg)
   const guint pads = GST_ELEMENT (self)->numsinkpads;
   GST_OBJECT_UNLOCK (self);
   GError * err = NULL;
-  if (!gst_cs::batch_check_shape (s, batch_of (s, pads), &err)) {
+  if (!gst_cs::batch_check_shape (s, s.batch_size ? s.batch_size : pads, &err)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", err->message), (NULL));
     g_error_free (err);
     return FALSE;
   }
   self->next_pad = 0;
+  self->interval = GST_CLOCK_TIME_NONE;
   return self->device->start ();
 }
 
@@ -450,10 +535,13 @@ gst_cs_batch_stop (GstAggregator * agg)
   self->deadline->reset ();
   /* The memory of copies from other devices, as the tensors' (the pads
    * stay, their pools with them). */
-  std::vector<GstCsBatchPad *> pads = sorted_pads (self);
-  for (GstCsBatchPad * p : pads)
-    p->imports->reset ();
-  unref_pads (pads);
+  gst_element_foreach_sink_pad (
+      GST_ELEMENT (self),
+      [] (GstElement *, GstPad * pad, gpointer) -> gboolean {
+        GST_CS_BATCH_PAD (pad)->imports->reset ();
+        return TRUE;
+      },
+      NULL);
   self->device->stop ();
   gst_clear_caps (&self->caps);
   return TRUE;
@@ -648,6 +736,24 @@ gst_cs_batch_get_property (GObject * object, guint id, GValue * value, GParamSpe
   GST_OBJECT_UNLOCK (self);
 }
 
+/* GstAggregator's latency is what batched-push-timeout sets: one setting
+ * under two names, so that the LATENCY query's answer (the upstream's and
+ * this latency) and the wait for a stalled source never disagree, however
+ * it was set. */
+static void
+latency_changed (GObject * object, GParamSpec *, gpointer)
+{
+  auto * self = GST_CS_BATCH (object);
+  guint64 latency = 0;
+  g_object_get (object, "latency", &latency, NULL);
+  GST_OBJECT_LOCK (self);
+  const gboolean changed = self->timeout_us != latency / GST_USECOND;
+  self->timeout_us = latency / GST_USECOND;
+  GST_OBJECT_UNLOCK (self);
+  if (changed)
+    g_object_notify (object, "batched-push-timeout");
+}
+
 static void
 gst_cs_batch_finalize (GObject * object)
 {
@@ -681,6 +787,7 @@ gst_cs_batch_class_init (GstCsBatchClass * klass)
       "batched tensor in CUDA device memory, ordered by events on a pooled stream",
       "gst-cudastreams developers");
   element_class->request_new_pad = GST_DEBUG_FUNCPTR (gst_cs_batch_request_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR (gst_cs_batch_release_pad);
   element_class->change_state = GST_DEBUG_FUNCPTR (gst_cs_batch_change_state);
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cs_batch_set_context);
 
@@ -692,6 +799,7 @@ gst_cs_batch_class_init (GstCsBatchClass * klass)
   agg_class->negotiated_src_caps = GST_DEBUG_FUNCPTR (gst_cs_batch_negotiated_src_caps);
   agg_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cs_batch_propose_allocation);
   agg_class->get_next_time = GST_DEBUG_FUNCPTR (gst_cs_batch_get_next_time);
+  agg_class->flush = GST_DEBUG_FUNCPTR (gst_cs_batch_flush);
   agg_class->start = GST_DEBUG_FUNCPTR (gst_cs_batch_start);
   agg_class->stop = GST_DEBUG_FUNCPTR (gst_cs_batch_stop);
 
@@ -713,4 +821,5 @@ gst_cs_batch_init (GstCsBatch * self)
   self->work = new gst_cs::BatchWork ();
   self->deadline = new gst_cs::BatchDeadline ();
   g_object_set (self, "latency", (guint64)(DEFAULT_TIMEOUT_US * GST_USECOND), NULL);
+  g_signal_connect (self, "notify::latency", G_CALLBACK (latency_changed), NULL);
 }

@@ -94,8 +94,13 @@ describe_source (GstAnalyticsBatchStream * stream, GstCsBatchPad * pad, GstBuffe
     stream->sticky_events[stream->n_sticky_events++] = start;
   if (pad->caps)
     stream->sticky_events[stream->n_sticky_events++] = gst_event_new_caps (pad->caps);
-  stream->sticky_events[stream->n_sticky_events++] =
-      gst_event_new_segment (&GST_AGGREGATOR_PAD (pad)->segment);
+  /* A flush of this pad alone (on its own thread) resets the segment until
+   * the next segment event: then there is none to name. */
+  GST_OBJECT_LOCK (pad);
+  const GstSegment segment = GST_AGGREGATOR_PAD (pad)->segment;
+  GST_OBJECT_UNLOCK (pad);
+  if (segment.format != GST_FORMAT_UNDEFINED)
+    stream->sticky_events[stream->n_sticky_events++] = gst_event_new_segment (&segment);
   GstBuffer * stamp = gst_buffer_new ();
   gst_buffer_copy_into (stamp, frame,
       (GstBufferCopyFlags)(GST_BUFFER_COPY_FLAGS | GST_BUFFER_COPY_TIMESTAMPS), 0, -1);

@@ -138,12 +138,15 @@ batch_install_properties (GObjectClass * klass, guint64 default_timeout_us)
    *
    * With live sources: how long after a batch is due it waits for a
    * stalled source, in microseconds; then the batch goes out with that
-   * source's slot empty. It sets GstAggregator's latency. The partial
-   * batch is started early enough for its own work to fit in the timeout
-   * (by the longest that recent batches took, plus a tenth of the
-   * timeout, at most half of it), so that it leaves at most one frame
-   * interval plus the timeout after its oldest frame's capture. Without
-   * live sources every batch waits for every pad that has not ended.
+   * source's slot empty, and where no source has a frame a GAP event goes
+   * out instead. It is GstAggregator's latency under another name: setting
+   * either sets both, so that the LATENCY answer (upstream's latency and
+   * this) and the wait agree. The partial batch is started early enough
+   * for its own work to fit in the timeout (by the longest that recent
+   * batches took, plus a tenth of the timeout, at most half of it), so
+   * that it leaves at most one frame interval plus the timeout after its
+   * oldest frame's capture. Without live sources every batch waits for
+   * every pad that has not ended.
    *
    * Since: 0.3
    */

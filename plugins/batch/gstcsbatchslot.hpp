@@ -21,6 +21,15 @@ GstVideoFormat batch_slot_format (const BatchSettings & s, bool staging);
 // layout of one slot of the tensor.
 GstVideoInfo batch_slot_layout (const BatchSettings & s, GstVideoFormat format);
 
+// Where one slot's picture comes from and goes, for its frame's boxes: the
+// frame's visible region (its crop meta's, in the frame's pixels) and the
+// picture's rectangle in the slot (in the tensor's pixels).
+struct SlotPicture {
+  guint slot = 0;
+  gint region_x = 0, region_y = 0, region_width = 0, region_height = 0;
+  gint x = 0, y = 0, width = 0, height = 0;
+};
+
 // Everything of `op` but the memory, for the visible `region` of a frame
 // of `in` going into a slot of `out`'s format and size (the converter's
 // description, letterboxed as `s` says), and the slot's map back to the

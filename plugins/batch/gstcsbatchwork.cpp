@@ -172,6 +172,7 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
   gpu::BatchConvert * fused = fused_frames_.get ();
   fused->count = 0;
   bool fusable = true;
+  pictures_.clear ();
   for (const BatchInput & in : inputs) {
     frames.push_back (std::make_unique<MappedFrame> ());
     if (!map_frame (device, in, frames.back ().get (), error))
@@ -182,6 +183,9 @@ BatchWork::write (ElementDevice & device, const BatchSettings & s, guint batch,
      * reads the picture's layout. */
     const gpu::ConvertScale op = describe_frame (s, in, *frames.back (), &planar,
         out.data () + in.slot * picture_bytes, &meta->slots[in.slot]);
+    const Region & r = frames.back ()->region;
+    pictures_.push_back ({ in.slot, (gint)r.x, (gint)r.y, (gint)r.width, (gint)r.height,
+        op.dst_x, op.dst_y, op.dst_w, op.dst_h });
     if (fused->count == gpu::BatchConvert::kMaxFrames) {
       fusable = false;
       continue;
@@ -274,8 +278,8 @@ BatchWork::note_reads (ElementDevice & device, const std::vector<BatchInput> & i
     /* nvcodec's pool knows nothing of our events: its frame, read in place
      * or by its copy, is kept until our work so far is done. */
     if (is_nvcodec_memory (gst_buffer_peek_memory (inputs[i].buffer, 0)) &&
-        !held_.hold (
-            inputs[i].buffer, device.device (), device.stream (), device.waits (), error))
+        !held_.hold (inputs[i].pad, inputs[i].buffer, device.device (), device.stream (),
+            device.waits (), error))
       return false;
     /* A copy of another device's frame was recorded as the original's
      * reader when it was made; the copy's pool waits for the batch. */
@@ -300,7 +304,6 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
   DeviceGuard guard (device.device (), error);
   if (!guard.ok () || !batch_check_shape (s, batch, error))
     return NULL;
-  held_.release_done ();
   const gsize elements = batch * batch_slot_elements (s);
   GstBuffer * tensor =
       tensors_.bytes (device.device (), elements * batch_element_size (s.dtype), error);
@@ -320,9 +323,21 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
 }
 
 void
+BatchWork::release_done (ElementDevice & device)
+{
+  held_.release_done (device.device ());
+}
+
+void
+BatchWork::release_pad (guint pad, ElementDevice & device, GstObject * owner)
+{
+  held_.drain_pad (pad, device.device (), device.waits (), owner);
+}
+
+void
 BatchWork::release_held (ElementDevice & device, GstObject * owner)
 {
-  held_.drain_on (device.device (), device.waits (), owner);
+  held_.drain (device.device (), device.waits (), owner);
 }
 
 void

@@ -10,20 +10,23 @@
 
 #include "batch_convert.h"
 
-#include "base/gstcsheldbuffers.hpp"
 #include "base/gstcsscratchpool.hpp"
+#include "batch/gstcsbatchheld.hpp"
 #include "batch/gstcsbatchsettings.hpp"
+#include "batch/gstcsbatchslot.hpp"
 #include "batch/gstcselementdevice.hpp"
 
 namespace gst_cs {
 
-// A frame that goes into slot `slot`, of caps `info`; where it is in
-// memory of another CUDA device, it is copied into `imports` (its pad's).
+// A frame of sink pad `pad` that goes into slot `slot`, of caps `info`;
+// where it is in memory of another CUDA device, it is copied into
+// `imports` (its pad's).
 struct BatchInput {
   GstBuffer * buffer = nullptr;
   const GstVideoInfo * info = nullptr;
   guint slot = 0;
   ScratchPool * imports = nullptr;
+  guint pad = 0;
 };
 
 struct MappedFrame;
@@ -43,14 +46,15 @@ class FrameSpan;
 // are zeroed. One event, recorded after all of it, goes on the tensor and
 // on each frame's memory as a read (so that its pool's next writer waits);
 // nvcodec frames, whose pool knows nothing of our events, are kept until
-// that event completes. Used from the aggregator's thread. A batch is one
+// that event completes (BatchHeld, per pad). Used from the aggregator's
+// thread, but for release_pad (a flush, on its pad's thread). A batch is one
 // frame for the cudastreams tracer (base/gstcsframespan.hpp): its GPU time
 // is the launches and the zeroing of empty slots, after the waits on every
 // frame's event; its wait, that for the frame that completed last.
 class BatchWork {
 public:
   BatchWork ()
-      : held_ (kHeldFrames), fused_frames_ (std::make_unique<gpu::BatchConvert> ()),
+      : fused_frames_ (std::make_unique<gpu::BatchConvert> ()),
         fused_launch_ (std::make_unique<gpu::BatchConvert> ())
   {}
 
@@ -60,16 +64,25 @@ public:
   GstBuffer * run (ElementDevice & device, const BatchSettings & s, guint batch,
       const std::vector<BatchInput> & inputs, GError ** error);
 
-  // At a flush or stop: lets go of kept frames (a counted wait), and at stop
-  // of the pools' memory.
+  // Every pass of the aggregator: lets go of the kept frames whose reads
+  // have completed, without waiting.
+  void release_done (ElementDevice & device);
+  // A flush of sink pad `pad`: lets go of its kept frames alone, after
+  // their reads (a counted wait); from the flushing thread.
+  void release_pad (guint pad, ElementDevice & device, GstObject * owner);
+  // At the end of the stream and at stop: lets go of every kept frame (a
+  // counted wait), and at stop of the pools' memory.
   void release_held (ElementDevice & device, GstObject * owner);
   void reset (ElementDevice & device, GstObject * owner);
+  // Frames kept now.
+  guint held () { return held_.size (); }
 
   // Whether the last batch was written by the one fused launch.
   bool fused () const { return fused_; }
+  // Where the last batch's frames went, one per input, in their order.
+  const std::vector<SlotPicture> & pictures () const { return pictures_; }
 
 private:
-  static constexpr guint kHeldFrames = 64;
   bool write (ElementDevice & device, const BatchSettings & s, guint batch,
       const std::vector<BatchInput> & inputs, GstBuffer * tensor, FrameSpan & span,
       GError ** error);
@@ -82,11 +95,12 @@ private:
 
   ScratchPool tensors_; /* the tensors pushed downstream */
   ScratchPool staging_; /* 8-bit planar pictures of the float tensors */
-  HeldBuffers held_;    /* nvcodec frames our kernels still read */
+  BatchHeld held_;      /* nvcodec frames our kernels still read */
   /* The fused launch's description (26 KB) and its resolution, kept from
    * batch to batch: nothing allocated, each frame resolved once. */
   std::unique_ptr<gpu::BatchConvert> fused_frames_, fused_launch_;
   bool fused_ = false;
+  std::vector<SlotPicture> pictures_;
 };
 
 } // namespace gst_cs

@@ -5,6 +5,8 @@
  * places where we deliberately differ say so. */
 #include "convert/gstcsconvertcaps.h"
 
+#include "base/gstcscapsrefusal.hpp"
+
 #include <gst/video/video.h>
 
 #include <cstring>
@@ -302,101 +304,12 @@ keep_input_field (GstStructure * outs, const GstStructure * ins, const char * fi
   gst_structure_set_value (outs, field, in_v);
 }
 
-/* @v as caps write it, a list of values as the values alone, joined:
- * "RGBA, NV12" where caps say "{ (string)RGBA, (string)NV12 }". */
-gchar *
-readable (const GValue * v)
-{
-  if (!GST_VALUE_HOLDS_LIST (v))
-    return gst_value_serialize (v);
-  GString * s = g_string_new (NULL);
-  for (guint i = 0; i < gst_value_list_get_size (v); i++) {
-    gchar * one = gst_value_serialize (gst_value_list_get_value (v, i));
-    g_string_append_printf (s, "%s%s", i ? ", " : "", one);
-    g_free (one);
-  }
-  return g_string_free (s, FALSE);
-}
-
-/* The fields of @want that no value of @can allows, with both values, or
- * NULL where there are none; their number in @n. A field @can leaves out
- * is free. */
-gchar *
-field_conflicts (const GstStructure * want, const GstStructure * can, guint * n)
-{
-  GString * why = g_string_new (NULL);
-  *n = 0;
-  for (gint i = 0; i < gst_structure_n_fields (want); i++) {
-    const gchar * field = gst_structure_nth_field_name (want, i);
-    const GValue * w = gst_structure_get_value (want, field);
-    const GValue * c = gst_structure_get_value (can, field);
-    if (!c || gst_value_intersect (NULL, w, c))
-      continue;
-    gchar * asked = readable (w);
-    gchar * made = readable (c);
-    g_string_append_printf (
-        why, "%s%s %s (this element makes %s)", *n ? ", " : "", field, asked, made);
-    g_free (asked);
-    g_free (made);
-    (*n)++;
-  }
-  return g_string_free (why, *n == 0);
-}
-
-/* The caps features of every structure of @caps, once each. */
-gchar *
-all_features (const GstCaps * caps)
-{
-  GString * s = g_string_new (NULL);
-  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
-    gchar * f = gst_caps_features_to_string (gst_caps_get_features (caps, i));
-    if (!strstr (s->str, f))
-      g_string_append_printf (s, "%s%s", s->len ? ", " : "", f);
-    g_free (f);
-  }
-  return g_string_free (s, FALSE);
-}
-
 } // namespace
 
 gchar *
 gst_cs_convert_caps_explain (GstCaps * wanted, GstCaps * possible)
 {
-  if (gst_caps_is_empty (wanted) || gst_caps_is_any (wanted) ||
-      gst_caps_is_empty (possible) || gst_caps_can_intersect (wanted, possible))
-    return NULL;
-  gchar * best = NULL;
-  guint best_n = G_MAXUINT;
-  for (guint i = 0; i < gst_caps_get_size (wanted); i++) {
-    const GstStructure * w = gst_caps_get_structure (wanted, i);
-    for (guint j = 0; j < gst_caps_get_size (possible); j++) {
-      const GstStructure * c = gst_caps_get_structure (possible, j);
-      if (!gst_structure_has_name (c, gst_structure_get_name (w)) ||
-          !gst_caps_features_is_equal (
-              gst_caps_get_features (wanted, i), gst_caps_get_features (possible, j)))
-        continue;
-      guint n = 0;
-      gchar * why = field_conflicts (w, c, &n);
-      if (why && n < best_n) {
-        g_free (best);
-        best = why;
-        best_n = n;
-      } else {
-        g_free (why);
-      }
-    }
-  }
-  if (best)
-    return best;
-  /* No structure of ours in the memory (or media type) asked for. */
-  gchar * asked = all_features (wanted);
-  gchar * made = all_features (possible);
-  gchar * why = g_strdup_printf ("%s %s (this element makes %s %s)",
-      gst_structure_get_name (gst_caps_get_structure (wanted, 0)), asked,
-      gst_structure_get_name (gst_caps_get_structure (possible, 0)), made);
-  g_free (asked);
-  g_free (made);
-  return why;
+  return gst_cs::explain_caps (wanted, possible, "makes");
 }
 
 GstCaps *

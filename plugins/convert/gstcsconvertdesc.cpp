@@ -109,7 +109,7 @@ convert_image (
     im.pitch[p] = GST_VIDEO_INFO_PLANE_STRIDE (layout, p);
   }
   im.width = GST_VIDEO_INFO_WIDTH (layout);
-  im.height = GST_VIDEO_INFO_HEIGHT (layout);
+  im.height = GST_VIDEO_INFO_FIELD_HEIGHT (layout); /* an alternate field's lines */
   const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, 0);
   const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f, 0);
   im.bytes = depth + shift > 8 ? 2 : 1;
@@ -210,12 +210,94 @@ swaps_axes (gpu::Orientation o)
 }
 
 void
+place_picture (const GstVideoInfo * in, const GstVideoInfo * out, gint w, gint h,
+    const ConvertSettings & settings, gint * x, gint * y, gint * pw, gint * ph)
+{
+  *x = 0, *y = 0, *pw = GST_VIDEO_INFO_WIDTH (out), *ph = GST_VIDEO_INFO_HEIGHT (out);
+  if (!settings.add_borders)
+    return;
+  /* The picture as it is shown: turned where the orientation swaps axes. */
+  const bool swap = swaps_axes (settings.orientation);
+  fit_picture (swap ? h : w, swap ? w : h,
+      swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
+      swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, x, y, pw, ph);
+}
+
+void
+input_point (const GstVideoInfo * in, const GstVideoInfo * out,
+    const ConvertSettings & settings, double x, double y, double * in_x, double * in_y)
+{
+  const gint iw = GST_VIDEO_INFO_WIDTH (in), ih = GST_VIDEO_INFO_HEIGHT (in);
+  gint dx, dy, dw, dh;
+  place_picture (in, out, iw, ih, settings, &dx, &dy, &dw, &dh);
+  /* (u, v): the point in the picture as shown, 0 to 1 across it */
+  const double u = CLAMP ((x - dx) / MAX (dw, 1), 0.0, 1.0);
+  const double v = CLAMP ((y - dy) / MAX (dh, 1), 0.0, 1.0);
+  double s = u, t = v; /* the same in the input, before the turn */
+  switch (settings.orientation) {
+    case gpu::Orientation::ROTATE_90R:
+      s = v, t = 1.0 - u;
+      break;
+    case gpu::Orientation::ROTATE_90L:
+      s = 1.0 - v, t = u;
+      break;
+    case gpu::Orientation::ROTATE_180:
+      s = 1.0 - u, t = 1.0 - v;
+      break;
+    case gpu::Orientation::FLIP_H:
+      s = 1.0 - u;
+      break;
+    case gpu::Orientation::FLIP_V:
+      t = 1.0 - v;
+      break;
+    case gpu::Orientation::TRANSPOSE:
+      s = v, t = u;
+      break;
+    case gpu::Orientation::ANTI_TRANSPOSE:
+      s = 1.0 - v, t = 1.0 - u;
+      break;
+    default:
+      break;
+  }
+  *in_x = s * iw;
+  *in_y = t * ih;
+}
+
+void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op)
 {
   ConvertColours colours;
   describe_convert (in, out, x, y, w, h, settings, &colours, op);
 }
+
+namespace {
+
+/* The lines of the frame a region of `lines` lines of `info`'s picture
+ * stands for: as many, or for an alternate field twice as many (the whole
+ * field: the frame's own, which may be odd). */
+gint
+frame_lines (const GstVideoInfo * info, gint lines)
+{
+  if (GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE)
+    return lines;
+  return lines == GST_VIDEO_INFO_FIELD_HEIGHT (info) ? GST_VIDEO_INFO_HEIGHT (info)
+                                                     : 2 * lines;
+}
+
+/* Lines `y` to `y + h` of `info`'s frame as lines of its picture: the
+ * same, or for an alternate field those of the top field among them. */
+void
+picture_lines (const GstVideoInfo * info, gint * y, gint * h)
+{
+  if (GST_VIDEO_INFO_INTERLACE_MODE (info) != GST_VIDEO_INTERLACE_MODE_ALTERNATE)
+    return;
+  const gint first = (*y + 1) / 2, end = (*y + *h + 1) / 2;
+  *y = first;
+  *h = MAX (end - first, 1);
+}
+
+} // namespace
 
 void
 describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
@@ -225,14 +307,11 @@ describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gin
   op->src_x = x, op->src_y = y, op->src_w = w, op->src_h = h;
   op->orientation = settings.orientation;
   op->filter = settings.filter;
-  /* The picture as it is shown: turned where the orientation swaps axes. */
-  const bool swap = swaps_axes (settings.orientation);
-  gint dx = 0, dy = 0, dw = GST_VIDEO_INFO_WIDTH (out), dh = GST_VIDEO_INFO_HEIGHT (out);
-  if (settings.add_borders)
-    fit_picture (swap ? h : w, swap ? w : h,
-        swap ? GST_VIDEO_INFO_PAR_D (in) : GST_VIDEO_INFO_PAR_N (in),
-        swap ? GST_VIDEO_INFO_PAR_N (in) : GST_VIDEO_INFO_PAR_D (in), out, &dx, &dy, &dw,
-        &dh);
+  /* Borders keep the frames' display aspect ratio: an alternate field's
+   * are the frame's, in field lines. */
+  gint dx, dy, dw, dh;
+  place_picture (in, out, w, frame_lines (in, h), settings, &dx, &dy, &dw, &dh);
+  picture_lines (out, &dy, &dh);
   op->dst_x = dx, op->dst_y = dy, op->dst_w = dw, op->dst_h = dh;
   if (!colours->valid || colours->border_argb != settings.border_argb) {
     convert_matrix (in, out, colours->matrix, &colours->alpha_scale);

@@ -12,7 +12,9 @@ namespace gst_cs {
 
 // A frame of `info`'s format and colorimetry, of `layout`'s size, plane
 // offsets and strides, in memory starting at `base`; an `output` also has
-// its padding bytes (RGBx: the x) to write.
+// its padding bytes (RGBx: the x) to write. An alternate field (one field a
+// buffer) is a picture of the frame's width and the field's lines
+// (GST_VIDEO_INFO_FIELD_HEIGHT: half the frame's, rounded up).
 gpu::Image convert_image (
     const GstVideoInfo * info, const GstVideoInfo * layout, guint8 * base, bool output);
 
@@ -42,10 +44,17 @@ struct ConvertSettings {
 // input's height).
 bool swaps_axes (gpu::Orientation o);
 
+// Where a `w` x `h` region of `in` goes in `out` once turned by
+// `settings.orientation`: all of it, or between borders (fit_picture).
+void place_picture (const GstVideoInfo * in, const GstVideoInfo * out, gint w, gint h,
+    const ConvertSettings & settings, gint * x, gint * y, gint * pw, gint * ph);
+
 // Everything of `op` but the memory (op->in and op->out): the source
-// rectangle (x, y, w, h of `in`), where the picture goes in `out`, the
-// filter, the orientation and the colour maps. The element and the tests'
-// CPU reference describe a frame with this one function.
+// rectangle (x, y, w, h of `in`'s picture: of an alternate field, in field
+// lines), where the picture goes in `out` (borders from the frames' display
+// aspect ratios, in an alternate field's lines), the filter, the
+// orientation and the colour maps. The element and the tests' CPU
+// reference describe a frame with this one function.
 // The colours of a description (matrix, alpha scale, border codes): the
 // same for every frame of one pair of caps and one border colour. An
 // element keeps them from frame to frame (convert_matrix and
@@ -61,6 +70,13 @@ struct ConvertColours {
 
 void describe_convert (const GstVideoInfo * in, const GstVideoInfo * out, gint x, gint y,
     gint w, gint h, const ConvertSettings & settings, gpu::ConvertScale * op);
+
+// Where the point (`x`, `y`) of an output frame of `out` comes from in the
+// input frame of `in` that `settings` turned and scaled into it, borders
+// undone (a point on a border: the picture's nearest edge): a navigation
+// event's pointer, from downstream's frame into upstream's.
+void input_point (const GstVideoInfo * in, const GstVideoInfo * out,
+    const ConvertSettings & settings, double x, double y, double * in_x, double * in_y);
 
 // The same, taking the colours from `colours` where they are valid for
 // settings.border_argb, else computing them into it.

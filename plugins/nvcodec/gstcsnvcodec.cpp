@@ -51,12 +51,15 @@ caps_in_nvcodec_memory (GstCaps * caps)
 #if HAVE_NVCODEC_INTEROP
   GstCaps * out = gst_caps_copy (caps);
   for (guint i = 0; i < gst_caps_get_size (out); i++)
-    gst_caps_set_features (
-        out, i, gst_caps_features_new (GST_CS_CAPS_FEATURE_NVCODEC, NULL));
-  /* Only the formats GstCudaMemory can hold. */
-  GstCaps * formats =
-      gst_caps_from_string ("video/x-raw(" GST_CS_CAPS_FEATURE_NVCODEC
-                            "), format = (string) " GST_CS_NVCODEC_FORMATS);
+    gst_caps_set_features (out, i,
+        gst_cs_caps_features_in_memory (
+            gst_caps_get_features (caps, i), GST_CS_CAPS_FEATURE_NVCODEC));
+  /* Only the formats GstCudaMemory can hold, frames or fields. */
+  GstCaps * formats = gst_caps_from_string (
+      "video/x-raw(" GST_CS_CAPS_FEATURE_NVCODEC
+      "), format = (string) " GST_CS_NVCODEC_FORMATS
+      "; video/x-raw(" GST_CS_CAPS_FEATURE_NVCODEC ", " GST_CAPS_FEATURE_FORMAT_INTERLACED
+      "), format = (string) " GST_CS_NVCODEC_FORMATS);
   GstCaps * res = gst_caps_intersect_full (out, formats, GST_CAPS_INTERSECT_FIRST);
   gst_caps_unref (formats);
   gst_caps_unref (out);

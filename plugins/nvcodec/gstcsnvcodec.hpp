@@ -21,14 +21,19 @@
   "{ RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, RGB, BGR, " \
   "NV12, NV21, I420, YV12, Y42B, Y444, P010_10LE, P016_LE, YUY2, UYVY }"
 
+/* In nvcodec's memory: frames, then alternate fields (format:Interlaced). */
 #if HAVE_NVCODEC_INTEROP
-#define GST_CS_VIDEO_NVCODEC_CAPS \
-  "; video/x-raw(" GST_CS_CAPS_FEATURE_NVCODEC \
+#define GST_CS_VIDEO_NVCODEC_CAPS_WITH(features) \
+  "; video/x-raw(" GST_CS_CAPS_FEATURE_NVCODEC features \
   "), format = (string) " GST_CS_NVCODEC_FORMATS \
   ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], " \
   "framerate = (fraction) [ 0, max ]"
+#define GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_CAPS_WITH ("")
+#define GST_CS_VIDEO_NVCODEC_FIELD_CAPS \
+  GST_CS_VIDEO_NVCODEC_CAPS_WITH (", " GST_CAPS_FEATURE_FORMAT_INTERLACED)
 #else
 #define GST_CS_VIDEO_NVCODEC_CAPS ""
+#define GST_CS_VIDEO_NVCODEC_FIELD_CAPS ""
 #endif
 
 namespace gst_cs {

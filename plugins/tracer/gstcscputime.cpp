@@ -3,6 +3,7 @@
 
 #include <array>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "base/gstcsbasetransform.h"
@@ -11,14 +12,19 @@
 
 namespace gst_cs {
 
-/* The probes' state of one element of another plugin: its element's qdata,
- * so it goes with the element (after its pads and their probes). */
+/* The probes' state of one element of another plugin: held by the
+ * element (qdata) and its probes, so it goes with the last of them. */
 struct CpuTime::Probed {
-  CpuTime * owner;
-  GstElement * element; // not reffed: this is its qdata
-  CpuSums * sums;
+  CpuTime * owner = nullptr;
+  guint64 element = 0; // its TraceStats::key
+  std::string name;
+  std::shared_ptr<CpuSums> sums;
+  /* What its arrivals carry in this run: a new one at each. */
+  std::atomic<guint64> run{ 0 };
   std::atomic<guint> hits{ 0 }, misses{ 0 };
   std::atomic<bool> off{ false }; // its probes go at their next buffer
+  std::mutex pads_lock;
+  std::vector<std::string> sink_pads; // names, by the number arrivals carry
 };
 
 namespace {
@@ -31,10 +37,11 @@ G_DEFINE_QUARK (gst_cs_tracer_probed, probed)
 G_DEFINE_QUARK (gst_cs_tracer_watched, watched)
 
 /* Per streaming thread: the buffers that arrived at probed elements and
- * whose push is still to come (a thread passes through a few elements). */
+ * whose push is still to come (a thread passes through a few elements).
+ * No pointer: an arrival an element never takes stays here past it. */
 struct Arrival {
-  CpuTime::Probed * probed = nullptr;
-  GstPad * pad = nullptr; // the sink pad, for the record (alive: in use)
+  guint64 run = 0; // Probed::run
+  guint pad = 0;   // in Probed::sink_pads
   GstClockTime at = 0;
 };
 struct ThreadArrivals {
@@ -43,28 +50,47 @@ struct ThreadArrivals {
 };
 thread_local ThreadArrivals arrivals;
 
-GstPadProbeReturn
-on_sink_buffer (GstPad * pad, GstPadProbeInfo *, gpointer data)
+std::atomic<guint64> next_run{ 1 };
+
+using ProbedRef = std::shared_ptr<CpuTime::Probed>;
+
+void
+unref_probed (gpointer p)
 {
-  auto * probed = static_cast<CpuTime::Probed *> (data);
-  if (G_UNLIKELY (probed->off.load (std::memory_order_relaxed)))
+  delete static_cast<ProbedRef *> (p);
+}
+
+/* A sink pad's probe data. */
+struct SinkProbe {
+  ProbedRef probed;
+  guint pad;
+};
+
+GstPadProbeReturn
+on_sink_buffer (GstPad *, GstPadProbeInfo *, gpointer data)
+{
+  auto * sink = static_cast<SinkProbe *> (data);
+  CpuTime::Probed & probed = *sink->probed;
+  if (G_UNLIKELY (probed.off.load (std::memory_order_relaxed)))
     return GST_PAD_PROBE_REMOVE;
-  probed->owner->arrived (probed, pad);
+  probed.owner->arrived (probed, sink->pad);
   return GST_PAD_PROBE_OK;
 }
 
 GstPadProbeReturn
 on_src_buffer (GstPad *, GstPadProbeInfo *, gpointer data)
 {
-  auto * probed = static_cast<CpuTime::Probed *> (data);
-  return probed->owner->pushed (probed) ? GST_PAD_PROBE_OK : GST_PAD_PROBE_REMOVE;
+  CpuTime::Probed & probed = **static_cast<ProbedRef *> (data);
+  return probed.owner->pushed (probed) ? GST_PAD_PROBE_OK : GST_PAD_PROBE_REMOVE;
 }
 
 void
-on_pad_added (GstElement *, GstPad * pad, gpointer data)
+on_pad_added (GstElement * element, GstPad * pad, gpointer data)
 {
-  auto * probed = static_cast<CpuTime::Probed *> (data);
-  probed->owner->add_pad (probed, pad);
+  auto * held =
+      static_cast<ProbedRef *> (g_object_get_qdata (G_OBJECT (element), probed_quark ()));
+  if (held)
+    static_cast<CpuTime *> (data)->add_pad (*held, pad);
 }
 
 struct Watch {
@@ -160,21 +186,30 @@ CpuTime::add_element (GstElement * element, GstElement * root)
   stats_.seen (element, root, ours);
   if (ours)
     return; /* it times itself */
+  const guint64 key = stats_.key (element);
   if (!is_filter (element)) {
-    stats_.set_cpu_note (element, "a source or a sink, not timed");
+    stats_.set_cpu_note (key, GST_OBJECT_NAME (element), "a source or a sink, not timed");
     return;
   }
-  /* Probed once: the probes last as long as its pads. */
-  if (auto * probed = static_cast<Probed *> (
+  /* Probed once: the probes last as long as its pads. A new run: the
+   * arrivals of the last one are not this one's. */
+  if (auto * held = static_cast<ProbedRef *> (
           g_object_get_qdata (G_OBJECT (element), probed_quark ()))) {
-    if (probed->off.load ())
-      stats_.set_cpu_note (element, "pushes from a thread of its own, not timed");
+    (*held)->run.store (next_run.fetch_add (1));
+    if ((*held)->off.load ())
+      stats_.set_cpu_note (
+          key, GST_OBJECT_NAME (element), "pushes from a thread of its own, not timed");
     return;
   }
-  auto * probed = new Probed{ this, element, stats_.cpu_sums (element) };
-  g_object_set_qdata_full (G_OBJECT (element), probed_quark (), probed,
-      [] (gpointer p) { delete static_cast<Probed *> (p); });
-  g_signal_connect (element, "pad-added", G_CALLBACK (on_pad_added), probed);
+  auto probed = std::make_shared<Probed> ();
+  probed->owner = this;
+  probed->element = key;
+  probed->name = GST_OBJECT_NAME (element);
+  probed->sums = stats_.cpu_sums (key);
+  probed->run.store (next_run.fetch_add (1));
+  g_object_set_qdata_full (
+      G_OBJECT (element), probed_quark (), new ProbedRef (probed), unref_probed);
+  g_signal_connect (element, "pad-added", G_CALLBACK (on_pad_added), this);
   GstIterator * it = gst_element_iterate_pads (element);
   GValue v = G_VALUE_INIT;
   while (gst_iterator_next (it, &v) == GST_ITERATOR_OK) {
@@ -186,47 +221,61 @@ CpuTime::add_element (GstElement * element, GstElement * root)
 }
 
 void
-CpuTime::add_pad (Probed * probed, GstPad * pad)
+CpuTime::add_pad (const std::shared_ptr<Probed> & probed, GstPad * pad)
 {
   const auto types =
       (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST);
-  if (GST_PAD_IS_SINK (pad))
-    gst_pad_add_probe (pad, types, on_sink_buffer, probed, NULL);
-  else if (GST_PAD_IS_SRC (pad))
-    gst_pad_add_probe (pad, types, on_src_buffer, probed, NULL);
+  if (GST_PAD_IS_SINK (pad)) {
+    guint number;
+    {
+      std::lock_guard<std::mutex> hold (probed->pads_lock);
+      number = probed->sink_pads.size ();
+      probed->sink_pads.push_back (GST_OBJECT_NAME (pad));
+    }
+    gst_pad_add_probe (pad, types, on_sink_buffer, new SinkProbe{ probed, number },
+        [] (gpointer p) { delete static_cast<SinkProbe *> (p); });
+  } else if (GST_PAD_IS_SRC (pad)) {
+    gst_pad_add_probe (pad, types, on_src_buffer, new ProbedRef (probed), unref_probed);
+  }
 }
 
 void
-CpuTime::arrived (Probed * probed, GstPad * pad)
+CpuTime::arrived (Probed & probed, guint pad)
 {
+  const guint64 run = probed.run.load (std::memory_order_relaxed);
   ThreadArrivals & t = arrivals;
   Arrival * slot = nullptr;
   for (Arrival & a : t.slots)
-    if (a.probed == probed)
+    if (a.run == run)
       slot = &a;
   if (!slot)
     slot = &t.slots[t.next++ % t.slots.size ()];
-  *slot = Arrival{ probed, pad, gst_util_get_timestamp () };
+  *slot = Arrival{ run, pad, gst_util_get_timestamp () };
 }
 
 bool
-CpuTime::pushed (Probed * probed)
+CpuTime::pushed (Probed & probed)
 {
+  const guint64 run = probed.run.load (std::memory_order_relaxed);
   for (Arrival & a : arrivals.slots)
-    if (a.probed == probed && a.at) {
+    if (a.run == run && a.at) {
       const GstClockTime at = a.at;
       a.at = 0;
-      probed->hits.fetch_add (1, std::memory_order_relaxed);
-      record (probed->sums, probed->element, a.pad, at, gst_util_get_timestamp ());
+      probed.hits.fetch_add (1, std::memory_order_relaxed);
+      std::lock_guard<std::mutex> hold (probed.pads_lock);
+      record (probed.sums.get (), probed.name.c_str (),
+          a.pad < probed.sink_pads.size () ? probed.sink_pads[a.pad].c_str () : "?", at,
+          gst_util_get_timestamp ());
       return true;
     }
-  if (probed->off.load (std::memory_order_relaxed))
+  if (probed.off.load (std::memory_order_relaxed))
     return false;
   /* A second output of one input, or a push from another thread. */
-  if (probed->hits.load (std::memory_order_relaxed) == 0 &&
-      probed->misses.fetch_add (1, std::memory_order_relaxed) + 1 >= kMissesBeforeOff) {
-    probed->off.store (true);
-    stats_.set_cpu_note (probed->element, "pushes from a thread of its own, not timed");
+  if (probed.hits.load (std::memory_order_relaxed) == 0 &&
+      probed.misses.fetch_add (1, std::memory_order_relaxed) + 1 >= kMissesBeforeOff) {
+    probed.off.store (true);
+    stats_.set_cpu_note (probed.element, probed.name.c_str (),
+        "pushes from a thread of its own, not timed");
     return false;
   }
   return true;
@@ -236,20 +285,19 @@ void
 CpuTime::ours (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
     GstClockTime end)
 {
-  record (sums, element, pad, begin, end);
+  record (sums, GST_OBJECT_NAME (element), GST_OBJECT_NAME (pad), begin, end);
 }
 
 void
-CpuTime::record (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
-    GstClockTime end)
+CpuTime::record (CpuSums * sums, const gchar * element, const gchar * pad,
+    GstClockTime begin, GstClockTime end)
 {
   const guint64 own = end > begin ? end - begin : 0;
   sums->frames.fetch_add (1, std::memory_order_relaxed);
   sums->ns.fetch_add (own, std::memory_order_relaxed);
-  log_cpu_record (pad, end, own);
+  log_cpu_record (element, pad, end, own);
   if (json_.enabled ())
-    json_.thread_span (
-        GST_OBJECT_NAME (element), GST_OBJECT_NAME (pad), begin / 1000.0, own / 1000.0);
+    json_.thread_span (element, pad, begin / 1000.0, own / 1000.0);
 }
 
 } // namespace gst_cs

@@ -12,7 +12,12 @@
 //   An element whose pushes come from another thread (a queue, a source's
 //   loop) is found out after a few buffers and its probes go; sources and
 //   sinks are listed, not timed.
+// A thread keeps the arrivals whose push is still to come by a key of the
+// element's run, which no other run or element has: an arrival never taken
+// (the element pushed from another thread) is never taken by another.
 #pragma once
+
+#include <memory>
 
 #include <gst/gst.h>
 
@@ -35,15 +40,16 @@ public:
   // The probes' side (public for the C callbacks).
   struct Probed;
   void add_element (GstElement * element, GstElement * root);
-  void add_pad (Probed * probed, GstPad * pad);
-  void arrived (Probed * probed, GstPad * pad);
+  void add_pad (const std::shared_ptr<Probed> & probed, GstPad * pad);
+  // A buffer at its sink pad number `pad` (Probed::sink_pads).
+  void arrived (Probed & probed, guint pad);
   // False: the element's pushes do not follow its arrivals: probes go.
-  bool pushed (Probed * probed);
+  bool pushed (Probed & probed);
 
 private:
   void add_bin (GstBin * bin, GstElement * root);
-  void record (CpuSums * sums, GstElement * element, GstPad * pad, GstClockTime begin,
-      GstClockTime end);
+  void record (CpuSums * sums, const gchar * element, const gchar * pad,
+      GstClockTime begin, GstClockTime end);
 
   TraceStats & stats_;
   TraceJson & json_;

@@ -18,8 +18,9 @@ namespace gst_cs {
 static constexpr size_t kMaxPending = 4096;
 
 struct GpuFrames::Frame {
-  FrameSpanData span;
+  FrameSpanData span; // from close on, without the element's pointers
   std::string element;
+  guint64 key = 0; // the element's (TraceStats::key)
   // Before the element's waits, at its work's start and end.
   cudaEvent_t begin = nullptr, start = nullptr, end = nullptr;
   bool started = false, ended = false;
@@ -163,14 +164,18 @@ GpuFrames::close (FrameSpanData & span)
   if (f->range)
     nvtxDomainRangeEnd (nvtx_domain (), f->range);
   f->span = span;
+  /* Read back later, when the element may be gone. */
+  f->span.element = nullptr;
+  f->span.waits = nullptr;
   /* A frame whose work did not run (an error before it) has no GPU time. */
   if (!f->started || !f->ended)
     return;
+  f->key = stats_.key (span.element);
   std::lock_guard<std::mutex> hold (lock_);
-  auto last = waits_at_end_.find (span.element);
+  auto last = waits_at_end_.find (f->key);
   if (last != waits_at_end_.end ())
     f->span.host_waits_begin = last->second;
-  waits_at_end_[span.element] = span.host_waits_end;
+  waits_at_end_[f->key] = span.host_waits_end;
   if (span.output_event)
     writers_[span.output_event] = f;
   Queue & queue = pending_[{ span.device, span.stream }];
@@ -240,7 +245,7 @@ GpuFrames::resolve (Frame & f, bool wait)
   const guint64 waits = f.span.host_waits_end - f.span.host_waits_begin;
   const std::string stream = stream_name (device, f.span.stream);
   stats_.add_gpu_frame (
-      f.span.element, f.element, stream, gpu, wait_us, cpu, waits, f.gate.held ());
+      f.key, f.element, stream, gpu, wait_us, cpu, waits, f.gate.held ());
   log_frame_record (f.element.c_str (), gst_util_get_timestamp (), f.span.pts,
       stream.c_str (), (guint64)(gpu * 1000), (guint64)(wait_us * 1000),
       (guint64)(cpu * 1000), waits);

@@ -80,7 +80,7 @@ private:
   // Each element's host-wait count at its last frame's end: a frame's
   // waits are those since (a download waits after its span, for the frame
   // before).
-  std::unordered_map<GstElement *, guint64> waits_at_end_;
+  std::unordered_map<guint64, guint64> waits_at_end_; // by TraceStats::key
 };
 
 } // namespace gst_cs

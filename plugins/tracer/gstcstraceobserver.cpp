@@ -18,24 +18,27 @@ gpointer
 TraceObserver::started (GstElement * element)
 {
   GstElement * root = top_of (element);
+  const guint64 key = stats_.key (element), root_key = stats_.key (root);
   bool first;
   {
     std::lock_guard<std::mutex> hold (lock_);
-    root_of_[element] = root;
-    first = running_[root]++ == 0;
+    root_of_[key] = root_key;
+    first = running_[root_key]++ == 0;
   }
   if (first)
     cpu_.watch (root);
-  return stats_.cpu_sums (element);
+  /* Held by the stats while the element lives, so past its stop. */
+  return stats_.cpu_sums (key).get ();
 }
 
 void
 TraceObserver::stopped (GstElement * element)
 {
-  GstElement * root = nullptr;
+  const guint64 key = stats_.key (element);
+  guint64 root = 0;
   {
     std::lock_guard<std::mutex> hold (lock_);
-    auto it = root_of_.find (element);
+    auto it = root_of_.find (key);
     if (it == root_of_.end ())
       return;
     root = it->second;

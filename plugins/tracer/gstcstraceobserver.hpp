@@ -19,8 +19,9 @@ namespace gst_cs {
 
 class TraceObserver final : public FrameObserver {
 public:
-  // Called with a pipeline's top-level element when its run ends.
-  using Summarize = std::function<void (GstElement * root)>;
+  // Called with the key of a pipeline's top-level element (TraceStats::key)
+  // when its run ends.
+  using Summarize = std::function<void (guint64 root)>;
   TraceObserver (GpuFrames & gpu, CpuTime & cpu, TraceStats & stats, Summarize summarize)
       : gpu_ (gpu), cpu_ (cpu), stats_ (stats), summarize_ (std::move (summarize))
   {}
@@ -44,8 +45,9 @@ private:
   TraceStats & stats_;
   Summarize summarize_;
   std::mutex lock_;
-  std::unordered_map<GstElement *, GstElement *> root_of_; // ours, started
-  std::unordered_map<GstElement *, int> running_;          // ours started, per root
+  // By TraceStats::key.
+  std::unordered_map<guint64, guint64> root_of_; // ours, started
+  std::unordered_map<guint64, int> running_;     // ours started, per root
 };
 
 } // namespace gst_cs

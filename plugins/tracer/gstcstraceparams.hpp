@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// The cudastreams tracer's parameters, from GST_TRACERS="cudastreams(...)".
+// The cudastreams tracer's parameters, from GST_TRACERS="cudastreamstrace(...)".
 #pragma once
 
 #include <string>

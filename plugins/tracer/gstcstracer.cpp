@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /**
- * SECTION:tracer-cudastreams
- * @title: cudastreams
+ * SECTION:tracer-cudastreamstrace
+ * @title: cudastreamstrace
  *
  * GPU time per element for the cudastreams elements, which only enqueue
  * their work: CPU-time tracers make them look free and the element that
@@ -21,7 +21,7 @@
  * plugins get CPU time only.
  *
  * |[
- * GST_TRACERS="cudastreams(file=trace.json)" gst-launch-1.0 videotestsrc num-buffers=300 ! \
+ * GST_TRACERS="cudastreamstrace(file=trace.json)" gst-launch-1.0 videotestsrc num-buffers=300 ! \
  *   cudaupload ! cudaconvertscale ! cudadownload ! fakesink
  * ]|
  *
@@ -66,14 +66,14 @@ static void
 warn (GstCsTracer * self, const std::string & text)
 {
   GST_WARNING_OBJECT (self, "%s", text.c_str ());
-  g_printerr ("cudastreams tracer: %s\n", text.c_str ());
+  g_printerr ("cudastreamstrace: %s\n", text.c_str ());
 }
 
 /* Reads back what is in flight, logs and prints the summary of the
- * pipeline `root` and writes the trace file: when a pipeline's last
- * cudastreams element stops. */
+ * pipeline `root` (its key) and writes the trace file: when a pipeline's
+ * last cudastreams element stops. */
 static void
-summarize (GstCsTracer * self, GstElement * root)
+summarize (GstCsTracer * self, guint64 root)
 {
   GstCsTracerPrivate * priv = self->priv;
   std::lock_guard<std::mutex> hold (priv->summary_lock);
@@ -124,7 +124,7 @@ gst_cs_tracer_constructed (GObject * object)
   priv->gpu.set_nvtx (priv->options.nvtx);
   priv->gpu.set_gate (priv->options.gate);
   priv->observer = std::make_unique<gst_cs::TraceObserver> (priv->gpu, priv->cpu,
-      priv->stats, [self] (GstElement * root) { summarize (self, root); });
+      priv->stats, [self] (guint64 root) { summarize (self, root); });
   priv->observer->set_every (priv->options.every);
   gst_cs::trace_records_init ();
 
@@ -132,7 +132,7 @@ gst_cs_tracer_constructed (GObject * object)
   priv->observing =
       gst_cs::frame_observer.compare_exchange_strong (none, priv->observer.get ());
   if (!priv->observing)
-    warn (self, "another cudastreams tracer is active: this one times nothing");
+    warn (self, "another cudastreamstrace is active: this one times nothing");
   /* No tracing hook holds it (GStreamer drops a tracer that registers
    * none): it lives as long as the process, as hooked tracers do until
    * gst_deinit. */
@@ -155,7 +155,7 @@ gst_cs_tracer_class_init (GstCsTracerClass * klass)
   GObjectClass * gobject_class = G_OBJECT_CLASS (klass);
   gobject_class->constructed = gst_cs_tracer_constructed;
   gobject_class->finalize = gst_cs_tracer_finalize;
-  GST_DEBUG_CATEGORY_INIT (gst_cs_tracer_debug, "cstracer", 0, "cudastreams tracer");
+  GST_DEBUG_CATEGORY_INIT (gst_cs_tracer_debug, "cstracer", 0, "cudastreamstrace tracer");
 }
 
 static void

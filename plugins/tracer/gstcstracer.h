@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The cudastreams tracer: GPU time per element, host waits, NVTX ranges and
- * a trace file. GST_TRACERS="cudastreams(nvtx=true,file=trace.json)". */
+ * a trace file. GST_TRACERS="cudastreamstrace(nvtx=true,file=trace.json)". */
 #pragma once
 
 #include <gst/gst.h>

@@ -96,13 +96,11 @@ log_frame_record (const gchar * element, guint64 ts, GstClockTime pts,
 }
 
 void
-log_cpu_record (GstPad * pad, guint64 ts, guint64 cpu_ns)
+log_cpu_record (const gchar * element, const gchar * pad, guint64 ts, guint64 cpu_ns)
 {
   if (!wanted ())
     return;
-  gchar * name = g_strdup_printf ("%s.%s",
-      GST_OBJECT_PARENT (pad) ? GST_OBJECT_NAME (GST_OBJECT_PARENT (pad)) : "?",
-      GST_OBJECT_NAME (pad));
+  gchar * name = g_strdup_printf ("%s.%s", element, pad);
   gst_tracer_record_log (cpu_record, name, ts, cpu_ns);
   g_free (name);
 }

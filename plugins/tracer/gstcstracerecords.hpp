@@ -16,9 +16,10 @@ void trace_records_init ();
 void log_frame_record (const gchar * element, guint64 ts, GstClockTime pts,
     const gchar * stream, guint64 gpu_ns, guint64 wait_ns, guint64 cpu_ns,
     guint64 host_waits);
-// One buffer through any element's chain: its CPU time, pushes downstream
-// excluded (ns).
-void log_cpu_record (GstPad * pad, guint64 ts, guint64 cpu_ns);
+// One buffer through any element's chain (its pad `pad`: the sink pad, or
+// cudabatch's src pad): its CPU time, pushes downstream excluded (ns).
+void log_cpu_record (
+    const gchar * element, const gchar * pad, guint64 ts, guint64 cpu_ns);
 // One summary row.
 void log_summary_record (const SummaryRow & row);
 

@@ -8,8 +8,47 @@
 
 namespace gst_cs {
 
+namespace {
+/* Element qdata: its key, and the stats to tell when it is freed. */
+struct KeyData {
+  guint64 key;
+  TraceStats * stats;
+};
+G_DEFINE_QUARK (gst_cs_tracer_key, key)
+} // namespace
+
+guint64
+TraceStats::key (GstElement * element)
+{
+  static std::atomic<guint64> next{ 1 };
+  if (auto * k =
+          static_cast<KeyData *> (g_object_get_qdata (G_OBJECT (element), key_quark ())))
+    return k->key;
+  /* The tracer lives as long as the process: the stats outlive elements. */
+  auto * made = new KeyData{ next.fetch_add (1), this };
+  if (g_object_replace_qdata (
+          G_OBJECT (element), key_quark (), NULL, made,
+          [] (gpointer p) {
+            auto * k = static_cast<KeyData *> (p);
+            k->stats->forget (k->key);
+            delete k;
+          },
+          NULL))
+    return made->key;
+  delete made; /* another thread gave it one first */
+  return static_cast<KeyData *> (g_object_get_qdata (G_OBJECT (element), key_quark ()))
+      ->key;
+}
+
+void
+TraceStats::forget (guint64 element)
+{
+  std::lock_guard<std::mutex> hold (lock_);
+  cpu_.erase (element);
+}
+
 ElementStats &
-TraceStats::get (GstElement * element, const gchar * name, bool ours)
+TraceStats::get (guint64 element, const gchar * name, bool ours)
 {
   auto it = elements_.find (element);
   if (it != elements_.end ())
@@ -17,12 +56,15 @@ TraceStats::get (GstElement * element, const gchar * name, bool ours)
   ElementStats & s = elements_[element];
   s.name = name ? name : "?";
   s.ours = ours;
+  auto sums = cpu_.find (element);
+  if (sums != cpu_.end ())
+    s.cpu = sums->second;
   order_.push_back (element);
   return s;
 }
 
 void
-TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
+TraceStats::add_gpu_frame (guint64 element, const std::string & name,
     const std::string & stream, double gpu_us, double wait_us, double enqueue_cpu_us,
     guint64 host_waits, bool gated)
 {
@@ -40,25 +82,29 @@ TraceStats::add_gpu_frame (GstElement * element, const std::string & name,
 void
 TraceStats::seen (GstElement * element, GstElement * root, bool ours)
 {
+  const guint64 k = key (element), r = key (root);
   std::lock_guard<std::mutex> hold (lock_);
-  get (element, GST_OBJECT_NAME (element), ours).root = root;
+  get (k, GST_OBJECT_NAME (element), ours).root = r;
 }
 
 void
-TraceStats::set_cpu_note (GstElement * element, const std::string & note)
+TraceStats::set_cpu_note (guint64 element, const gchar * name, const std::string & note)
 {
   std::lock_guard<std::mutex> hold (lock_);
-  get (element, GST_OBJECT_NAME (element), false).cpu_note = note;
+  get (element, name, false).cpu_note = note;
 }
 
-CpuSums *
-TraceStats::cpu_sums (GstElement * element)
+std::shared_ptr<CpuSums>
+TraceStats::cpu_sums (guint64 element)
 {
   std::lock_guard<std::mutex> hold (lock_);
-  std::unique_ptr<CpuSums> & sums = cpu_[element];
+  std::shared_ptr<CpuSums> & sums = cpu_[element];
   if (!sums)
-    sums = std::make_unique<CpuSums> ();
-  return sums.get ();
+    sums = std::make_shared<CpuSums> ();
+  auto it = elements_.find (element);
+  if (it != elements_.end () && !it->second.cpu)
+    it->second.cpu = sums;
+  return sums;
 }
 
 bool
@@ -121,21 +167,20 @@ row_of (ElementStats & s)
 } // namespace
 
 std::vector<SummaryRow>
-TraceStats::take_summary (GstElement * root)
+TraceStats::take_summary (guint64 root)
 {
   std::lock_guard<std::mutex> hold (lock_);
   std::vector<SummaryRow> rows;
-  std::vector<GstElement *> others;
-  for (GstElement * e : order_) {
+  std::vector<guint64> others;
+  for (guint64 e : order_) {
     ElementStats & s = elements_[e];
     if (s.root && s.root != root) {
       others.push_back (e);
       continue;
     }
-    auto sums = cpu_.find (e);
-    if (sums != cpu_.end ()) {
-      s.cpu_frames = sums->second->frames.exchange (0);
-      s.cpu_us = sums->second->ns.exchange (0) / 1000.0;
+    if (s.cpu) {
+      s.cpu_frames = s.cpu->frames.exchange (0);
+      s.cpu_us = s.cpu->ns.exchange (0) / 1000.0;
     }
     rows.push_back (row_of (s));
     elements_.erase (e);
@@ -160,7 +205,7 @@ figure (double v, const char * format = "%.1f")
 std::string
 format_summary (const std::vector<SummaryRow> & rows)
 {
-  std::string out = "cudastreams tracer summary (per frame; GPU: own work, wait: on "
+  std::string out = "cudastreamstrace summary (per frame; GPU: own work, wait: on "
                     "the input's producer, on the GPU)\n";
   gchar * head =
       g_strdup_printf ("%-24s %8s %9s %9s %9s %9s %9s %7s  %s\n", "element", "frames",

@@ -6,15 +6,18 @@
 // the batch meta (source, PTS, map back to the frame, empty slots); EOS
 // orders (one pad then all, the first then the rest); pads requested and
 // released while PLAYING; a stalled live pad times out into partial batches;
-// bad settings fail at start with a clear message; no host wait; GStreamer's
-// analytics metas where the plugin was built with them (GstTensorMeta from
-// 1.26, GstAnalyticsBatchMeta from 1.28), none elsewhere, the caps the same.
+// bad settings fail at start with a clear message; no host wait; each
+// frame's boxes (region-of-interest metas, object-detection boxes where the
+// analytics library is there) in its slot's tensor pixels, numerically;
+// GStreamer's analytics metas where the plugin was built with them
+// (GstTensorMeta from 1.26, GstAnalyticsBatchMeta from 1.28), none
+// elsewhere, the caps the same.
 #include "config.h"
 
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
-#if HAVE_GST_ANALYTICS
+#if HAVE_GST_ANALYTICS || HAVE_GST_ANALYTICS_OD
 #include <gst/analytics/analytics.h>
 #endif
 
@@ -886,6 +889,178 @@ GST_START_TEST (test_unbatchable_caps)
 }
 GST_END_TEST;
 
+/* --- the frames' boxes in the tensor ------------------------------------ */
+
+/* One box a batch carries (a GstVideoRegionOfInterestMeta with its
+ * GstCsBatchBox parameter). */
+struct TensorBox {
+  std::string type, source;
+  gint id = 0, parent_id = 0;
+  guint x = 0, y = 0, w = 0, h = 0;
+  guint slot = 0;
+  double bx = 0, by = 0, bw = 0, bh = 0;
+  bool kept_param = false; /* the frame's own parameter came along */
+};
+
+static GstPadProbeReturn
+keep_boxes (GstPad *, GstPadProbeInfo * info, gpointer data)
+{
+  auto * boxes = static_cast<std::vector<std::vector<TensorBox>> *> (data);
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  std::vector<TensorBox> out;
+  gpointer state = NULL;
+  while (GstMeta * m = gst_buffer_iterate_meta_filtered (
+             buf, &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) {
+    auto * roi = reinterpret_cast<GstVideoRegionOfInterestMeta *> (m);
+    TensorBox b;
+    b.type = g_quark_to_string (roi->roi_type);
+    b.id = roi->id, b.parent_id = roi->parent_id;
+    b.x = roi->x, b.y = roi->y, b.w = roi->w, b.h = roi->h;
+    GstStructure * where =
+        gst_video_region_of_interest_meta_get_param (roi, "GstCsBatchBox");
+    fail_unless (where != NULL, "a box without its GstCsBatchBox parameter");
+    fail_unless (gst_structure_get_uint (where, "slot", &b.slot) &&
+                 gst_structure_get_double (where, "x", &b.bx) &&
+                 gst_structure_get_double (where, "y", &b.by) &&
+                 gst_structure_get_double (where, "width", &b.bw) &&
+                 gst_structure_get_double (where, "height", &b.bh));
+    b.source = gst_structure_get_string (where, "source");
+    b.kept_param = gst_video_region_of_interest_meta_get_param (roi, "detection") != NULL;
+    out.push_back (b);
+  }
+  boxes->push_back (out);
+  return GST_PAD_PROBE_OK;
+}
+
+/* A box of a frame, and where it must land in a slot of `rect` (the
+ * converter's picture rectangle) for a frame of `s`: each corner scaled
+ * from the frame onto the picture, clipped to it. */
+struct FrameBoxCase {
+  gint x, y, w, h;
+};
+
+static bool
+expected_box (const Source & s, const gint rect[4], const FrameBoxCase & f, double out[4])
+{
+  const double sx = (double)rect[2] / s.w, sy = (double)rect[3] / s.h;
+  double x0 = rect[0] + f.x * sx, y0 = rect[1] + f.y * sy;
+  double x1 = rect[0] + (f.x + f.w) * sx, y1 = rect[1] + (f.y + f.h) * sy;
+  x0 = std::max (x0, (double)rect[0]), y0 = std::max (y0, (double)rect[1]);
+  x1 = std::min (x1, (double)rect[0] + rect[2]),
+  y1 = std::min (y1, (double)rect[1] + rect[3]);
+  out[0] = x0, out[1] = y0, out[2] = x1 - x0, out[3] = y1 - y0;
+  return x1 > x0 && y1 > y0;
+}
+
+/* Each slot's frame carries GStreamer's region-of-interest metas (and,
+ * built with the analytics library, object-detection boxes); the batch
+ * carries each box in its slot's tensor pixels: the exact box in its
+ * GstCsBatchBox parameter (slot, x, y, width, height) within 1e-9 of the
+ * frame's box scaled onto the slot's picture (the converter's own
+ * rectangle, letterbox included) and clipped to it, the meta's own
+ * rectangle that box rounded, the type, ids and parameters the frame's.
+ * A box wholly outside the frame is left out. */
+static void
+check_boxes (const Tensor & t)
+{
+  const std::vector<Source> two = { { "NV12", 64, 48 }, { "RGBA", 50, 80 } };
+  const std::vector<FrameBoxCase> cases = { { 10, 6, 20, 12 }, { 0, 0, 7, 5 },
+    { 40, 30, 40, 40 } /* clipped */, { 90, 90, 5, 5 } /* outside */ };
+  std::vector<std::vector<TensorBox>> boxes;
+  std::vector<Batch> batches;
+  const std::string props = props_of (t, 3);
+  GstElement * pipeline = batch_pipeline (two, props.c_str ());
+  watch_batches (pipeline, &batches);
+  testutil::add_probe (
+      pipeline, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, keep_boxes, &boxes);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  std::vector<GstBuffer *> frames;
+  for (size_t i = 0; i < two.size (); i++) {
+    GstVideoInfo info = info_of (two[i]);
+    GstBuffer * f = testutil::random_buffer (info.size, (guint32)(7 + i));
+    for (size_t c = 0; c < cases.size (); c++) {
+      GstVideoRegionOfInterestMeta * m = gst_buffer_add_video_region_of_interest_meta (
+          f, i ? "car" : "person", cases[c].x, cases[c].y, cases[c].w, cases[c].h);
+      m->id = (gint)(10 * i + c);
+      m->parent_id = 99;
+      gst_video_region_of_interest_meta_add_param (
+          m, gst_structure_new ("detection", "score", G_TYPE_DOUBLE, 0.5, NULL));
+    }
+#if HAVE_GST_ANALYTICS_OD
+    GstAnalyticsRelationMeta * rm = gst_buffer_add_analytics_relation_meta (f);
+    GstAnalyticsODMtd od;
+    fail_unless (gst_analytics_relation_meta_add_od_mtd (
+        rm, g_quark_from_static_string ("od"), 10, 6, 20, 12, 0.75f, &od));
+#endif
+    push_buffer (pipeline, i, f, 0);
+    frames.push_back (f);
+    end_source (pipeline, i);
+  }
+  testutil::run_to_eos (pipeline, props.c_str ());
+  fail_unless_equals_int (boxes.size (), 1);
+  const std::vector<TensorBox> & got = boxes[0];
+  size_t want = 0;
+  for (size_t i = 0; i < two.size (); i++) {
+    gint rect[4];
+    reference_picture (two[i], frames[i], t, rect);
+    const GstCsBatchSlot & slot = batches[0].slots[i];
+    fail_unless_equals_int (slot.pad_index, i);
+    auto check = [&] (const FrameBoxCase & f, const char * type, const char * source) {
+      double e[4];
+      if (!expected_box (two[i], rect, f, e))
+        return;
+      want++;
+      const TensorBox * b = NULL;
+      for (const TensorBox & g : got)
+        if (g.slot == i && g.type == type && g.source == source &&
+            std::fabs (g.bx - e[0]) < 1e-9 && std::fabs (g.by - e[1]) < 1e-9)
+          b = &g;
+      fail_unless (b != NULL,
+          "%s: slot %zu has no %s box at (%g,%g) %gx%g (frame box %d,%d %dx%d)",
+          props.c_str (), i, type, e[0], e[1], e[2], e[3], f.x, f.y, f.w, f.h);
+      fail_unless (std::fabs (b->bw - e[2]) < 1e-9 && std::fabs (b->bh - e[3]) < 1e-9,
+          "slot %zu: box %gx%g, expected %gx%g", i, b->bw, b->bh, e[2], e[3]);
+      const double x1 = std::floor (e[0] + e[2] + 0.5),
+                   y1 = std::floor (e[1] + e[3] + 0.5);
+      fail_unless (b->x == std::floor (e[0] + 0.5) && b->y == std::floor (e[1] + 0.5) &&
+                       b->x + b->w == x1 && b->y + b->h == y1,
+          "slot %zu: rounded box %u,%u %ux%u of (%g,%g) %gx%g", i, b->x, b->y, b->w, b->h,
+          e[0], e[1], e[2], e[3]);
+      /* the box maps back onto the frame's through the slot's own map */
+      gdouble fx, fy;
+      gst_cs_batch_slot_to_source (&slot, b->bx, b->by, &fx, &fy);
+      fail_unless (fx >= f.x - 1e-9 && fy >= f.y - 1e-9);
+      if (g_str_equal (source, "roi"))
+        fail_unless (b->kept_param && b->parent_id == 99 && b->id / 10 == (gint)i);
+    };
+    for (const FrameBoxCase & f : cases)
+      check (f, i ? "car" : "person", "roi");
+#if HAVE_GST_ANALYTICS_OD
+    check ({ 10, 6, 20, 12 }, "od", "od");
+#endif
+  }
+  fail_unless_equals_int (got.size (), want);
+  for (GstBuffer * f : frames)
+    gst_buffer_unref (f);
+  gst_object_unref (pipeline);
+}
+
+GST_START_TEST (test_boxes_centered)
+{
+  Tensor t;
+  check_boxes (t);
+}
+GST_END_TEST;
+
+GST_START_TEST (test_boxes_top_left_nhwc)
+{
+  Tensor t;
+  t.top_left = true, t.nhwc = true, t.w = 31, t.h = 17;
+  check_boxes (t);
+}
+GST_END_TEST;
+
 /* --- GStreamer's analytics metas -------------------------------------- */
 
 #if HAVE_GST_ANALYTICS_BATCH
@@ -1105,6 +1280,8 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_stalled_live_pad);
   tcase_add_test (tc, test_bad_settings);
   tcase_add_test (tc, test_unbatchable_caps);
+  tcase_add_test (tc, test_boxes_centered);
+  tcase_add_test (tc, test_boxes_top_left_nhwc);
   tcase_add_test (tc, test_analytics_float16_nchw);
   tcase_add_test (tc, test_analytics_uint8_nhwc_bgr);
   return s;

@@ -796,6 +796,15 @@ GST_END_TEST;
 /* --- passthrough, properties, bad input ------------------------------- */
 
 static GstPadProbeReturn
+note_device_pointer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  auto * seen = static_cast<std::vector<guint8 *> *> (user);
+  seen->push_back (gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0)));
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
 remember_buffer (GstPad *, GstPadProbeInfo * info, gpointer user)
 {
   *(GstBuffer **)user = GST_PAD_PROBE_INFO_BUFFER (info);
@@ -811,24 +820,130 @@ count_same_buffer (GstPad *, GstPadProbeInfo * info, gpointer user)
   return GST_PAD_PROBE_OK;
 }
 
-/* Equal caps and no crop: the frame goes through untouched, no kernel. */
+/* Equal caps and no crop, whatever the method (videoscale's
+ * test_passthrough_method_N): the frame goes through untouched, no kernel:
+ * the same buffer, so the same device memory and event. (videoscale's test
+ * compares the addresses of host mappings; a host mapping of device memory
+ * is a copy, so the device memory is what is compared here.) */
 GST_START_TEST (test_passthrough)
 {
-  Case c{ "NV12", 64, 48, "NV12", 64, 48 };
-  c.frames = 5;
-  Captured in, out, unused;
-  GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
-  std::pair<GstBuffer *, gint> seen{ NULL, 0 };
-  testutil::add_probe (
-      pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, remember_buffer, &seen.first);
-  testutil::add_probe (
-      pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER, count_same_buffer, &seen);
-  testutil::run_to_eos (pipeline, "passthrough");
-  fail_unless_equals_int (seen.second, c.frames);
-  testutil::assert_all_frames_equal (in, out, "passthrough");
-  fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pipeline);
+  for (gpu::Filter filter : { gpu::Filter::NEAREST, gpu::Filter::BILINEAR,
+           gpu::Filter::BICUBIC, gpu::Filter::AREA }) {
+    Case c{ "NV12", 64, 48, "NV12", 64, 48 };
+    c.frames = 5;
+    c.filter = filter;
+    const std::string what = describe (c);
+    Captured in, out, unused;
+    GstElement * pipeline = pipeline_of (c, chain_of (c), NULL, &in, &out, &unused);
+    std::pair<GstBuffer *, gint> seen{ NULL, 0 };
+    std::vector<guint8 *> memory_in, memory_out;
+    testutil::add_probe (
+        pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER, remember_buffer, &seen.first);
+    testutil::add_probe (
+        pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER, count_same_buffer, &seen);
+    testutil::add_probe (pipeline, "cs", "sink", GST_PAD_PROBE_TYPE_BUFFER,
+        note_device_pointer, &memory_in);
+    testutil::add_probe (pipeline, "cs", "src", GST_PAD_PROBE_TYPE_BUFFER,
+        note_device_pointer, &memory_out);
+    testutil::run_to_eos (pipeline, what.c_str ());
+    fail_unless_equals_int (seen.second, c.frames);
+    fail_unless (memory_in == memory_out && memory_in.size () == (size_t)c.frames, "%s",
+        what.c_str ());
+    testutil::assert_all_frames_equal (in, out, what.c_str ());
+    fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+  }
+}
+GST_END_TEST;
+
+/* videoscale's scaling tests (videoscale.c's CREATE_TEST): every size they
+ * scale between, up and down, to 1 pixel a side and from it, odd sizes,
+ * with each method, a frame per format of every kind (packed and planar
+ * 4:2:0, packed 4:2:2, packed RGB, 10-bit): each the twin's, bit for bit. */
+GST_START_TEST (test_videoscale_sizes)
+{
+  const gint sizes[][4] = {
+    { 640, 480, 320, 240 },
+    { 640, 480, 1, 1 },
+    { 641, 481, 111, 30 },
+    { 641, 481, 30, 111 },
+    { 640, 480, 320, 1 },
+    { 640, 480, 1, 240 },
+  };
+  for (const char * format : { "NV12", "I420", "YUY2", "RGBA", "P010_10LE" })
+    for (const auto & s : sizes)
+      for (int up = 0; up < 2; up++)
+        for (int f = 0; f < 4; f++) {
+          Case c{ format, s[up ? 2 : 0], s[up ? 3 : 1], format, s[up ? 0 : 2],
+            s[up ? 1 : 3] };
+          c.filter = static_cast<gpu::Filter> (f);
+          c.frames = 1;
+          check_against_twin (c);
+        }
+}
+GST_END_TEST;
+
+/* videoscale's test_negotiation: the size and pixel-aspect-ratio the
+ * element and downstream agree on, when downstream fixes both, one or
+ * none, with ranges, steps and ratios the input's display aspect ratio
+ * cannot keep. */
+GST_START_TEST (test_negotiation_as_videoscale)
+{
+  const struct {
+    const char *in, *out;
+    gint w, h, par_n, par_d;
+  } cases[] = {
+    { "width=720,height=576,pixel-aspect-ratio=16/15", "width=768,height=576", 768, 576,
+        1, 1 },
+    { "width=320,height=240", "width=640,height=320", 640, 320, 2, 3 },
+    { "width=320,height=240", "width=640,height=320,pixel-aspect-ratio=[0/1,1/1]", 640,
+        320, 2, 3 },
+    { "width=1920,height=2560,pixel-aspect-ratio=1/1",
+        "width=[1,2048],height=[1,2048],pixel-aspect-ratio=1/1", 1536, 2048, 1, 1 },
+    { "width=1920,height=2560,pixel-aspect-ratio=1/1", "width=[1,2048],height=[1,2048]",
+        1920, 2048, 4, 5 },
+    { "width=1920,height=2560", "width=[1,2048],height=[1,2048]", 1920, 2048, 4, 5 },
+    { "width=1920,height=2560", "width=1200,height=[1,2048],pixel-aspect-ratio=1/1", 1200,
+        1600, 1, 1 },
+    { "width=320,height=240,pixel-aspect-ratio=1/1",
+        "width=200,height=200,pixel-aspect-ratio=1/2", 200, 200, 1, 2 },
+    { "width=854,height=480", "width=[2,512,2],height=[2,512,2],pixel-aspect-ratio=1/1",
+        512, 288, 1, 1 },
+  };
+  for (const auto & c : cases) {
+    gchar * desc = g_strdup_printf (
+        "videotestsrc num-buffers=1 ! video/x-raw,format=RGBA,%s ! cudastreamsupload ! "
+        "cudastreamsconvertscale name=cs ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+        "),format=RGBA,%s ! cudastreamsdownload ! fakesink",
+        c.in, c.out);
+    GstElement * pipeline = gst_parse_launch (desc, NULL);
+    fail_unless (pipeline != NULL, "%s", desc);
+    Captured out;
+    testutil::capture_pad (pipeline, "cs", "src", &out);
+    testutil::run_to_eos (pipeline, desc);
+    fail_unless (out.buffers.size () == 1, "%s", desc);
+    const GstVideoInfo & i = out.infos[0];
+    fail_unless (
+        i.width == c.w && i.height == c.h && i.par_n == c.par_n && i.par_d == c.par_d,
+        "%s: %dx%d at %d/%d, not %dx%d at %d/%d", desc, i.width, i.height, i.par_n,
+        i.par_d, c.w, c.h, c.par_n, c.par_d);
+    gst_object_unref (pipeline);
+    g_free (desc);
+  }
+}
+GST_END_TEST;
+
+/* videoscale's test_basetransform_negotiation: caps equal but for the
+ * pixel-aspect-ratio (1/1 in, 12/11 out) are no passthrough: the frames
+ * are drawn between borders, as the twin draws them. */
+GST_START_TEST (test_pixel_aspect_ratio_alone)
+{
+  Case c{ "UYVY", 352, 288, "UYVY", 352, 288 };
+  c.in_extra = ",pixel-aspect-ratio=1/1";
+  c.out_extra = ",pixel-aspect-ratio=12/11";
+  c.frames = 3;
+  check_against_twin (c);
 }
 GST_END_TEST;
 
@@ -1377,15 +1492,6 @@ GST_END_TEST;
 
 /* --- the output pool ---------------------------------------------------- */
 
-static GstPadProbeReturn
-note_device_pointer (GstPad *, GstPadProbeInfo * info, gpointer user)
-{
-  GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  auto * seen = static_cast<std::vector<guint8 *> *> (user);
-  seen->push_back (gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0)));
-  return GST_PAD_PROBE_OK;
-}
-
 /* A download reads each frame on its own stream and waits for its copy
  * before it lets the frame go (none kept in flight): the element's pool
  * then hands that frame out again first (its bytes still in the GPU's L2),
@@ -1492,6 +1598,9 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_scaling_near_videoconvertscale);
   tcase_add_test (tc, test_orientations_equal_videoflip);
   tcase_add_test (tc, test_passthrough);
+  tcase_add_test (tc, test_videoscale_sizes);
+  tcase_add_test (tc, test_negotiation_as_videoscale);
+  tcase_add_test (tc, test_pixel_aspect_ratio_alone);
   tcase_add_test (tc, test_bad_properties);
   tcase_add_test (tc, test_bad_caps);
   tcase_add_test (tc, test_direction_while_playing);

@@ -62,6 +62,12 @@ GST_START_TEST (test_properties)
       g_object_get (e, name, &v, NULL);
       fail_unless_equals_int (v, set);
     }
+    /* below -1 (automatic): GLib's warning, the value unchanged */
+    g_object_set (e, name, 5, NULL);
+    ASSERT_WARNING (g_object_set (e, name, -2, NULL));
+    g_object_get (e, name, &v, NULL);
+    fail_unless_equals_int (v, 5);
+    g_object_set (e, name, 0, NULL);
   }
   gst_object_unref (e);
 }
@@ -93,7 +99,9 @@ GST_START_TEST (test_pad_templates)
       fail_unless (gst_caps_features_contains (
                        gst_caps_get_features (caps, i), GST_CAPS_FEATURE_MEMORY_CS),
           "%s: system memory in template", name);
-    GstCaps * all = gst_caps_from_string (GST_CS_VIDEO_DEVICE_CAPS);
+    /* frames, and alternate fields (format:Interlaced) */
+    GstCaps * all =
+        gst_caps_from_string (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS);
     fail_unless (gst_caps_is_equal (caps, all));
     gst_caps_unref (all);
     gst_caps_unref (caps);
@@ -177,7 +185,30 @@ GST_END_TEST;
 GST_START_TEST (test_caps_transform)
 {
   GstElement * e = make_crop ();
-  g_object_set (e, "left", 3, "right", 5, NULL);
+  /* nothing to crop: the caps as they are, also after a crop and back
+   * (videocrop's test_caps_transform) */
+  const char * caps = DEV "format=I420,width=200,height=100,framerate=1/1";
+  expect_caps (e, GST_PAD_SINK, caps, caps);
+  expect_caps (e, GST_PAD_SRC, caps, caps);
+  g_object_set (e, "left", 1, "right", 3, "top", 5, "bottom", 7, NULL);
+  g_object_set (e, "left", 0, "right", 0, "top", 0, "bottom", 0, NULL);
+  expect_caps (e, GST_PAD_SINK, caps, caps);
+  expect_caps (e, GST_PAD_SRC, caps, caps);
+  /* its ranges at the bounds: the top stays open, the bottom stops at 1 */
+  g_object_set (e, "left", 1, "right", 3, "top", 5, "bottom", 7, NULL);
+  expect_caps (e, GST_PAD_SRC,
+      DEV "format=I420,width=[2,2147483647],height=[2,2147483647]",
+      DEV "format=I420,width=[6,2147483647],height=[14,2147483647]");
+  expect_caps (e, GST_PAD_SINK,
+      DEV "format=I420,width=[2,2147483647],height=[2,2147483647]",
+      DEV "format=I420,width=[1,2147483643],height=[1,2147483635]");
+  /* its lists: where videocrop writes 1 for a size the crop leaves nothing
+   * of, that size has no counterpart here */
+  expect_caps (e, GST_PAD_SRC, DEV "format=I420,width={2,2147483647},height={5,1000}",
+      DEV "format=I420,width={6,2147483647},height={17,1012}");
+  expect_caps (e, GST_PAD_SINK, DEV "format=I420,width={2,2147483647},height={5,1000}",
+      DEV "format=I420,width={2147483643},height={988}");
+  g_object_set (e, "left", 3, "right", 5, "top", 0, "bottom", 0, NULL);
   /* Only the sizes change; the rest and the feature stay. */
   expect_caps (e, GST_PAD_SINK,
       DEV "format=NV12,width=64,height=48,framerate=30/1,pixel-aspect-ratio=1/1",
@@ -362,6 +393,65 @@ GST_START_TEST (test_set_caps)
 }
 GST_END_TEST;
 
+#define FIELDS "video/x-raw(memory:CUDAStreamsMemory, format:Interlaced),"
+#define NV_FIELDS "video/x-raw(memory:CUDAMemory, format:Interlaced),"
+
+/* Alternate fields (one field a buffer): the sides count the field's
+ * lines, so the frame's height in the caps moves by twice top + bottom;
+ * the format:Interlaced feature stays beside each memory. */
+GST_START_TEST (test_alternate_caps)
+{
+  GstElement * e = make_crop ();
+  g_object_set (e, "left", 3, "right", 5, "top", 3, "bottom", 2, NULL);
+  expect_caps (e, GST_PAD_SINK,
+      FIELDS "format=NV12,width=64,height=48,interlace-mode=alternate",
+      FIELDS "format=NV12,width=56,height=38,interlace-mode=alternate");
+  expect_caps (e, GST_PAD_SRC,
+      FIELDS "format=NV12,width=56,height=37,interlace-mode=alternate",
+      FIELDS "format=NV12,width=64,height=47,interlace-mode=alternate");
+  expect_caps (e, GST_PAD_SINK,
+      FIELDS "format=NV12,width=64,height=[20,48],interlace-mode=alternate",
+      FIELDS "format=NV12,width=56,height=[10,38],interlace-mode=alternate");
+  /* interleaved fields are frames: their lines are the frame's */
+  expect_caps (e, GST_PAD_SINK, DEV "format=NV12,width=64,height=48,interlace-mode=mixed",
+      DEV "format=NV12,width=56,height=43,interlace-mode=mixed");
+  GstCaps * in = gst_caps_from_string (
+      FIELDS "format=NV12,width=64,height=48,interlace-mode=alternate");
+  GstCaps * got = GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps (
+      GST_BASE_TRANSFORM (e), GST_PAD_SINK, in, NULL);
+  for (guint i = 0; i < gst_caps_get_size (got); i++)
+    fail_unless (gst_caps_features_contains (
+        gst_caps_get_features (got, i), GST_CAPS_FEATURE_FORMAT_INTERLACED));
+  GstCaps * nv = gst_caps_from_string (
+      NV_FIELDS "format=NV12,width=56,height=38,interlace-mode=alternate");
+  /* in nvcodec's memory too, where built with it */
+  const bool built = gst_caps_get_size (got) > 1;
+  fail_unless (!built || gst_caps_is_subset (nv, got));
+  gst_caps_unref (nv);
+  gst_caps_unref (got);
+  gst_caps_unref (in);
+  gst_object_unref (e);
+
+  /* set_caps: the crop of the field's 24 lines to 19 (caps 48 to 38) */
+  const char * fields = FIELDS "format=NV12,width=64,height=48,framerate=30/1,"
+                               "interlace-mode=alternate";
+  expect_set_caps (3, 5, 3, 2, fields,
+      FIELDS "format=NV12,width=56,height=38,framerate=30/1,interlace-mode=alternate");
+  expect_set_caps (0, 0, -1, -1, fields,
+      FIELDS "format=NV12,width=64,height=40,framerate=30/1,interlace-mode=alternate");
+  /* 48 to 43 is a crop of 2.5 field lines */
+  std::string err = set_caps (0, 0, 3, 2, fields,
+      FIELDS "format=NV12,width=64,height=43,framerate=30/1,interlace-mode=alternate");
+  fail_unless (err.find ("Cannot crop a field height of 24 to 22") != std::string::npos,
+      "%s", err.c_str ());
+  err = set_caps (0, 0, 12, 12, fields,
+      FIELDS "format=NV12,width=64,height=1,framerate=30/1,interlace-mode=alternate");
+  fail_unless (err.find ("Crop leaves nothing: top 12 + bottom 12 >= field height 24") !=
+                   std::string::npos,
+      "%s", err.c_str ());
+}
+GST_END_TEST;
+
 GST_START_TEST (test_offsets_only)
 {
   const GstVideoFormatInfo * yuy2 = gst_video_format_get_info (GST_VIDEO_FORMAT_YUY2);
@@ -510,6 +600,7 @@ crop_suite (void)
   tcase_add_test (tc, test_nothing_left_is_refused);
   tcase_add_test (tc, test_nothing_left_warns);
   tcase_add_test (tc, test_set_caps);
+  tcase_add_test (tc, test_alternate_caps);
   tcase_add_test (tc, test_offsets_only);
   tcase_add_test (tc, test_p010_rule);
   tcase_add_test (tc, test_arithmetic_matches_videocrop);

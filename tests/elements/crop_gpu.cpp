@@ -400,6 +400,83 @@ GST_START_TEST (test_automatic_crop)
 }
 GST_END_TEST;
 
+/* videocrop's test_cropping and test_crop_to_1x1: the crops it makes of the
+ * sizes around 160x160, fixed and automatic (into 1x1), the 1x1 at the
+ * bottom right corner, beside videocrop on the same frames: every format at
+ * an odd size, NV12 and YUY2 at all of them. */
+GST_START_TEST (test_videocrop_crops)
+{
+  const std::pair<gint, gint> sizes[] = { { 159, 161 }, { 160, 160 }, { 161, 160 },
+    { 160, 161 }, { 161, 161 }, { 159, 160 }, { 160, 159 }, { 159, 159 } };
+  for (const char * f : testutil::all_formats) {
+    const bool all_sizes = !strcmp (f, "NV12") || !strcmp (f, "YUY2");
+    for (const auto & [w, h] : sizes) {
+      const Crop fixed[] = { { 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 0, 1, 0, 0 },
+        { 0, 0, 1, 0 }, { 0, 0, 0, 1 }, { 63, 0, 0, 0 }, { 0, 63, 0, 0 }, { 0, 0, 63, 0 },
+        { 0, 0, 0, 63 }, { 63, 0, 0, 1 }, { 0, 63, 1, 0 }, { 0, 1, 63, 0 },
+        { 1, 0, 0, 63 }, { 32, 0, 0, 128 }, { 0, 32, 128, 0 }, { 0, 128, 32, 0 },
+        { 128, 0, 0, 32 }, { 1, 1, 1, 1 }, { 63, 63, 63, 63 }, { 64, 64, 64, 64 },
+        { w - 1, 0, h - 1, 0 } };
+      const Crop automatic[] = { { -1, -1, -1, -1 }, { 0, -1, -1, -1 }, { -1, 0, -1, -1 },
+        { -1, -1, 0, -1 }, { -1, -1, -1, 0 }, { 10, -1, 10, -1 }, { -1, 10, -1, 10 },
+        { w - 1, -1, -1, -1 }, { -1, w - 1, -1, -1 }, { -1, -1, h - 1, -1 },
+        { -1, -1, -1, h - 1 } };
+      for (const Crop & crop : fixed) {
+        Case c{ f, w, h, crop };
+        c.frames = 1;
+        check_case (c);
+      }
+      /* The CPU reference of P010/P016 takes resolved sides only. */
+      for (const Crop & crop : automatic) {
+        if (is_semi_planar_16 (f))
+          break;
+        Case c{ f, w, h, crop };
+        c.frames = 1;
+        c.out_size = "width=1,height=1";
+        c.auto_left = crop.l >= 0 ? crop.l : crop.r >= 0 ? w - 1 - crop.r : (w - 1) / 2;
+        check_case (c);
+      }
+      if (!all_sizes)
+        break;
+    }
+  }
+}
+GST_END_TEST;
+
+/* videocrop's test_passthrough: nothing to crop, the very buffer goes on
+ * (not a copy, not an alias): the same device memory and event, no GPU
+ * work; none of it is kept (the leaks tracer says so at exit). */
+static GstPadProbeReturn
+note_buffer (GstPad *, GstPadProbeInfo * info, gpointer user)
+{
+  static_cast<std::vector<GstBuffer *> *> (user)->push_back (
+      GST_PAD_PROBE_INFO_BUFFER (info));
+  return GST_PAD_PROBE_OK;
+}
+
+GST_START_TEST (test_passthrough)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudaupload ! cudacrop name=crop ! cudadownload ! fakesink",
+      NULL);
+  fail_unless (pipeline != NULL);
+  std::vector<GstBuffer *> in, out;
+  Seen seen_in, seen_out;
+  testutil::add_probe (
+      pipeline, "crop", "sink", GST_PAD_PROBE_TYPE_BUFFER, note_buffer, &in);
+  testutil::add_probe (
+      pipeline, "crop", "src", GST_PAD_PROBE_TYPE_BUFFER, note_buffer, &out);
+  record_crop_memory (pipeline, &seen_in, &seen_out);
+  testutil::run_to_eos (pipeline, "passthrough");
+  fail_unless (in.size () == 5 && in == out, "%zu frames in, %zu out, not the same",
+      in.size (), out.size ());
+  fail_unless (seen_in.memory == seen_out.memory && seen_in.event == seen_out.event);
+  fail_unless_equals_int (testutil::host_waits (pipeline, "crop"), 0);
+  gst_object_unref (pipeline);
+}
+GST_END_TEST;
+
 /* --- live property changes -------------------------------------------- */
 
 struct Changer {
@@ -690,6 +767,8 @@ crop_gpu_suite (void)
   tcase_add_test (tc, test_videocrop_meta_upstream);
   tcase_add_test (tc, test_tee_of_device_buffers);
   tcase_add_test (tc, test_automatic_crop);
+  tcase_add_test (tc, test_videocrop_crops);
+  tcase_add_test (tc, test_passthrough);
   tcase_add_test (tc, test_live_property_change);
   tcase_add_test (tc, test_no_host_waits);
   tcase_add_test (tc, test_nothing_left_is_an_error);

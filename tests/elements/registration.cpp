@@ -164,6 +164,93 @@ GST_START_TEST (test_caps_transform)
 }
 GST_END_TEST;
 
+/* Whether `pad`'s template of `factory` allows `caps`. */
+static bool
+template_allows (const char * factory, const char * pad, const char * caps)
+{
+  GstElement * e = make (factory);
+  GstCaps * t = gst_pad_template_get_caps (
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad));
+  GstCaps * c = gst_caps_from_string (caps);
+  const bool ok = gst_caps_can_intersect (t, c);
+  gst_caps_unref (c);
+  gst_caps_unref (t);
+  gst_object_unref (e);
+  return ok;
+}
+
+#define FIELD_CAPS \
+  "format=NV12,width=64,height=48,framerate=30/1,interlace-mode=alternate"
+
+/* Alternate fields (interlace-mode=alternate, one field a buffer), which
+ * GStreamer describes with the format:Interlaced feature beside the
+ * memory's: every element's pads allow them in the memories they allow
+ * frames in (nvcodec's too, where built with it), and each caps transform
+ * keeps the feature while it moves the memory. */
+GST_START_TEST (test_alternate_fields)
+{
+  const char * sys = "video/x-raw(format:Interlaced)," FIELD_CAPS;
+  const char * dev =
+      "video/x-raw(memory:CUDAStreamsMemory, format:Interlaced)," FIELD_CAPS;
+  const char * nv = "video/x-raw(memory:CUDAMemory, format:Interlaced)," FIELD_CAPS;
+  GstElement * crop = make ("cudastreamscrop");
+  const bool built = template_has (crop, "sink", "memory:CUDAMemory");
+  gst_object_unref (crop);
+  const struct {
+    const char *factory, *pad, *caps;
+    bool allowed;
+  } cases[] = {
+    { "cudastreamsupload", "sink", sys, true },
+    { "cudastreamsupload", "sink", dev, true },
+    { "cudastreamsupload", "src", dev, true },
+    { "cudastreamsupload", "src", nv, built },
+    { "cudastreamsupload", "src", sys, false },
+    { "cudastreamscrop", "sink", dev, true },
+    { "cudastreamscrop", "src", dev, true },
+    { "cudastreamscrop", "sink", nv, built },
+    { "cudastreamscrop", "src", nv, built },
+    { "cudastreamscrop", "sink", sys, false },
+    { "cudastreamsconvertscale", "sink", dev, true },
+    { "cudastreamsconvertscale", "src", dev, true },
+    { "cudastreamsconvertscale", "sink", nv, built },
+    { "cudastreamsconvertscale", "src", nv, built },
+    { "cudastreamsdownload", "sink", dev, true },
+    { "cudastreamsdownload", "sink", nv, built },
+    { "cudastreamsdownload", "sink", sys, true },
+    { "cudastreamsdownload", "src", sys, true },
+    { "cudastreamsdownload", "src", dev, false },
+  };
+  for (const auto & c : cases)
+    fail_unless (template_allows (c.factory, c.pad, c.caps) == c.allowed, "%s %s: %s %s",
+        c.factory, c.pad, c.caps, c.allowed ? "refused" : "allowed");
+
+  const struct {
+    const char *factory, *caps, *memory; /* the memory of the first structure out */
+  } transforms[] = {
+    { "cudastreamsupload", sys, GST_CAPS_FEATURE_MEMORY_CS },
+    { "cudastreamscrop", dev, GST_CAPS_FEATURE_MEMORY_CS },
+    { "cudastreamsconvertscale", dev, GST_CAPS_FEATURE_MEMORY_CS },
+    { "cudastreamsdownload", dev, NULL },
+  };
+  for (const auto & t : transforms) {
+    GstCaps * out = query_src_caps_for (t.factory, t.caps);
+    gchar * s = gst_caps_to_string (out);
+    fail_unless (gst_caps_get_size (out) >= 1, "%s: %s", t.factory, s);
+    for (guint i = 0; i < gst_caps_get_size (out); i++) {
+      GstCapsFeatures * f = gst_caps_get_features (out, i);
+      fail_unless (gst_caps_features_contains (f, GST_CAPS_FEATURE_FORMAT_INTERLACED) &&
+                       gst_caps_features_get_size (f) == (t.memory || i > 0 ? 2u : 1u),
+          "%s: %s", t.factory, s);
+    }
+    if (t.memory)
+      fail_unless (
+          gst_caps_features_contains (gst_caps_get_features (out, 0), t.memory), "%s", s);
+    g_free (s);
+    gst_caps_unref (out);
+  }
+}
+GST_END_TEST;
+
 static gboolean
 accepts (const char * factory, const char * caps_str)
 {
@@ -219,6 +306,7 @@ registration_suite (void)
   tcase_add_test (tc, test_nvcodec_templates);
   tcase_add_test (tc, test_unambiguous_names);
   tcase_add_test (tc, test_caps_transform);
+  tcase_add_test (tc, test_alternate_fields);
   tcase_add_test (tc, test_absurd_caps_refused);
   tcase_add_test (tc, test_start_fails_clearly);
   return s;

@@ -17,7 +17,14 @@
 //     another device runs in the GPU's interop suite only);
 //  c. nvcodec frames of device 0 into cudabatch on device 1, beside a slot
 //     of its own device: the tensors those of the same frames uploaded on
-//     device 1, byte for byte, and the host waits of cudabatch.
+//     device 1, byte for byte, and the host waits of cudabatch;
+//  d. nvcodec frames cudabatch keeps until its batches have read them, each
+//     overwritten with junk the moment cudabatch lets it go (as a decoder
+//     reuses its surface): a flush of the other pad neither waits for them
+//     nor lets them go, a flush of their own pad or its release lets them go
+//     after their reads, many flushes while both pads stream let none go
+//     early or twice, and none is kept after the stream ends or while the
+//     live sources stall.
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -30,10 +37,15 @@
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fakecuda.h"
+#include "gstcsbatchmeta.h"
 #include "gstcudastreams.h"
 #include "testutil.h"
 
@@ -466,6 +478,351 @@ GST_START_TEST (test_nvcodec_frames_of_other_device_into_batch)
 }
 GST_END_TEST;
 
+/* --- d. nvcodec frames cudabatch keeps --------------------------------- */
+
+namespace {
+
+/* Frame `k` of a test: uniform grey, its own level (a slot of it is one
+ * value throughout), NV12 in pinned memory. */
+guint8
+level_of (guint k)
+{
+  return (guint8)(40 + 7 * (k % 24));
+}
+
+std::vector<guint8 *>
+grey_frames (guint n)
+{
+  const GstVideoInfo info = nv12_info (kWidth, kHeight);
+  std::vector<guint8 *> frames;
+  for (guint k = 0; k < n; k++) {
+    void * p = nullptr;
+    fail_unless_equals_int (cudaMallocHost (&p, info.size), cudaSuccess);
+    auto * f = static_cast<guint8 *> (p);
+    const gsize luma = GST_VIDEO_INFO_PLANE_OFFSET (&info, 1);
+    memset (f, level_of (k), luma);
+    memset (f + luma, 128, info.size - luma);
+    frames.push_back (f);
+  }
+  return frames;
+}
+
+/* What a test keeps of the nvcodec frames it pushed: how many cudabatch let
+ * go of. Each frame goes in as a buffer of its own over the pool buffer's
+ * memory, so its end is seen; at its end the memory is overwritten with
+ * junk on the spot (the stand-in's device memory is the host's), as a
+ * decoder writes a surface it has back. A batch that had not yet read it
+ * then reads junk. */
+struct Released {
+  std::atomic<guint> count{ 0 };
+};
+
+struct Junk {
+  Released * released;
+  guint8 * data;
+  gsize size;
+};
+
+void
+junk_on_release (gpointer data, GstMiniObject *)
+{
+  auto * j = static_cast<Junk *> (data);
+  testutil::fill_random (j->data, j->size, 99);
+  j->released->count++;
+  delete j;
+}
+
+/* The pool buffer `buf` as a buffer of its own, watched by `released`. */
+GstBuffer *
+watched (GstBuffer * buf, Released * released)
+{
+  GstMemory * mem = gst_buffer_peek_memory (buf, 0);
+  GstMapInfo map;
+  fail_unless (gst_memory_map (mem, &map, (GstMapFlags)(GST_MAP_READ | GST_MAP_CUDA)));
+  auto * j = new Junk{ released, map.data, map.size };
+  gst_memory_unmap (mem, &map);
+  GstBuffer * copy = gst_buffer_copy (buf);
+  gst_mini_object_weak_ref (GST_MINI_OBJECT (copy), junk_on_release, j);
+  return copy;
+}
+
+/* cudabatch on device 0 of an nvcodec pad (s0, frames of `pool`) and one of
+ * ours (s1), uint8 NCHW slots of the frames' size; the batches are kept, unread, in
+ * `batches` (a GPU would read the frames meanwhile; the stand-in runs the
+ * batches' work when something waits for it). */
+struct HeldCase {
+  GstCudaContext * ctx = nullptr;
+  GstCaps * caps = nullptr;
+  GstBufferPool * pool = nullptr;
+  GstElement * p = nullptr;
+  std::vector<guint8 *> frames;
+  std::vector<GstBuffer *> pool_buffers; /* kept: their memory stays the test's */
+  Released released;
+  std::mutex lock;
+  std::vector<GstBuffer *> batches;
+
+  HeldCase (guint n_frames, bool live, const char * props)
+  {
+    ctx = gst_cuda_context_new_wrapped (primary_context (0), 0);
+    caps = gst_caps_from_string (caps_string ("memory:CUDAMemory").c_str ());
+    pool = nvcodec_pool (ctx, caps);
+    frames = grey_frames (n_frames);
+    const std::string l = live ? "true do-timestamp=true" : "false";
+    const std::string desc =
+        std::string ("cudastreamsbatch name=cs device-id=0 dtype=uint8 width=") +
+        std::to_string (kWidth) + " height=" + std::to_string (kHeight) + " " + props +
+        " ! fakesink name=out sync=false async=false appsrc name=s0 format=time "
+        "is-live=" +
+        l + " caps=\"" + caps_string ("memory:CUDAMemory") +
+        "\" ! cs.sink_0 appsrc name=s1 format=time is-live=" + l + " caps=\"" +
+        caps_string (NULL) + "\" ! cudastreamsupload device-id=0 ! cs.sink_1";
+    p = gst_parse_launch (desc.c_str (), NULL);
+    fail_unless (p != NULL, "%s", desc.c_str ());
+    testutil::add_probe (p, "out", "sink", GST_PAD_PROBE_TYPE_BUFFER, keep, this);
+    fail_unless (
+        gst_element_set_state (p, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  }
+  ~HeldCase ()
+  {
+    gst_element_set_state (p, GST_STATE_NULL);
+    for (GstBuffer * b : batches)
+      gst_buffer_unref (b);
+    gst_object_unref (p);
+    for (GstBuffer * b : pool_buffers)
+      gst_buffer_unref (b);
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+    gst_caps_unref (caps);
+    gst_object_unref (ctx);
+    free_pinned (frames);
+  }
+
+  static GstPadProbeReturn keep (GstPad *, GstPadProbeInfo * info, gpointer data)
+  {
+    auto * self = static_cast<HeldCase *> (data);
+    std::lock_guard<std::mutex> l (self->lock);
+    self->batches.push_back (gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info)));
+    return GST_PAD_PROBE_OK;
+  }
+  size_t n_batches ()
+  {
+    std::lock_guard<std::mutex> l (lock);
+    return batches.size ();
+  }
+
+  /* Frame `k` into s0 as a decoder's (watched), and into s1 uploaded. */
+  void push (guint k, bool ours = true)
+  {
+    GstBuffer * buf = NULL;
+    fail_unless_equals_int (
+        gst_buffer_pool_acquire_buffer (pool, &buf, NULL), GST_FLOW_OK);
+    write_as_decoder (buf, frames[k]);
+    pool_buffers.push_back (buf);
+    GstBuffer * frame = watched (buf, &released);
+    GST_BUFFER_PTS (frame) = k * GST_SECOND / 30;
+    GST_BUFFER_DURATION (frame) = GST_SECOND / 30;
+    /* A source flushing refuses frames: that one is dropped. */
+    GstElement * s0 = testutil::by_name (p, "s0");
+    gst_app_src_push_buffer (GST_APP_SRC (s0), frame);
+    gst_object_unref (s0);
+    if (!ours)
+      return;
+    GstBuffer * mine =
+        gst_buffer_new_memdup (frames[k], nv12_info (kWidth, kHeight).size);
+    GST_BUFFER_PTS (mine) = k * GST_SECOND / 30;
+    GST_BUFFER_DURATION (mine) = GST_SECOND / 30;
+    GstElement * s1 = testutil::by_name (p, "s1");
+    gst_app_src_push_buffer (GST_APP_SRC (s1), mine);
+    gst_object_unref (s1);
+  }
+  guint64 waits () { return testutil::host_waits (p, "cs"); }
+
+  /* Waits for the end of the stream, without stopping. */
+  void wait_eos ()
+  {
+    GstBus * bus = gst_element_get_bus (p);
+    GstMessage * m = gst_bus_timed_pop_filtered (
+        bus, 60 * GST_SECOND, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    fail_unless (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS, "no EOS");
+    gst_message_unref (m);
+    gst_object_unref (bus);
+  }
+
+  /* Every batch's slot of s0's frame is one value, that of the frame it
+   * says (its PTS): it read the frame, not the junk of a frame let go
+   * before. Reading a batch waits for its work on the host. */
+  void check_slots (const char * what)
+  {
+    std::lock_guard<std::mutex> l (lock);
+    guint checked = 0;
+    for (GstBuffer * b : batches) {
+      GstCsBatchMeta * meta = gst_buffer_get_cs_batch_meta (b);
+      GstMapInfo map;
+      fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+      const gsize slot = map.size / meta->n_slots;
+      for (guint i = 0; i < meta->n_slots; i++) {
+        const GstCsBatchSlot & s = meta->slots[i];
+        if (s.empty || s.pad_index != 0)
+          continue;
+        const guint k = (guint)gst_util_uint64_scale_round (s.pts, 30, GST_SECOND);
+        const guint8 * v = map.data + i * slot;
+        guint8 lo = 255, hi = 0;
+        for (gsize j = 0; j < slot; j++)
+          lo = MIN (lo, v[j]), hi = MAX (hi, v[j]);
+        const guint8 want = (guint8)(((int)level_of (k) - 16) * 255 / 219 + 0.5);
+        fail_unless (hi - lo <= 1 && std::abs ((int)lo - want) <= 1,
+            "%s: the batch of frame %u read %u..%u, not %u: its frame went back "
+            "to its pool before the batch read it",
+            what, k, lo, hi, want);
+        checked++;
+      }
+      gst_buffer_unmap (b, &map);
+    }
+    fail_unless (checked > 0, "%s: no slot of an nvcodec frame", what);
+  }
+};
+
+void
+flush_source (GstElement * p, const char * name)
+{
+  GstElement * src = testutil::by_name (p, name);
+  fail_unless (gst_element_send_event (src, gst_event_new_flush_start ()));
+  fail_unless (gst_element_send_event (src, gst_event_new_flush_stop (FALSE)));
+  gst_object_unref (src);
+}
+
+void
+end_sources (GstElement * p)
+{
+  for (const char * name : { "s0", "s1" }) {
+    GstElement * src = testutil::by_name (p, name);
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+  }
+}
+
+/* Polls `done` for up to 60 s (a loaded machine may be slow). */
+template <typename F>
+void
+wait_until (F done, const char * what)
+{
+  for (int i = 0; i < 6000 && !done (); i++)
+    g_usleep (10000);
+  fail_unless (done (), "waited 60 s for %s", what);
+}
+
+} // namespace
+
+/* A flush of our pad (s1) on its own: the nvcodec frames of s0 that the
+ * batches still read are neither waited for nor let go. A flush of s0
+ * then lets them go, after a host wait for their reads (the junk written
+ * as they go is not what the batches read). */
+GST_START_TEST (test_flush_of_one_pad)
+{
+  HeldCase c (2, false, "batch-size=2");
+  for (guint k = 0; k < 2; k++)
+    c.push (k);
+  wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
+  fail_unless_equals_uint64 (c.waits (), 0);
+  fail_unless_equals_int (c.released.count.load (), 0);
+  flush_source (c.p, "s1");
+  fail_unless_equals_uint64 (c.waits (), 0);
+  fail_unless_equals_int (c.released.count.load (), 0);
+  flush_source (c.p, "s0");
+  fail_unless_equals_int (c.released.count.load (), 2);
+  fail_unless_equals_uint64 (c.waits (), 1);
+  end_sources (c.p);
+  c.wait_eos ();
+  c.check_slots ("flushes of one pad");
+}
+GST_END_TEST;
+
+/* The nvcodec pad released while the batches still read its frames: they
+ * go once read (junk after), the other pad goes on. */
+GST_START_TEST (test_release_pad_with_held_frames)
+{
+  HeldCase c (3, false, "");
+  for (guint k = 0; k < 2; k++)
+    c.push (k);
+  wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
+  GstElement * cs = testutil::by_name (c.p, "cs");
+  GstPad * pad = gst_element_get_static_pad (cs, "sink_0");
+  GstPad * peer = gst_pad_get_peer (pad);
+  gst_pad_unlink (peer, pad);
+  gst_element_release_request_pad (cs, pad);
+  gst_object_unref (peer);
+  gst_object_unref (pad);
+  gst_object_unref (cs);
+  fail_unless_equals_int (c.released.count.load (), 2);
+  push_frame (c.p, "s1", NULL, c.frames, 2);
+  wait_until ([&] { return c.n_batches () == 3; }, "a batch of s1 alone");
+  end_sources (c.p);
+  c.wait_eos ();
+  c.check_slots ("pad released");
+}
+GST_END_TEST;
+
+/* Flushes of one pad or the other from a thread of their own, many times,
+ * while both stream live (the batches of the other pad going on, partial,
+ * meanwhile; large slots, so that the stand-in takes a while to run a
+ * batch's work when a flush waits for it): no frame goes back before its
+ * batch read it (the slots are their frames', not junk), none goes twice
+ * (a crash, or the leaks tracer), all go by the end of the stream. */
+GST_START_TEST (test_flushes_while_streaming)
+{
+  constexpr guint kFramesRace = 64;
+  HeldCase c (kFramesRace, true, "width=512 height=384 batched-push-timeout=2000");
+  std::atomic<bool> done{ false };
+  std::thread flusher ([&] {
+    for (guint i = 0; !done.load (); i++) {
+      flush_source (c.p, i % 4 ? "s1" : "s0");
+      g_usleep (200 + 300 * (i % 5));
+    }
+  });
+  for (guint k = 0; k < kFramesRace; k++) {
+    c.push (k);
+    g_usleep (1000);
+  }
+  done = true;
+  flusher.join ();
+  end_sources (c.p);
+  c.wait_eos ();
+  c.check_slots ("flushes while streaming");
+  g_print ("d. %zu batches, %u of %u nvcodec frames let go by the end of the stream, "
+           "host waits %" G_GUINT64_FORMAT "\n",
+      c.n_batches (), c.released.count.load (), kFramesRace, c.waits ());
+  fail_unless_equals_int (c.released.count.load (), kFramesRace);
+}
+GST_END_TEST;
+
+/* Frames are not kept longer than their reads: at the end of the stream
+ * they go before the pipeline stops; while every live source stalls they
+ * go at the next timeout once the GPU has read them. */
+GST_START_TEST (test_frames_not_kept)
+{
+  {
+    HeldCase c (2, false, "");
+    for (guint k = 0; k < 2; k++)
+      c.push (k);
+    end_sources (c.p);
+    c.wait_eos ();
+    fail_unless_equals_int (c.released.count.load (), 2);
+    c.check_slots ("end of stream");
+  }
+  {
+    HeldCase c (2, true, "batched-push-timeout=20000");
+    c.push (0);
+    wait_until ([&] { return c.n_batches () == 1; }, "a batch");
+    fail_unless_equals_int (c.released.count.load (), 0);
+    fakecuda_run_all (); /* the GPU reads the frame */
+    wait_until ([&] { return c.released.count.load () == 1; },
+        "the frame read to be let go while the sources stall");
+    fail_unless_equals_uint64 (c.waits (), 0);
+    c.check_slots ("stall");
+  }
+}
+GST_END_TEST;
+
 static Suite *
 nvcodec_memory_suite (void)
 {
@@ -477,6 +834,10 @@ nvcodec_memory_suite (void)
   tcase_add_test (tc, test_nvcodec_frames_of_other_device_primary_context);
   tcase_add_test (tc, test_ours_into_nvcodec_memory);
   tcase_add_test (tc, test_nvcodec_frames_of_other_device_into_batch);
+  tcase_add_test (tc, test_flush_of_one_pad);
+  tcase_add_test (tc, test_release_pad_with_held_frames);
+  tcase_add_test (tc, test_flushes_while_streaming);
+  tcase_add_test (tc, test_frames_not_kept);
   return s;
 }
 

@@ -3,11 +3,14 @@
 # Installs the build into a temporary prefix (meson install --destdir), then:
 # the library exports nothing but its C API (gst_cs_*, gst_is_cs_*), only
 # the public headers are installed, a C program builds against the installed
-# .pc alone and runs, and the C example (examples/c) builds and links as an
-# application would build it (it needs a GPU to run).
-#   check.sh BUILD_DIR SOURCE_DIR C_COMPILER CUDA_COMPILER
+# .pc alone and runs, gst-inspect-1.0 finds the elements in the plugin folder
+# the .pc names (pluginsdir), the C example (examples/c) builds and links as
+# an application would build it (it needs a GPU to run), and, where the
+# Python module is built, `python -m cudastreams` finds the installed
+# plugin from the installed package.
+#   check.sh BUILD_DIR SOURCE_DIR C_COMPILER CUDA_COMPILER [PYTHON]
 set -euo pipefail
-build=$1 src=$2 cc=$3 nvcc=$4
+build=$1 src=$2 cc=$3 nvcc=$4 python=${5:-}
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 meson install -C "$build" --destdir "$dest" --no-rebuild --quiet > /dev/null
@@ -47,6 +50,25 @@ ldd "$lib" | grep libasan > /dev/null && san="-fsanitize=address,undefined"
 "$cc" -std=c11 -Wall -Werror $san -o "$dest/app" "$src/tests/install/app.c" $flags
 LD_LIBRARY_PATH="$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dest/app"
 
+# The elements, in the plugin folder the .pc names, as gst-inspect-1.0 sees
+# them with that folder alone (no system plugins, a registry of its own),
+# the library found from there (no LD_LIBRARY_PATH: the tree is staged). A
+# sanitizer build's plugin loads in-process, after the sanitizer's runtime.
+plugins=$(pkg-config --variable=pluginsdir gstreamer-cudastreams-1.0)
+inspect=(env GST_PLUGIN_SYSTEM_PATH_1_0="$dest/none" GST_PLUGIN_PATH="$plugins"
+  GST_REGISTRY_1_0="$dest/registry.bin")
+[ -n "$san" ] && inspect+=(GST_REGISTRY_FORK=no LD_PRELOAD="$("$cc" -print-file-name=libasan.so)")
+for e in cudastreamsupload cudastreamscrop cudastreamsdownload cudastreamsconvertscale \
+  cudastreamsbatch; do
+  if ! "${inspect[@]}" gst-inspect-1.0 "$e" 2>&1 | grep "Filename *$plugins/libgstcudastreams.so" > /dev/null; then
+    echo "gst-inspect-1.0 $e: not found in $plugins:"
+    "${inspect[@]}" gst-inspect-1.0 "$e" 2>&1 | head -20
+    ls -l "$plugins" || true
+    exit 1
+  fi
+done
+echo "gst-inspect-1.0: the elements in pluginsdir ($plugins)"
+
 # The C example outside the build tree: its kernel compiled by nvcc alone,
 # the program by the C compiler, linked with nothing but what pkg-config
 # gives (the CUDA runtime included: the example creates its own streams).
@@ -60,3 +82,16 @@ flags=$(pkg-config --cflags --libs gstreamer-cudastreams-1.0 gstreamer-app-1.0 \
 "$cc" -std=c11 -Wall -Werror $san -o "$dest/example" "$src/examples/c/app.c" \
   "$dest/invert.o" $flags -lstdc++
 echo "examples/c: built against the installed .pc ($(basename "$dest")/example)"
+
+# The Python package, where meson installed one: it loads the installed
+# plugin, and its extension the library, relative to the package (so from
+# this staged tree too).
+init=$(find "$dest" -path '*/cudastreams/__init__.py' | head -1)
+if [ -n "$python" ] && [ -n "$init" ]; then
+  doctor=$(cd "$dest" && env -u GST_PLUGIN_PATH GST_PLUGIN_SYSTEM_PATH_1_0="$dest/none" \
+    GST_REGISTRY_1_0="$dest/registry-python.bin" PYTHONPATH="$(dirname "$(dirname "$init")")" \
+    "$python" -m cudastreams 2>&1) || { echo "python -m cudastreams failed:"; echo "$doctor"; exit 1; }
+  echo "$doctor" | grep "plugin: $plugins/libgstcudastreams.so (loaded at import)" > /dev/null ||
+    { echo "python -m cudastreams: not the installed plugin:"; echo "$doctor"; exit 1; }
+  echo "python -m cudastreams: the installed package loads $plugins/libgstcudastreams.so"
+fi

@@ -50,7 +50,7 @@ def check(ok, what):
 
 
 def run(params, extra_env=None, pipeline=PIPELINE):
-    env = dict(os.environ, GST_TRACERS=f"cudastreams({params})" if params else "cudastreams")
+    env = dict(os.environ, GST_TRACERS=f"cudastreamstrace({params})" if params else "cudastreamstrace")
     env.update(extra_env or {})
     p = subprocess.run(["gst-launch-1.0", "-q"] + pipeline, env=env, capture_output=True,
                        text=True, timeout=300)
@@ -58,6 +58,29 @@ def run(params, extra_env=None, pipeline=PIPELINE):
         print(p.stdout, p.stderr)
         sys.exit(f"gst-launch-1.0 failed ({p.returncode})")
     return p.stderr
+
+
+def check_names():
+    """The tracer has a name of its own: gst-inspect-1.0 finds the feature
+    of a name before the plugin of that name, so a tracer named after the
+    plugin hid the plugin's elements. The plugin's name in GST_TRACERS is
+    then an unknown tracer, which GStreamer reports and ignores."""
+    def inspect(name):
+        return subprocess.run(["gst-inspect-1.0", name], capture_output=True, text=True,
+                              timeout=120).stdout
+    plugin = inspect("cudastreams")
+    check("Plugin Details" in plugin and "Factory Details" not in plugin
+          and "cudastreamsupload" in plugin and "cudastreamstrace (GstTracerFactory)" in plugin,
+          f"gst-inspect-1.0 cudastreams lists the plugin's features: {plugin[:300]!r}")
+    tracer = inspect("cudastreamstrace")
+    check("Factory Details" in tracer and "GstCsTracer" in tracer,
+          f"gst-inspect-1.0 cudastreamstrace shows the tracer: {tracer[:300]!r}")
+    p = subprocess.run(["gst-launch-1.0", "-q"] + PIPELINE, capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, GST_TRACERS="cudastreams",
+                                             GST_DEBUG="default:2"))
+    check(p.returncode == 0 and not summary_rows(p.stderr)
+          and "no tracer named 'cudastreams'" in p.stderr,
+          f"GST_TRACERS=cudastreams: GStreamer's unknown tracer ({p.returncode}): {p.stderr[-600:]}")
 
 
 def summary_rows(stderr):
@@ -205,6 +228,7 @@ def main():
     if "--gpu" in sys.argv and not os.path.exists("/dev/nvidia0"):
         print("no GPU here")
         return 77
+    check_names()
     with tempfile.TemporaryDirectory() as d:
         trace = os.path.join(d, "trace.json")
         err = run(f"file={trace},nvtx=true,every=1", {"GST_DEBUG": "GST_TRACER:7"})
