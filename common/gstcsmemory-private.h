@@ -7,9 +7,21 @@
 
 G_BEGIN_DECLS
 
+/* Allocations of whole blocks of this size may be exported to another
+ * process (gst_cs_allocation_size()). */
+#define GST_CS_IPC_BLOCK ((gsize)2 << 20)
+
 /* clang-format off */
 GST_CS_API
 GstAllocator * gst_cs_allocator_new         (gint             device_id);
+
+GST_CS_API
+gsize          gst_cs_allocation_size       (gsize            size);
+
+GST_CS_API
+GstMemory    * gst_cs_memory_get_exportable (GstMemory      * mem,
+                                             gsize          * offset,
+                                             gsize          * alloc_size);
 
 GST_CS_API
 GstMemory    * gst_cs_allocator_alloc       (GstCsAllocator * allocator,

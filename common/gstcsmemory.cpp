@@ -35,6 +35,8 @@ enum class Kind {
 struct Memory {
   GstCsMemory pub;
   Kind kind;
+  /* ALLOCATED only: the bytes cudaMalloc'd (see gst_cs_allocation_size()). */
+  gsize alloc_size;
   GDestroyNotify notify;
   gpointer user_data;
   /* WRAPPED only: where the application frees the memory (may be NULL). */
@@ -85,13 +87,37 @@ new_memory (GstAllocator * allocator, Kind kind, gint device_id, guint8 * data,
 }
 
 /**
+ * gst_cs_allocation_size:
+ * @size: bytes asked for
+ *
+ * The bytes the allocator cudaMalloc's for @size: from %GST_CS_IPC_BLOCK on,
+ * whole blocks of it. CUDA may sub-allocate a smaller or ragged allocation
+ * from a block it shares with others, and exporting it to another process
+ * (cudaIpcGetMemHandle) would expose those too; an allocation of whole
+ * blocks is its own (CUDA's programming guide: share allocations of
+ * 2 MiB-aligned sizes). Frames that large lie in 2 MiB pages anyway: the
+ * rounding costs less than one such page per frame.
+ *
+ * Returns: the allocation's size
+ */
+gsize
+gst_cs_allocation_size (gsize size)
+{
+  if (size < GST_CS_IPC_BLOCK)
+    return MAX (size, 1);
+  return (size + GST_CS_IPC_BLOCK - 1) / GST_CS_IPC_BLOCK * GST_CS_IPC_BLOCK;
+}
+
+/**
  * gst_cs_allocator_alloc:
  * @allocator: a #GstCsAllocator
  * @size: bytes
  * @error: (out) (optional): why the allocation failed
  *
  * Allocates with cudaMalloc (a device-wide synchronisation point: pools
- * call this once per buffer, never per frame).
+ * call this once per buffer, never per frame), gst_cs_allocation_size()
+ * bytes: a memory of @size bytes, exportable to another process from
+ * %GST_CS_IPC_BLOCK bytes on (gst_cs_memory_get_exportable()).
  *
  * Returns: (transfer full) (nullable): a #GstCsMemory
  */
@@ -103,15 +129,18 @@ gst_cs_allocator_alloc (GstCsAllocator * self, gsize size, GError ** error)
   if (!guard.ok ())
     return NULL;
   void * data = NULL;
-  if (!GST_CS_CHECK (cudaMalloc (&data, MAX (size, 1)), error)) {
+  const gsize alloc_size = gst_cs_allocation_size (size);
+  if (!GST_CS_CHECK (cudaMalloc (&data, alloc_size), error)) {
     g_prefix_error (error,
         "Allocating %" G_GSIZE_FORMAT " bytes on CUDA device %d: ", size,
         self->device_id);
     return NULL;
   }
-  GST_DEBUG_OBJECT (self, "allocated %" G_GSIZE_FORMAT " bytes at %p", size, data);
-  return new_memory (GST_ALLOCATOR_CAST (self), Kind::ALLOCATED, self->device_id,
-      static_cast<guint8 *> (data), new Shared, NULL, size, 0, size);
+  GST_DEBUG_OBJECT (self, "allocated %" G_GSIZE_FORMAT " bytes at %p", alloc_size, data);
+  GstMemory * mem = new_memory (GST_ALLOCATOR_CAST (self), Kind::ALLOCATED,
+      self->device_id, static_cast<guint8 *> (data), new Shared, NULL, size, 0, size);
+  impl_of (mem)->alloc_size = alloc_size;
+  return mem;
 }
 
 static GstMemory *
@@ -464,6 +493,42 @@ gst_cs_memory_get_device_pointer (GstMemory * mem)
 {
   g_return_val_if_fail (gst_is_cs_memory (mem), NULL);
   return reinterpret_cast<GstCsMemory *> (mem)->data + mem->offset;
+}
+
+/**
+ * gst_cs_memory_get_exportable:
+ * @mem: a #GstCsMemory
+ * @offset: (out): where @mem's first byte lies in the allocation
+ * @alloc_size: (out): the allocation's size
+ *
+ * The memory that owns the allocation @mem's bytes lie in, where that is
+ * one the allocator made of whole %GST_CS_IPC_BLOCK blocks, which may be
+ * exported to another process (cudaIpcGetMemHandle() of its data) without
+ * exposing other allocations: @mem itself, the parent of a shared
+ * sub-memory, the owner's of an alias. Not an application's wrapped memory
+ * (its allocator is unknown) nor a smaller allocation.
+ *
+ * Returns: (transfer none) (nullable): that memory, valid while @mem is
+ */
+GstMemory *
+gst_cs_memory_get_exportable (GstMemory * mem, gsize * offset, gsize * alloc_size)
+{
+  g_return_val_if_fail (gst_is_cs_memory (mem), NULL);
+  const guint8 * first = gst_cs_memory_get_device_pointer (mem);
+  Memory * m = impl_of (mem);
+  while (m->kind == Kind::SUB || m->kind == Kind::ALIAS) {
+    GstMemory * next =
+        m->kind == Kind::SUB
+            ? mem->parent
+            : gst_buffer_peek_memory (static_cast<GstBuffer *> (m->user_data), 0);
+    mem = next;
+    m = impl_of (mem);
+  }
+  if (m->kind != Kind::ALLOCATED || m->alloc_size % GST_CS_IPC_BLOCK != 0)
+    return NULL;
+  *offset = (gsize)(first - m->pub.data);
+  *alloc_size = m->alloc_size;
+  return mem;
 }
 
 /**

@@ -65,9 +65,23 @@
  *
  * Every RESULT names the plugin of each element ("elements": factory=plugin,
  * upstream first), so a row says whose element ran.
+ *
+ * --own-sink: the pipeline ends in a sink of its own named gcs_bench_sink
+ * (cudastreamsipcsink: the producer of an IPC row), timed at its sink pad.
+ * Buffers that come from cudastreamsipcsrc carry the time their producer
+ * sent them (a reference timestamp, timestamp/x-cudastreams-ipc-sent, ns
+ * of CLOCK_MONOTONIC, which processes share): the window's latency from
+ * that send to the sink here is reported as lat_p50_us, lat_p99_us.
+ *
+ * --stop-on-usr1: the window closes at the first buffer after SIGUSR1 (or
+ * after --seconds): a producer that must outlive its consumers' windows.
  */
 #include <sys/resource.h>
 
+#include <signal.h>
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -398,7 +412,8 @@ struct Measure {
   gint64 start_us = 0, end_us = 0;
   Snapshot start, end;
   gsize out_bytes = 0;
-  std::string gpu_error; /* a --wait-gpu wait that failed */
+  std::string gpu_error;          /* a --wait-gpu wait that failed */
+  std::vector<double> latency_us; /* in the window: IPC sends to here */
   std::atomic<bool> done{ false };
 };
 
@@ -480,12 +495,42 @@ last_buffer (GstPadProbeInfo * info)
   return n ? gst_buffer_list_get (list, n - 1) : NULL;
 }
 
+/* --stop-on-usr1: set by SIGUSR1. */
+static std::atomic<bool> stop_requested{ false };
+
+static void
+on_usr1 (int)
+{
+  stop_requested.store (true);
+}
+
+/* How long ago the IPC producer sent `buf`, in us (negative: not sent by
+ * one). */
+static double
+ipc_latency_us (GstBuffer * buf)
+{
+  static GstCaps * sent = gst_caps_new_empty_simple ("timestamp/x-cudastreams-ipc-sent");
+  GstReferenceTimestampMeta * meta =
+      buf ? gst_buffer_get_reference_timestamp_meta (buf, sent) : NULL;
+  if (!meta)
+    return -1;
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  const gint64 now_ns = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+  return (now_ns - (gint64)meta->timestamp) / 1e3;
+}
+
 static GstPadProbeReturn
 on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   auto * m = static_cast<Measure *> (user_data);
   if (m->done.load ())
     return GST_PAD_PROBE_OK;
+  if (m->started) {
+    const double lat = ipc_latency_us (last_buffer (info));
+    if (lat >= 0)
+      m->latency_us.push_back (lat);
+  }
   gint64 now = g_get_monotonic_time ();
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
     m->frames += gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
@@ -503,7 +548,7 @@ on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
       take_snapshot (m, &m->start);
       m->start_us = m->start.us;
     }
-  } else if (now - m->start_us >= m->window_us) {
+  } else if (now - m->start_us >= m->window_us || stop_requested.load ()) {
     m->end_frame = m->frames;
     take_snapshot (m, &m->end);
     m->end_us = m->wait_gpu ? gpu_done_at (m, last_buffer (info)) : m->end.us;
@@ -564,6 +609,8 @@ struct Options {
   gchar * cuda_sync = NULL;
   gchar ** tags = NULL;
   gboolean wait_gpu = FALSE;
+  gboolean own_sink = FALSE;
+  gboolean stop_on_usr1 = FALSE;
 };
 
 /* How a host wait (cudaEventSynchronize) waits. CUDA's default spins while
@@ -668,6 +715,16 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   f += ",\"src_fills\":" + std::to_string (src ? src->fills_total : 0);
   f += ",\"gpu_done\":" + std::string (m.wait_gpu ? "true" : "false") +
        ",\"bench_waits\":" + std::to_string (gst_cs_wait_counter_get (&m.bench_waits));
+  if (!m.latency_us.empty ()) {
+    std::vector<double> & l = m.latency_us;
+    std::sort (l.begin (), l.end ());
+    auto at = [&] (double q) {
+      return l[std::min (l.size () - 1, (size_t)(q * l.size ()))];
+    };
+    f += ",\"lat_p50_us\":" + json_number (at (0.5)) +
+         ",\"lat_p99_us\":" + json_number (at (0.99)) +
+         ",\"lat_n\":" + std::to_string (l.size ());
+  }
   return f;
 }
 
@@ -827,6 +884,11 @@ main (int argc, char ** argv)
         "Open and close the window once the GPU has finished the sink's buffer (its "
         "event): for sinks of device memory",
         NULL },
+    { "own-sink", 0, 0, G_OPTION_ARG_NONE, &o.own_sink,
+        "The pipeline ends in its own sink, named gcs_bench_sink (no fakesink added)",
+        NULL },
+    { "stop-on-usr1", 0, 0, G_OPTION_ARG_NONE, &o.stop_on_usr1,
+        "Close the window at the first buffer after SIGUSR1", NULL },
     { "tag", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.tags,
         "KEY=VALUE copied into the RESULT line (repeatable)", "KV" },
     { NULL, 0, 0, G_OPTION_ARG_NONE, NULL, NULL, NULL }
@@ -858,11 +920,13 @@ main (int argc, char ** argv)
     return 1;
   }
   gst_element_register (NULL, "gcsbenchsrc", GST_RANK_NONE, GCS_TYPE_BENCH_SRC);
+  if (o.stop_on_usr1)
+    signal (SIGUSR1, on_usr1);
 
-  gchar * desc =
-      g_strdup_printf ("%s%s ! "
-                       "fakesink name=gcs_bench_sink sync=false enable-last-sample=false",
-          own_source ? "" : "gcsbenchsrc name=gcs_bench_src ! ", o.pipeline);
+  gchar * desc = g_strdup_printf ("%s%s%s",
+      own_source ? "" : "gcsbenchsrc name=gcs_bench_src ! ", o.pipeline,
+      o.own_sink ? ""
+                 : " ! fakesink name=gcs_bench_sink sync=false enable-last-sample=false");
   GstElement * pipeline = gst_parse_launch (desc, &error);
   g_free (desc);
   if (error) {
@@ -899,6 +963,12 @@ main (int argc, char ** argv)
   m.wait_gpu = o.wait_gpu;
   collect_counted (pipeline, &m.counted);
   GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "gcs_bench_sink");
+  if (!sink) {
+    why = "--own-sink: the pipeline has no element named gcs_bench_sink";
+    g_printerr ("%s\n", why.c_str ());
+    print_result (o, "error", why.c_str (), "");
+    return 1;
+  }
   GstPad * pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad,
       (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST),

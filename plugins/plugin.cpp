@@ -9,6 +9,8 @@
 #include "gstcscrop.h"
 #include "gstcsdownload.h"
 #include "gstcsupload.h"
+#include "ipc/gstcsipcsink.h"
+#include "ipc/gstcsipcsrc.h"
 #include "tracer/gstcstracer.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_plugin_debug);
@@ -54,6 +56,12 @@ plugin_init (GstPlugin * plugin)
   ok &=
       gst_element_register (plugin, "cudastreamsbatch", GST_RANK_NONE, GST_TYPE_CS_BATCH);
   ok &= register_shared_name (plugin, "cudabatch", GST_TYPE_CS_BATCH);
+  /* Processes sharing frames on the GPU: names of our own only (nvcodec
+   * has cudaipcsink and cudaipcsrc). */
+  ok &= gst_element_register (
+      plugin, "cudastreamsipcsink", GST_RANK_NONE, GST_TYPE_CS_IPC_SINK);
+  ok &= gst_element_register (
+      plugin, "cudastreamsipcsrc", GST_RANK_NONE, GST_TYPE_CS_IPC_SRC);
   ok &= register_shared_name (plugin, "cudaupload", GST_TYPE_CS_UPLOAD);
   ok &= register_shared_name (plugin, "cudacrop", GST_TYPE_CS_CROP);
   ok &= register_shared_name (plugin, "cudadownload", GST_TYPE_CS_DOWNLOAD);

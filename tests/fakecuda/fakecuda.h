@@ -30,6 +30,20 @@
  *   FAKECUDA_TRACE=1               names every host block on stderr (which
  *                                  call, how many so far), to find the
  *                                  ones a count does not explain
+ *   FAKECUDA_DEAD_PEER_WAIT=stuck  a stream that waits for an interprocess
+ *                                  event of a process that died before
+ *                                  completing it hangs (the process aborts
+ *                                  after 20 s saying so) instead of going
+ *                                  on: both were measured on a GPU
+ *   FAKECUDA_HANG_SECONDS          how long such a hang lasts (default 20)
+ *   FAKECUDA_NO_IPC=1              the devices say they have no CUDA IPC
+ *                                  (cudaDevAttrIpcEventSupport 0: Tegra)
+ *
+ * CUDA IPC works across real processes (fakecudart_ipc.cpp): allocations
+ * of whole 2 MiB blocks are shared memory that cudaIpcGetMemHandle exports
+ * and another process maps; interprocess events are shared counters, and a
+ * process that waits for another's record asks it to run its stream up to
+ * there (each such process serves those requests on a thread of its own).
  *
  * Kernels cannot run here: the project's plane-copy kernel has a CPU twin
  * (tests/fakecuda/plane_copy_twin.cpp) that enqueues the same copy as host

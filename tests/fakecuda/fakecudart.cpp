@@ -5,10 +5,13 @@
 #include "fakecudart.hpp"
 #include "fakecuda.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <utility>
 
 namespace fakecuda {
@@ -38,6 +41,21 @@ State *
 make_state ()
 {
   auto * s = new State;
+  /* A fork never copies the lock held by another thread (the service
+   * thread of interprocess events runs on its own). The child's thread has
+   * another id than the one that took it, so it gets a fresh lock instead
+   * (a recursive mutex refuses an unlock by another thread). Work queued
+   * before the fork is the parent's to run, on memory the child may share:
+   * the child drops it (CUDA gives a forked child no use of the parent's
+   * context at all). */
+  pthread_atfork ([] { state ().mutex.lock (); }, [] { state ().mutex.unlock (); },
+      [] {
+        new (&state ().mutex) std::recursive_mutex ();
+        for (auto & st : state ().streams) {
+          st->ran += st->queue.size (); /* positions stay in order */
+          st->queue.clear ();
+        }
+      });
   s->n_devices = (int)env_long ("FAKECUDA_DEVICES", 1, 0);
   s->polls_before_progress =
       (std::uint64_t)env_long ("FAKECUDA_POLLS_BEFORE_PROGRESS", 100000, 0);
@@ -62,7 +80,10 @@ run_op (Op & op)
       op.work ();
       break;
     case Op::Kind::kWait:
-      run_until (*op.waited, op.until);
+      if (op.shared)
+        remote_wait (op); /* another process's record */
+      else
+        run_until (*op.waited, op.until);
       break;
     case Op::Kind::kRecord:
       /* completion is the stream's position passing it; a timing event
@@ -71,6 +92,8 @@ run_op (Op & op)
         *op.ran_at = std::chrono::duration<double, std::milli> (
             std::chrono::steady_clock::now ().time_since_epoch ())
                          .count ();
+      if (op.shared)
+        shared_complete (op.shared, op.gen);
       break;
   }
 }
@@ -258,6 +281,8 @@ run_device (int device)
 bool
 record_done (const Event & e)
 {
+  if (e.imported)
+    return imported_done (e);
   return !e.stream || e.stream->ran >= e.at;
 }
 

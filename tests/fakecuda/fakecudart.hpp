@@ -26,6 +26,18 @@
 
 namespace fakecuda {
 
+/* A process, as another one names it: its pid and its start time (in
+ * clock ticks since boot, /proc/PID/stat), so that a reused pid is not
+ * taken for the process that died. */
+struct Peer {
+  int pid = 0;
+  std::uint64_t start = 0;
+};
+
+/* An interprocess event's state, in memory shared by every process that
+ * holds it (fakecudart_ipc.cpp): generations of its records. */
+struct SharedEvent;
+
 /* One operation queued on a stream. A record is only a position in the
  * stream (an event's record is complete once its stream has run past it);
  * a wait names the position of another stream that must be reached first. */
@@ -36,6 +48,12 @@ struct Op {
   std::function<void ()> work; /* kWork */
   Stream * waited = nullptr;   /* kWait: run this stream ... */
   std::uint64_t until = 0;     /* ... up to here first */
+  /* kWait on an event of another process: its record `gen` must have
+   * completed there (fakecudart_ipc.cpp); kRecord of an interprocess
+   * event: completing it completes record `gen` for every process. */
+  SharedEvent * shared = nullptr;
+  std::uint64_t gen = 0;
+  Peer owner; /* kWait: the process that records the event */
   /* kRecord of a timing event: where the time it ran goes (the event's) */
   std::shared_ptr<double> ran_at;
 };
@@ -61,6 +79,12 @@ struct Event {
   /* Timing events: when the stream ran past the latest record, in ms of
    * the host's steady clock (the stand-in's "GPU clock"); NaN until then. */
   std::shared_ptr<double> ran_at;
+  /* Interprocess events: the shared state (nullptr for others), and for
+   * one opened from another process's handle, that process. An opened
+   * event has no stream here: its records are made by its owner. */
+  SharedEvent * shared = nullptr;
+  bool imported = false;
+  Peer owner;
 };
 
 enum class MemKind { kPageable, kDevice, kPinned };
@@ -72,6 +96,14 @@ struct Alloc {
   int device = 0;          /* device memory: its device; pinned: current at allocation */
   unsigned flags = 0;      /* cudaHostAlloc / cudaHostRegister flags */
   bool registered = false; /* cudaHostRegister'ed, not ours to free */
+  /* Device memory in shared memory (a memfd mapped here), which another
+   * process may map too: allocations of whole 2 MiB blocks, and mappings
+   * of another process's (imported, opened `import_refs` times). */
+  int fd = -1;
+  std::uint64_t serial = 0; /* allocations of this process, numbered */
+  bool imported = false;
+  int import_refs = 0;
+  Peer exporter; /* imported: whose memory */
 };
 
 /* What a pointer range is: pageable host memory when it lies in no
@@ -131,6 +163,11 @@ constexpr std::size_t kDeviceMemoryBytes = std::size_t{ 8 } << 30;
 constexpr std::size_t kPinnedMemoryBytes = std::size_t{ 8 } << 30;
 /* Fresh allocations are filled with it, so reads of unwritten memory show. */
 constexpr unsigned char kJunk = 0xCD;
+/* Allocations of whole blocks of this size are in shared memory and may be
+ * exported (cudaIpcGetMemHandle); CUDA may sub-allocate smaller ones from a
+ * block it shares, so exporting one exposes its neighbours, and the
+ * stand-in refuses to (CUDA's programming guide: share 2 MiB-aligned sizes). */
+constexpr std::size_t kIpcBlock = std::size_t{ 2 } << 20;
 
 /* ---- calls ---- */
 
@@ -201,5 +238,29 @@ cudaError_t copy (const char * call, const Copy2D & c, cudaMemcpyKind kind,
 /* ---- memory ---- */
 
 Where classify (const void * ptr, std::size_t bytes);
+
+/* ---- interprocess memory and events (fakecudart_ipc.cpp) ---- */
+
+/* Device memory of `size` bytes in shared memory (a memfd), junk-filled;
+ * nullptr when it cannot be had. `fd` gets the memfd. */
+void * shared_alloc (std::size_t size, int * fd);
+/* A new interprocess event's shared state (starts the process's service
+ * of other processes' requests on first use). */
+SharedEvent * new_shared_event ();
+/* A record of interprocess event `e` was enqueued: its generation, for the
+ * record operation to complete. */
+std::uint64_t shared_record (Event & e);
+/* The record operation ran: generation `gen` of `shared` is complete. */
+void shared_complete (SharedEvent * shared, std::uint64_t gen);
+/* Whether the latest record of an event opened from another process has
+ * completed (never recorded: yes). */
+bool imported_done (const Event & e);
+/* The generation a wait on an imported event waits for (0: nothing). */
+std::uint64_t imported_pending (const Event & e);
+/* Runs a kWait on another process's record: asks that process to run it,
+ * and waits until it has (see fakecudart_ipc.cpp for a dead owner). */
+void remote_wait (const Op & op);
+/* The same for a host wait (cudaEventSynchronize), called without the lock. */
+void host_wait_remote (const Op & op);
 
 } // namespace fakecuda

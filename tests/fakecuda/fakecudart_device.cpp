@@ -43,6 +43,7 @@ constexpr Figure kFigures[] = {
   { cudaDevAttrL2CacheSize, 50 << 20 },
   { cudaDevAttrHostRegisterSupported, 1 },
   { cudaDevAttrHostRegisterReadOnlySupported, 1 },
+  { cudaDevAttrIpcEventSupport, 1 },
 };
 
 int
@@ -90,6 +91,12 @@ fill_properties (cudaDeviceProp * p, int device)
 int
 device_attribute (int attr, int device)
 {
+  /* FAKECUDA_NO_IPC=1: a device without CUDA IPC (Jetson, other Tegra). */
+  if (attr == cudaDevAttrIpcEventSupport) {
+    const char * no = std::getenv ("FAKECUDA_NO_IPC");
+    if (no && *no && *no != '0')
+      return 0;
+  }
   return attr == cudaDevAttrPciBusId ? device + 1 : figure ((cudaDeviceAttr)attr);
 }
 

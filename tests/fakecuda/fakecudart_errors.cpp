@@ -34,6 +34,7 @@ const ErrorText kErrors[] = {
   ERROR_TEXT (cudaErrorInvalidResourceHandle, "invalid resource handle"),
   ERROR_TEXT (cudaErrorNotReady, "device not ready"),
   ERROR_TEXT (cudaErrorIllegalAddress, "an illegal memory access was encountered"),
+  ERROR_TEXT (cudaErrorMapBufferObjectFailed, "mapping of buffer object failed"),
   ERROR_TEXT (cudaErrorPeerAccessAlreadyEnabled, "peer access is already enabled"),
   ERROR_TEXT (cudaErrorPeerAccessNotEnabled, "peer access has not been enabled"),
   ERROR_TEXT (cudaErrorContextIsDestroyed, "context is destroyed"),

@@ -4,6 +4,9 @@
  * host memory and (by elimination) pageable host memory apart. */
 #include "fakecudart.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
@@ -145,10 +148,18 @@ cudaMalloc (void ** devPtr, size_t size)
     State & st = state ();
     if (size > kDeviceMemoryBytes - st.device_bytes[device])
       return cudaErrorMemoryAllocation;
-    void * p = junk_alloc (size, 256); /* cudaMalloc aligns to 256 bytes */
+    /* Whole 2 MiB blocks may be exported: in shared memory. */
+    int fd = -1;
+    void * p = size % kIpcBlock == 0
+                   ? shared_alloc (size, &fd)
+                   : junk_alloc (size, 256); /* cudaMalloc aligns to 256 */
     if (!p)
       return cudaErrorMemoryAllocation;
     add (p, size, MemKind::kDevice, device, 0, false);
+    static std::uint64_t serial = 0;
+    Alloc & a = st.allocs[reinterpret_cast<std::uintptr_t> (p)];
+    a.fd = fd;
+    a.serial = ++serial;
     st.device_bytes[device] += size;
     *devPtr = p;
     return cudaSuccess;
@@ -162,12 +173,19 @@ cudaFree (void * devPtr)
     if (!devPtr)
       return cudaSuccess;
     const Alloc * a = starting_at (devPtr, MemKind::kDevice);
-    if (!a)
+    if (!a || a->imported) /* another process's: cudaIpcCloseMemHandle */
       return cudaErrorInvalidValue;
     const Alloc freed = *a;
     synchronise_for_free ("cudaFree", freed.device);
     state ().allocs.erase (freed.start);
     state ().device_bytes[freed.device] -= freed.size;
+    if (freed.fd >= 0) {
+      /* Shared: another process may still map it (as CUDA, which frees it
+       * only when the importers have closed it, or undefined before). */
+      munmap (devPtr, freed.size);
+      close (freed.fd);
+      return cudaSuccess;
+    }
     /* Really freed: AddressSanitizer reports later use, and without it the
      * junk makes stale reads show. */
     std::memset (devPtr, 0xDD, freed.size);

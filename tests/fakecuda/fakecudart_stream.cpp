@@ -49,10 +49,14 @@ create_event (cudaEvent_t * out, unsigned flags)
   if (!valid_device (current_device ()))
     return cudaErrorInvalidDevice;
   State & st = state ();
+  SharedEvent * shared = nullptr;
+  if ((flags & cudaEventInterprocess) && !(shared = new_shared_event ()))
+    return cudaErrorMemoryAllocation;
   st.events.push_back (std::make_unique<Event> ());
   Event * e = st.events.back ().get ();
   e->device = current_device ();
-  e->flags = flags; /* kept, nothing else: every wait here is the same */
+  e->flags = flags; /* kept: every wait here is the same */
+  e->shared = shared;
   st.live_events.insert (e);
   *out = reinterpret_cast<cudaEvent_t> (e);
   return cudaSuccess;
@@ -65,6 +69,9 @@ query_event (Event & e)
 {
   if (record_done (e))
     return cudaSuccess;
+  /* Another process's record: asked for (record_done), never forced. */
+  if (e.imported)
+    return cudaErrorNotReady;
   if (e.polls < state ().polls_before_progress) {
     e.polls++;
     return cudaErrorNotReady;
@@ -251,6 +258,18 @@ cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
       return cudaErrorInvalidResourceHandle;
     if (flags & ~cudaEventWaitExternal)
       return cudaErrorInvalidValue;
+    if (e->imported) {
+      /* Another process's latest record, run there when this stream
+       * reaches the wait (fakecudart_ipc.cpp). */
+      Op op;
+      op.kind = Op::Kind::kWait;
+      op.shared = e->shared;
+      op.gen = imported_pending (*e);
+      op.owner = e->owner;
+      if (op.gen)
+        s->queue.push_back (std::move (op));
+      return cudaSuccess;
+    }
     if (record_done (*e) || e->stream == s)
       return cudaSuccess; /* nothing to wait for, or stream order covers it */
     Op op;
@@ -306,8 +325,14 @@ cudaEventRecord (cudaEvent_t event, cudaStream_t stream)
     Event * e = resolve (event);
     if (!s || !e || e->device != s->device)
       return cudaErrorInvalidResourceHandle;
+    if (e->imported)
+      return cudaErrorNotSupported; /* only its owner records it here */
     Op op;
     op.kind = Op::Kind::kRecord;
+    if (e->shared) {
+      op.shared = e->shared;
+      op.gen = shared_record (*e);
+    }
     if (!(e->flags & cudaEventDisableTiming)) {
       e->ran_at = std::make_shared<double> (std::nan (""));
       op.ran_at = e->ran_at;
@@ -355,12 +380,24 @@ cudaEventElapsedTime (float * ms, cudaEvent_t start, cudaEvent_t end)
 cudaError_t
 cudaEventSynchronize (cudaEvent_t event)
 {
-  return call ([&] {
+  Op remote;
+  const cudaError_t err = call ([&] {
     Event * e = resolve (event);
     if (!e)
       return cudaErrorInvalidResourceHandle;
     count_host_block ("cudaEventSynchronize");
-    run_record (*e);
+    if (e->imported) {
+      remote.shared = e->shared;
+      remote.gen = imported_pending (*e);
+      remote.owner = e->owner;
+    } else {
+      run_record (*e);
+    }
     return cudaSuccess;
   });
+  /* Another process runs it: waited for without the lock, which that
+   * process's requests to this one may need. */
+  if (err == cudaSuccess && remote.gen)
+    host_wait_remote (remote);
+  return err;
 }

@@ -5,6 +5,7 @@
  * that faults on memory its device may not touch. */
 #include <gst/check/gstcheck.h>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -475,6 +476,190 @@ GST_START_TEST (test_twin_fault_is_sticky)
 }
 GST_END_TEST;
 
+/* ---- CUDA IPC across processes (fakecudart_ipc.cpp) ---- */
+
+static const gsize kBlock = 2 << 20;
+
+static cudaEvent_t
+new_ipc_event (void)
+{
+  cudaEvent_t e = NULL;
+  CUDA_OK (cudaEventCreateWithFlags (&e, cudaEventDisableTiming | cudaEventInterprocess));
+  return e;
+}
+
+/* Runs `child` in a forked process (its exit code: 0 is success, else the
+ * number of the check that failed) and returns that code. */
+template <typename F>
+static int
+in_child (F && child)
+{
+  pid_t pid = fork ();
+  fail_unless (pid >= 0);
+  if (pid == 0)
+    _exit (child ());
+  int status = 0;
+  fail_unless_equals_int (waitpid (pid, &status, 0), pid);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
+/* The other process maps the same bytes; its stream reads them only after
+ * the owner's record when it waits for the event (the owner then runs its
+ * lazy copy); without the wait it reads them before. */
+GST_START_TEST (test_ipc_memory_and_event)
+{
+  guint8 * d = device_alloc (kBlock);
+  guint8 * h = pinned_alloc (kBlock, 0x42);
+  cudaStream_t s = new_stream ();
+  cudaEvent_t e = new_ipc_event ();
+  CUDA_OK (cudaMemcpyAsync (d, h, kBlock, cudaMemcpyHostToDevice, s));
+  CUDA_OK (cudaEventRecord (e, s));
+  cudaIpcMemHandle_t mh;
+  cudaIpcEventHandle_t eh;
+  CUDA_OK (cudaIpcGetMemHandle (&mh, d));
+  CUDA_OK (cudaIpcGetEventHandle (&eh, e));
+  int code = in_child ([&] {
+    void * p = NULL;
+    cudaEvent_t ev = NULL;
+    if (cudaIpcOpenMemHandle (&p, mh, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess)
+      return 1;
+    if (cudaIpcOpenEventHandle (&ev, eh) != cudaSuccess)
+      return 2;
+    cudaStream_t s2 = new_stream ();
+    guint8 * out = pinned_alloc (kBlock, 0);
+    /* Not ordered after the owner's copy: that has not run. */
+    cudaMemcpyAsync (out, p, kBlock, cudaMemcpyDeviceToHost, s2);
+    cudaStreamSynchronize (s2);
+    if (!all_equal (out, kBlock, 0xCD))
+      return 3;
+    if (cudaEventRecord (ev, s2) != cudaErrorNotSupported)
+      return 4;
+    (void)cudaGetLastError ();
+    cudaStreamWaitEvent (s2, ev, 0);
+    cudaMemcpyAsync (out, p, kBlock, cudaMemcpyDeviceToHost, s2);
+    cudaStreamSynchronize (s2);
+    if (!all_equal (out, kBlock, 0x42))
+      return 5;
+    if (cudaEventQuery (ev) != cudaSuccess)
+      return 6;
+    /* Written here, seen by the owner. */
+    if (cudaMemsetAsync (p, 0x77, 16, s2) != cudaSuccess)
+      return 8;
+    cudaStreamSynchronize (s2);
+    if (!all_equal ((guint8 *)p, 16, 0x77))
+      return 9;
+    return cudaIpcCloseMemHandle (p) == cudaSuccess ? 0 : 7;
+  });
+  fail_unless_equals_int (code, 0);
+  DEVICE_IS (d, 16, 0x77);
+  DEVICE_IS (d + 16, kBlock - 16, 0x42);
+  CUDA_OK (cudaEventQuery (e));
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFreeHost (h));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* A query asks the owner to run the record: polling completes without the
+ * owner doing anything. */
+GST_START_TEST (test_ipc_query_asks_the_owner)
+{
+  guint8 * d = device_alloc (4096);
+  cudaStream_t s = new_stream ();
+  cudaEvent_t e = new_ipc_event ();
+  CUDA_OK (cudaMemsetAsync (d, 0x10, 4096, s));
+  CUDA_OK (cudaEventRecord (e, s));
+  cudaIpcEventHandle_t eh;
+  CUDA_OK (cudaIpcGetEventHandle (&eh, e));
+  int code = in_child ([&] {
+    cudaEvent_t ev = NULL;
+    if (cudaIpcOpenEventHandle (&ev, eh) != cudaSuccess)
+      return 1;
+    for (int i = 0; i < 10000; i++) {
+      if (cudaEventQuery (ev) == cudaSuccess)
+        return 0;
+      g_usleep (100);
+    }
+    return 2;
+  });
+  fail_unless_equals_int (code, 0);
+  DEVICE_IS (d, 4096, 0x10);
+  CUDA_OK (cudaStreamDestroy (s));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* What may be exported: whole 2 MiB blocks, named by any address in them;
+ * handles are for other processes; only interprocess events have one. */
+GST_START_TEST (test_ipc_export_rules)
+{
+  guint8 * small = device_alloc (kBlock / 2);
+  guint8 * d = device_alloc (2 * kBlock);
+  cudaIpcMemHandle_t a, b;
+  fail_unless_equals_int (cudaIpcGetMemHandle (&a, small), cudaErrorInvalidValue);
+  (void)cudaGetLastError ();
+  CUDA_OK (cudaIpcGetMemHandle (&a, d));
+  CUDA_OK (cudaIpcGetMemHandle (&b, d + kBlock / 2));
+  fail_unless (memcmp (&a, &b, sizeof a) == 0);
+  void * p = NULL;
+  fail_unless_equals_int (cudaIpcOpenMemHandle (&p, a, cudaIpcMemLazyEnablePeerAccess),
+      cudaErrorInvalidValue);
+  cudaIpcEventHandle_t eh;
+  cudaEvent_t plain = new_event ();
+  fail_unless_equals_int (
+      cudaIpcGetEventHandle (&eh, plain), cudaErrorInvalidResourceHandle);
+  cudaEvent_t timed = NULL;
+  fail_unless_equals_int (
+      cudaEventCreateWithFlags (&timed, cudaEventInterprocess), cudaErrorInvalidValue);
+  (void)cudaGetLastError ();
+  CUDA_OK (cudaFree (small));
+  CUDA_OK (cudaFree (d));
+}
+GST_END_TEST;
+
+/* A process killed before its stream ran past its record: the record never
+ * completes for a query; a stream that waits for it on the GPU goes on
+ * (FAKECUDA_DEAD_PEER_WAIT unset, as measured for a killed producer). */
+GST_START_TEST (test_ipc_dead_owner)
+{
+  int fds[2];
+  fail_unless (pipe (fds) == 0);
+  pid_t pid = fork ();
+  fail_unless (pid >= 0);
+  if (pid == 0) {
+    guint8 * dd = device_alloc (4096);
+    cudaStream_t cs = new_stream ();
+    cudaEvent_t ce = new_ipc_event ();
+    cudaMemsetAsync (dd, 1, 4096, cs); /* never run: nobody asks before the kill */
+    cudaEventRecord (ce, cs);
+    cudaIpcEventHandle_t h;
+    cudaIpcGetEventHandle (&h, ce);
+    if (write (fds[1], &h, sizeof h) != (ssize_t)sizeof h)
+      _exit (1);
+    for (;;)
+      pause ();
+  }
+  cudaIpcEventHandle_t h;
+  fail_unless_equals_int (read (fds[0], &h, sizeof h), (int)sizeof h);
+  cudaEvent_t ev = NULL;
+  CUDA_OK (cudaIpcOpenEventHandle (&ev, h));
+  kill (pid, SIGKILL);
+  int status;
+  fail_unless_equals_int (waitpid (pid, &status, 0), pid);
+  for (int i = 0; i < 50; i++) {
+    fail_unless_equals_int (cudaEventQuery (ev), cudaErrorNotReady);
+    g_usleep (2000);
+  }
+  cudaStream_t s = new_stream ();
+  CUDA_OK (cudaStreamWaitEvent (s, ev, 0));
+  CUDA_OK (cudaStreamSynchronize (s));
+  fail_unless_equals_int (cudaEventQuery (ev), cudaErrorNotReady);
+  CUDA_OK (cudaStreamDestroy (s));
+  close (fds[0]);
+  close (fds[1]);
+}
+GST_END_TEST;
+
 static Suite *
 selftest_suite (void)
 {
@@ -492,6 +677,10 @@ selftest_suite (void)
   tcase_add_test (tc, test_per_thread_counts);
   tcase_add_test (tc, test_twin_copies_like_the_kernel);
   tcase_add_test (tc, test_twin_fault_is_sticky);
+  tcase_add_test (tc, test_ipc_memory_and_event);
+  tcase_add_test (tc, test_ipc_query_asks_the_owner);
+  tcase_add_test (tc, test_ipc_export_rules);
+  tcase_add_test (tc, test_ipc_dead_owner);
   return s;
 }
 

@@ -1,0 +1,676 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ipc/gstcsipcclient.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "gstcsdeviceguard.hpp"
+#include "gstcserror-private.h"
+#include "gstcshostwait-private.h"
+#include "gstcsmemory.h"
+#include "gstcssyncmeta.h"
+#include "ipc/gstcsipcmetas.hpp"
+#include "ipc/gstcsipcsocket.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cs_ipc_src_debug);
+#define GST_CAT_DEFAULT gst_cs_ipc_src_debug
+
+namespace gst_cs {
+namespace ipc {
+
+/* Our read events, recorded in turn: a slot is recorded again 64 releases
+ * later, on the same stream, so a producer still asking about the older
+ * record learns of a later one, which completes after it: it waits longer,
+ * never too little. */
+static constexpr guint32 kReadEvents = 64;
+
+/* What a frame's memory knows of where it came from. */
+struct Client::FrameRef {
+  std::shared_ptr<Client> client;
+  guint64 seq;
+  guint32 import_id;
+};
+
+/* The caps of the reference timestamp on each frame: when the producer
+ * sent it, in ns of CLOCK_MONOTONIC (the latency to a consumer's pull). */
+static GstCaps *
+sent_caps ()
+{
+  static GstCaps * caps = [] {
+    GstCaps * c = gst_caps_new_empty_simple ("timestamp/x-cudastreams-ipc-sent");
+    GST_MINI_OBJECT_FLAG_SET (c, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
+    return c;
+  }();
+  return caps;
+}
+
+std::shared_ptr<Client>
+Client::connect (GstElement * owner, const ClientSettings & s,
+    const std::atomic<bool> & cancel, GError ** error)
+{
+  std::shared_ptr<Client> self (new Client (owner));
+  const gint64 deadline = g_get_monotonic_time () + (gint64)s.connect_timeout_ms * 1000;
+  for (;;) {
+    self->fd_ = connect_to (s.path.c_str ());
+    if (self->fd_ >= 0)
+      break;
+    if (errno != ENOENT && errno != ECONNREFUSED && errno != EAGAIN) {
+      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+          "Cannot connect to socket-path \"%s\": %s", s.path.c_str (),
+          g_strerror (errno));
+      return nullptr;
+    }
+    if (s.connect_timeout_ms && g_get_monotonic_time () > deadline) {
+      g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+          "No producer at socket-path \"%s\" after %u ms (connection-timeout)",
+          s.path.c_str (), s.connect_timeout_ms);
+      return nullptr;
+    }
+    if (cancel.load ())
+      return nullptr;
+    g_usleep (20 * 1000);
+  }
+  PeerCred cred;
+  std::string why;
+  if (!peer_cred (self->fd_, &cred) || !peer_allowed (cred, s.group, &why)) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer at \"%s\" is not trusted: %s", s.path.c_str (),
+        why.empty () ? "its credentials cannot be read" : why.c_str ());
+    return nullptr;
+  }
+  if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0 || !self->handshake (error)) {
+    if (error && !*error)
+      g_set_error (
+          error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
+    return nullptr;
+  }
+  self->self_ = self;
+  self->reader_ = std::thread ([raw = self.get ()] { raw->run (); });
+  return self;
+}
+
+Client::~Client ()
+{
+  if (reader_.joinable ()) {
+    if (reader_.get_id () == std::this_thread::get_id ())
+      reader_.detach (); /* its last act was to let go of us */
+    else
+      reader_.join ();
+  }
+  for (auto & [id, im] : imports_)
+    close_import (id, im);
+  imports_.clear ();
+  read_events_.reset ();
+  write_events_.reset ();
+  if (stream_) {
+    DeviceGuard guard (device_, nullptr);
+    (void)cudaStreamDestroy (stream_);
+  }
+  if (fd_ >= 0)
+    close (fd_);
+  for (int fd : wake_)
+    if (fd >= 0)
+      close (fd);
+}
+
+/* HELLO, then the producer's WELCOME (or its reason to refuse) within 5 s. */
+bool
+Client::handshake (GError ** error)
+{
+  w_.begin (Msg::HELLO);
+  w_.u32 ((guint32)getpid ());
+  w_.finish ();
+  if (send_record (fd_, w_) != 0) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer closed the connection at once: %s", g_strerror (errno));
+    return false;
+  }
+  std::vector<guint8> buf (kMaxMessage);
+  pollfd p = { fd_, POLLIN, 0 };
+  gssize n = -1;
+  if (poll (&p, 1, 5000) > 0)
+    n = recv_record (fd_, buf.data (), MSG_DONTWAIT);
+  Msg type;
+  Reader r (buf.data (), 0);
+  std::string why;
+  if (n <= 0 || !parse_header (buf.data (), (gsize)n, &type, &r, &why)) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer did not answer HELLO: %s",
+        n == 0  ? "it closed the connection"
+        : n < 0 ? "no answer within 5 s"
+                : why.c_str ());
+    return false;
+  }
+  if (type == Msg::BYE) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer refused this consumer: %s", r.str (1024).c_str ());
+    return false;
+  }
+  if (type != Msg::WELCOME) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer answered HELLO with %s", msg_name (type));
+    return false;
+  }
+  return take_welcome (r, error);
+}
+
+/* The producer's device, found here by its UUID: another process may
+ * number its devices otherwise (CUDA_VISIBLE_DEVICES). */
+bool
+Client::take_welcome (Reader & r, GError ** error)
+{
+  producer_pid_ = (int)r.u32 ();
+  guint8 uuid[16];
+  r.bytes (uuid, 16);
+  const gint32 theirs = r.i32 ();
+  if (!r.done ()) {
+    g_set_error (
+        error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "The producer's WELCOME is malformed");
+    return false;
+  }
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess)
+    (void)cudaGetLastError ();
+  for (int d = 0; d < n && device_ < 0; d++) {
+    cudaDeviceProp prop;
+    if (cudaGetDeviceProperties (&prop, d) == cudaSuccess &&
+        memcmp (prop.uuid.bytes, uuid, 16) == 0)
+      device_ = d;
+  }
+  if (device_ < 0) {
+    gchar * hex = g_compute_checksum_for_data (G_CHECKSUM_MD5, uuid, 16);
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_NO_DEVICE,
+        "The producer's frames are on its CUDA device %d, which this process does not "
+        "see (CUDA_VISIBLE_DEVICES?): no device here has its UUID",
+        theirs);
+    g_free (hex);
+    return false;
+  }
+  DeviceGuard guard (device_, error);
+  if (!guard.ok () ||
+      !GST_CS_CHECK (cudaStreamCreateWithFlags (&stream_, cudaStreamNonBlocking), error))
+    return false;
+  read_events_ = std::make_unique<OwnEvents> (device_);
+  write_events_ = std::make_unique<PeerEvents> (device_);
+  read_sent_.assign (kReadEvents, false);
+  GST_INFO (
+      "connected to producer %d, its frames on device %d here", producer_pid_, device_);
+  return true;
+}
+
+/* ---- the reader thread ---- */
+
+bool
+Client::finished ()
+{
+  return stopping_.load () && frames_out_.load () == 0;
+}
+
+/* Reads every record there is, then takes them in order; where the
+ * connection ended among them (BYE, or its end), the frames before the end
+ * are not delivered: sent before the producer let go of this consumer (a
+ * stopped one it timed out, or one it died on), their memory may be
+ * rewritten or freed already. */
+void
+Client::run ()
+{
+  std::vector<std::vector<guint8>> records;
+  std::vector<gsize> sizes;
+  std::vector<GstClockTime> received; /* each record's receiving time */
+  std::string why;
+  bool gone = false;
+  while (!gone && !finished ()) {
+    pollfd p[2] = { { fd_, POLLIN, 0 }, { wake_[0], POLLIN, 0 } };
+    if (poll (p, 2, -1) < 0 && errno != EINTR)
+      break;
+    char drain[64];
+    while (read (wake_[0], drain, sizeof drain) > 0) {
+    }
+    sizes.clear ();
+    received.clear ();
+    while (sizes.size () < 256) {
+      if (records.size () <= sizes.size ())
+        records.emplace_back (kMaxMessage);
+      const GstClockTime t0 = gst_util_get_timestamp ();
+      const gssize n = recv_record (fd_, records[sizes.size ()].data (), MSG_DONTWAIT);
+      received.push_back (gst_util_get_timestamp () - t0);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        break;
+      if (n <= 0) {
+        why = n == 0 ? std::string ("the producer closed the connection")
+              : errno == EMSGSIZE
+                  ? std::string ("the producer sent an oversized record")
+                  : std::string ("the connection failed: ") + g_strerror (errno);
+        gone = true;
+        break;
+      }
+      sizes.push_back ((gsize)n);
+    }
+    /* Its BYE says more than the end of the connection after it. */
+    for (gsize i = 0; i < sizes.size (); i++) {
+      Msg type;
+      Reader r (records[i].data (), 0);
+      std::string bad;
+      if (parse_header (records[i].data (), sizes[i], &type, &r, &bad) &&
+          type == Msg::BYE) {
+        why = "the producer said: " + r.str (1024);
+        gone = true;
+        break;
+      }
+    }
+    for (gsize i = 0; i < sizes.size () && !gone; i++) {
+      Msg type;
+      Reader r (records[i].data (), 0);
+      if (!parse_header (records[i].data (), sizes[i], &type, &r, &why)) {
+        why = "the producer sent " + why;
+        gone = true;
+      } else if (!handle (type, r, &why, received[i])) {
+        gone = true;
+      }
+    }
+  }
+  if (gone) {
+    lost (why, true);
+  } else {
+    std::lock_guard<std::mutex> guard (lock_);
+    if (!closed_) {
+      w_.begin (Msg::BYE);
+      w_.str ("the consumer stopped");
+      w_.finish ();
+      (void)send_record (fd_, w_);
+      closed_ = true;
+    }
+  }
+  shutdown (fd_, SHUT_RDWR);
+  /* The last thing it does: we may go with it (see ~Client). */
+  std::shared_ptr<Client> keep = std::move (self_);
+}
+
+bool
+Client::handle (Msg type, Reader & r, std::string * why, GstClockTime spent)
+{
+  switch (type) {
+    case Msg::CAPS: {
+      Item it;
+      it.type = Msg::CAPS;
+      it.text = r.str ();
+      if (!r.done () || it.text.empty ())
+        break;
+      push (std::move (it));
+      return true;
+    }
+    case Msg::SEGMENT: {
+      Item it;
+      it.type = Msg::SEGMENT;
+      GstSegment & g = it.segment;
+      gst_segment_init (&g, GST_FORMAT_TIME);
+      g.flags = (GstSegmentFlags)r.u32 ();
+      g.rate = r.f64 ();
+      g.applied_rate = r.f64 ();
+      g.format = (GstFormat)r.u32 ();
+      for (guint64 * v :
+          { &g.base, &g.offset, &g.start, &g.stop, &g.time, &g.position, &g.duration })
+        *v = r.u64 ();
+      if (!r.done () || g.format != GST_FORMAT_TIME || g.rate == 0.0)
+        break;
+      push (std::move (it));
+      return true;
+    }
+    case Msg::EXPORT:
+      return open_export (r, why);
+    case Msg::EVENT: {
+      const guint32 slot = r.u32 ();
+      cudaIpcEventHandle_t h;
+      GError * err = NULL;
+      if (!r.bytes (&h, sizeof h) || !r.done ())
+        break;
+      if (!write_events_->open (slot, h, &err)) {
+        *why = std::string ("the producer's event cannot be opened: ") + err->message;
+        g_error_free (err);
+        return false;
+      }
+      return true;
+    }
+    case Msg::FORGET: {
+      const guint32 id = r.u32 ();
+      if (!r.done ())
+        break;
+      forget (id);
+      return true;
+    }
+    case Msg::FRAME:
+      return frame (r, why, spent);
+    case Msg::EOS:
+    case Msg::FLUSH_START:
+    case Msg::FLUSH_STOP: {
+      Item it;
+      it.type = type;
+      if (type == Msg::FLUSH_STOP)
+        it.reset_time = r.u8 () != 0;
+      if (!r.done ())
+        break;
+      if (type == Msg::FLUSH_START)
+        drop_queue ();
+      push (std::move (it));
+      return true;
+    }
+    case Msg::PING: {
+      const guint64 token = r.u64 ();
+      if (!r.done ())
+        break;
+      std::lock_guard<std::mutex> lock (lock_);
+      w_.begin (Msg::PONG);
+      w_.u64 (token);
+      w_.finish ();
+      (void)send_record (fd_, w_);
+      return true;
+    }
+    case Msg::BYE:
+      *why = "the producer said: " + r.str (1024);
+      return false;
+    default:
+      *why = std::string ("the producer sent ") + msg_name (type) +
+             ", which only a consumer sends";
+      return false;
+  }
+  *why = std::string ("the producer sent a malformed ") + msg_name (type);
+  return false;
+}
+
+bool
+Client::open_export (Reader & r, std::string * why)
+{
+  const guint32 id = r.u32 ();
+  cudaIpcMemHandle_t h;
+  r.bytes (&h, sizeof h);
+  const guint64 size = r.u64 ();
+  if (!r.done () || size == 0) {
+    *why = "the producer sent a malformed EXPORT";
+    return false;
+  }
+  void * p = nullptr;
+  GError * err = NULL;
+  DeviceGuard guard (device_, &err);
+  if (!guard.ok () || !GST_CS_CHECK (cudaIpcOpenMemHandle (&p, h, cudaIpcMemLazyEnablePeerAccess), &err)) {
+    *why = std::string ("the producer's memory cannot be opened: ") + err->message;
+    g_error_free (err);
+    return false;
+  }
+  std::lock_guard<std::mutex> lock (lock_);
+  auto old = imports_.find (id);
+  if (old != imports_.end ()) {
+    /* An id used twice: the producer's mistake; ours closes once free. */
+    *why = "the producer exported memory " + std::to_string (id) + " twice";
+    return false;
+  }
+  Import & im = imports_[id];
+  im.data = static_cast<guint8 *> (p);
+  im.size = size;
+  return true;
+}
+
+/* The producer frees memory `id` once we have closed it. */
+void
+Client::forget (guint32 id)
+{
+  std::lock_guard<std::mutex> lock (lock_);
+  auto it = imports_.find (id);
+  if (it == imports_.end ())
+    return;
+  it->second.forgotten = true;
+  if (it->second.alive == 0) {
+    close_import (id, it->second);
+    imports_.erase (it);
+  }
+}
+
+/* With lock_ held. Closing maps memory out of the device (CUDA waits for
+ * the device, as cudaFree does: counted). */
+void
+Client::close_import (guint32 id, Import & im)
+{
+  {
+    DeviceGuard guard (device_, nullptr);
+    gst_cs_host_wait_count (NULL);
+    if (cudaIpcCloseMemHandle (im.data) != cudaSuccess)
+      GST_WARNING ("closing the producer's memory %u: %s", id,
+          cudaGetErrorString (cudaGetLastError ()));
+  }
+  if (im.forgotten && !closed_) {
+    w_.begin (Msg::FORGOTTEN);
+    w_.u32 (id);
+    w_.finish ();
+    (void)send_record (fd_, w_);
+  }
+}
+
+bool
+Client::frame (Reader & r, std::string * why, GstClockTime spent)
+{
+  const GstClockTime begin = gst_util_get_timestamp ();
+  const guint64 seq = r.u64 ();
+  const guint32 id = r.u32 ();
+  const guint64 offset = r.u64 (), size = r.u64 ();
+  const guint32 slot = r.u32 ();
+  const guint64 pts = r.u64 (), dts = r.u64 (), duration = r.u64 (), off = r.u64 (),
+                off_end = r.u64 ();
+  const guint32 flags = r.u32 ();
+  const guint64 clock_time = r.u64 (), sent_ns = r.u64 ();
+  if (!r.ok ()) {
+    *why = "the producer sent a malformed FRAME";
+    return false;
+  }
+  guint8 * data;
+  {
+    std::lock_guard<std::mutex> lock (lock_);
+    auto it = imports_.find (id);
+    if (it == imports_.end () || it->second.forgotten) {
+      *why = "the producer sent a frame of memory " + std::to_string (id) +
+             ", which it did not export";
+      return false;
+    }
+    if (size == 0 || offset > it->second.size || size > it->second.size - offset) {
+      *why = "the producer sent a frame outside its memory";
+      return false;
+    }
+    data = it->second.data + offset;
+    it->second.alive++;
+  }
+  frames_out_++;
+  cudaEvent_t written = slot == kNoSlot ? nullptr : write_events_->find (slot);
+  GstBuffer * buf = gst_buffer_new ();
+  auto * ref = new FrameRef{ shared_from_this (), seq, id };
+  gst_buffer_append_memory (buf,
+      gst_cs_memory_new_wrapped_full (device_, data, size, stream_, ref, frame_freed));
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DTS (buf) = dts;
+  GST_BUFFER_DURATION (buf) = duration;
+  GST_BUFFER_OFFSET (buf) = off;
+  GST_BUFFER_OFFSET_END (buf) = off_end;
+  GST_BUFFER_FLAGS (buf) = flags;
+  GError * err = NULL;
+  if (slot != kNoSlot && !written) {
+    *why = "the producer sent a frame with an event it never sent";
+  } else if (!read_metas (r, buf, why) || !r.done ()) {
+    if (why->empty ())
+      *why = "the producer sent a FRAME with bytes after its metas";
+  } else {
+    /* Its write, unless already complete (a query costs 0.2 us, a wait on
+     * an interprocess event 3.5): the buffer's own event comes after it. */
+    DeviceGuard guard (device_, &err);
+    const bool waited =
+        guard.ok () &&
+        (!written || cudaEventQuery (written) == cudaSuccess ||
+            GST_CS_CHECK (cudaStreamWaitEvent (stream_, written, 0), &err));
+    if (waited && gst_cs_sync_meta_record (buf, device_, stream_, &err)) {
+      gst_buffer_add_reference_timestamp_meta (
+          buf, sent_caps (), sent_ns, GST_CLOCK_TIME_NONE);
+      Item it;
+      it.type = Msg::FRAME;
+      it.frame = buf;
+      it.clock_time = clock_time;
+      it.reader_ns = spent + (gst_util_get_timestamp () - begin);
+      if (stopping_.load ())
+        gst_buffer_unref (buf); /* the element is gone: straight back */
+      else
+        push (std::move (it));
+      return true;
+    }
+    *why = std::string ("waiting for the producer's frame failed: ") + err->message;
+    g_error_free (err);
+  }
+  gst_buffer_unref (buf);
+  return false;
+}
+
+void
+Client::frame_freed (gpointer data)
+{
+  const GstClockTime begin = gst_util_get_timestamp ();
+  auto * ref = static_cast<FrameRef *> (data);
+  ref->client->give_back (ref->seq, ref->import_id);
+  ref->client->release_ns_ += gst_util_get_timestamp () - begin;
+  delete ref;
+}
+
+/* The memory's readers here are done on the GPU once our stream has run
+ * past them (the wrapped memory's release made it wait): an event there
+ * tells the producer when. */
+void
+Client::give_back (guint64 seq, guint32 import_id)
+{
+  std::lock_guard<std::mutex> lock (lock_);
+  if (!closed_) {
+    const guint32 slot = next_read_++ % kReadEvents;
+    GError * err = NULL;
+    bool ok = true;
+    while (ok && read_events_->size () <= slot)
+      ok = read_events_->add (&err);
+    if (ok && !read_sent_[slot]) {
+      w_.begin (Msg::READ_EVENT);
+      w_.u32 (slot);
+      w_.bytes (&read_events_->handle (slot), kHandleSize);
+      w_.finish ();
+      read_sent_[slot] = send_record (fd_, w_) == 0;
+      ok = read_sent_[slot];
+    }
+    ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
+    if (ok) {
+      w_.begin (Msg::RELEASE);
+      w_.u64 (seq);
+      w_.u32 (slot);
+      w_.finish ();
+      (void)send_record (fd_, w_);
+    } else {
+      /* Without a read event the producer would rewrite memory we may
+       * still read: it takes the frame back when we are gone instead. */
+      GST_WARNING ("cannot give frame %" G_GUINT64_FORMAT " back: %s", seq,
+          err ? err->message : "the connection failed");
+      g_clear_error (&err);
+    }
+  }
+  auto it = imports_.find (import_id);
+  if (it != imports_.end () && --it->second.alive == 0 && it->second.forgotten) {
+    close_import (import_id, it->second);
+    imports_.erase (it);
+  }
+  if (--frames_out_ == 0 && stopping_.load ()) {
+    const char c = 1;
+    (void)!write (wake_[1], &c, 1);
+  }
+}
+
+/* The connection is gone: whoever waits learns why, after what is queued. */
+void
+Client::lost (const std::string & why, bool error)
+{
+  {
+    std::lock_guard<std::mutex> lock (lock_);
+    closed_ = true;
+  }
+  GST_INFO ("connection to producer %d ended: %s", producer_pid_, why.c_str ());
+  Item it;
+  it.type = Msg::BYE;
+  it.text = why;
+  it.error = error;
+  push (std::move (it));
+}
+
+void
+Client::push (Item && item)
+{
+  std::lock_guard<std::mutex> lock (qlock_);
+  if (ended_) {
+    if (item.frame)
+      gst_buffer_unref (item.frame);
+    return;
+  }
+  ended_ = item.type == Msg::BYE;
+  queue_.push_back (std::move (item));
+  qcond_.notify_all ();
+}
+
+bool
+Client::next (Item * item, const std::atomic<bool> & cancel)
+{
+  std::unique_lock<std::mutex> lock (qlock_);
+  qcond_.wait (lock, [&] { return !queue_.empty () || cancel.load (); });
+  if (queue_.empty ())
+    return false;
+  *item = std::move (queue_.front ());
+  queue_.pop_front ();
+  return true;
+}
+
+void
+Client::wake ()
+{
+  std::lock_guard<std::mutex> lock (qlock_);
+  qcond_.notify_all ();
+}
+
+/* Frames queued and not yet pushed go back (at a flush, at stop). */
+void
+Client::drop_queue ()
+{
+  std::deque<Item> dropped;
+  {
+    std::lock_guard<std::mutex> lock (qlock_);
+    for (auto it = queue_.begin (); it != queue_.end ();) {
+      if (it->frame) {
+        dropped.push_back (std::move (*it));
+        it = queue_.erase (it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (Item & it : dropped)
+    gst_buffer_unref (it.frame);
+}
+
+void
+Client::stop ()
+{
+  stopping_ = true;
+  {
+    std::lock_guard<std::mutex> lock (lock_);
+    owner_ = nullptr;
+    if (!closed_) {
+      w_.begin (Msg::DRAIN);
+      w_.finish ();
+      (void)send_record (fd_, w_);
+    }
+  }
+  drop_queue ();
+  const char c = 1;
+  (void)!write (wake_[1], &c, 1);
+}
+
+} // namespace ipc
+} // namespace gst_cs

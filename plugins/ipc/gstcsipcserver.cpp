@@ -1,0 +1,827 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ipc/gstcsipcserver.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <map>
+#include <set>
+
+#include "gstcserror-private.h"
+#include "gstcssyncmeta.h"
+#include "ipc/gstcsipcmetas.hpp"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_cs_ipc_sink_debug);
+#define GST_CAT_DEFAULT gst_cs_ipc_sink_debug
+
+namespace gst_cs {
+namespace ipc {
+
+/* A consumer's frames are taken back this long after its connection went,
+ * or at once when its process is gone: the GPU work of a killed process
+ * ends with its context (its process was reaped 61 ms after SIGKILL on an
+ * H200, pipelines/ipc_probe.cu). */
+static constexpr gint64 kGraceUs = 250 * 1000;
+
+struct Server::Conn {
+  guint32 id = 0;
+  int fd = -1;
+  PeerCred cred;
+  bool ready = false;    /* HELLO answered */
+  bool draining = false; /* it wants no more frames */
+  bool closed = false;   /* no more records either way */
+  gint64 closed_at = 0;
+  guint in_flight = 0;
+  guint64 caps_gen = 0, segment_gen = 0;
+  std::set<guint32> exports;    /* memories it was sent */
+  std::vector<bool> events;     /* our write events it was sent, by slot */
+  std::set<guint32> forgetting; /* FORGET sent, FORGOTTEN not yet back */
+  std::unique_ptr<PeerEvents> read_events;
+  guint64 ping = 0;   /* the token of the PING not answered yet, or 0 */
+  gint64 ping_at = 0; /* when it was sent (or the last PONG came) */
+};
+
+struct Server::Sent {
+  std::shared_ptr<Conn> conn;
+  gint64 sent_at = 0;
+  bool released = false;
+  cudaEvent_t read_event = nullptr; /* its read event, or none */
+  bool done = false;                /* released and read, or its consumer is gone */
+};
+
+struct Server::InFlight {
+  guint64 seq = 0;
+  GstBuffer * buffer = nullptr;
+  guint32 slot = 0;
+  bool sending = true; /* send() is not done with it: not to be taken back */
+  std::vector<Sent> to;
+};
+
+namespace {
+
+/* Gone, or a zombie: its GPU context has been torn down. */
+bool
+process_gone (pid_t pid)
+{
+  if (pid <= 0)
+    return false;
+  gchar * path = g_strdup_printf ("/proc/%d/stat", pid);
+  gchar * text = NULL;
+  const bool read = g_file_get_contents (path, &text, NULL, NULL);
+  g_free (path);
+  if (!read)
+    return true;
+  const char * p = strrchr (text, ')');
+  const bool zombie = p && (p[2] == 'Z' || p[2] == 'X');
+  g_free (text);
+  return zombie;
+}
+
+guint64
+monotonic_ns ()
+{
+  return (guint64)g_get_monotonic_time () * 1000;
+}
+
+} // namespace
+
+Server::Server (GstElement * owner, const ServerSettings & s, int device)
+    : owner_ (owner), s_ (s), device_ (device), events_ (device)
+{
+  gst_segment_init (&segment_, GST_FORMAT_TIME);
+}
+
+std::shared_ptr<Server>
+Server::create (GstElement * owner, const ServerSettings & s, int device, GError ** error)
+{
+  std::shared_ptr<Server> self (new Server (owner, s, device));
+  cudaDeviceProp prop;
+  if (!GST_CS_CHECK (cudaGetDeviceProperties (&prop, device), error))
+    return nullptr;
+  memcpy (self->uuid_, prop.uuid.bytes, 16);
+  self->listen_fd_ = listen_at (s.path.c_str (), s.group, error);
+  if (self->listen_fd_ < 0)
+    return nullptr;
+  struct stat st;
+  if (stat (s.path.c_str (), &st) == 0)
+    self->listen_ino_ = st.st_ino;
+  if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_set_error (
+        error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
+    return nullptr;
+  }
+  self->thread_ = std::thread ([raw = self.get ()] { raw->run (); });
+  self->thread_id_ = self->thread_.get_id ();
+  return self;
+}
+
+Server::~Server ()
+{
+  if (thread_.joinable ())
+    stop (0);
+  for (int fd : wake_)
+    if (fd >= 0)
+      close (fd);
+}
+
+void
+Server::wake ()
+{
+  const char c = 1;
+  (void)!write (wake_[1], &c, 1);
+}
+
+/* ---- the server thread ---- */
+
+void
+Server::run ()
+{
+  /* Its queries of consumers' events are of this device's context. */
+  if (cudaSetDevice (device_) != cudaSuccess)
+    (void)cudaGetLastError ();
+  std::vector<pollfd> pfds;
+  std::vector<std::shared_ptr<Conn>> polled;
+  std::vector<GstBuffer *> done;
+  for (;;) {
+    pfds.clear ();
+    polled.clear ();
+    int timeout;
+    {
+      std::lock_guard<std::mutex> guard (lock_);
+      if (!running_)
+        break;
+      for (auto it = conns_.begin (); it != conns_.end ();) {
+        auto & c = *it;
+        if (c->closed && c->fd >= 0) {
+          close (c->fd);
+          c->fd = -1;
+        }
+        /* Forgotten once no frame refers to it. */
+        if (c->closed && c.use_count () == 1) {
+          it = conns_.erase (it);
+          continue;
+        }
+        if (c->fd >= 0) {
+          pfds.push_back ({ c->fd, POLLIN, 0 });
+          polled.push_back (c);
+        }
+        ++it;
+      }
+      /* Frames out: look again soon for the ones that came back; else
+       * often enough to ask consumers whether they run. */
+      timeout = frames_.empty () ? 50 : 2;
+    }
+    pfds.push_back ({ wake_[0], POLLIN, 0 });
+    pfds.push_back ({ listen_fd_, POLLIN, 0 });
+    if (poll (pfds.data (), pfds.size (), timeout) < 0 && errno != EINTR)
+      g_usleep (1000);
+    const GstClockTime busy = gst_util_get_timestamp ();
+    const size_t n = polled.size ();
+    if (pfds[n].revents) {
+      char drain[64];
+      while (read (wake_[0], drain, sizeof drain) > 0) {
+      }
+    }
+    if (pfds[n + 1].revents & POLLIN)
+      accept_all ();
+    for (size_t i = 0; i < n; i++) {
+      if (pfds[i].revents)
+        read_conn (polled[i]);
+    }
+    polled.clear ();
+    {
+      std::lock_guard<std::mutex> guard (lock_);
+      tick (done);
+    }
+    for (GstBuffer * b : done)
+      gst_buffer_unref (b);
+    done.clear ();
+    thread_ns_ += gst_util_get_timestamp () - busy;
+  }
+}
+
+void
+Server::accept_all ()
+{
+  for (;;) {
+    int fd = accept4 (listen_fd_, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+      return;
+    auto c = std::make_shared<Conn> ();
+    c->fd = fd;
+    std::string why;
+    if (!peer_cred (fd, &c->cred))
+      why = "its credentials cannot be read";
+    else
+      peer_allowed (c->cred, s_.group, &why);
+    std::lock_guard<std::mutex> guard (lock_);
+    c->id = ++next_conn_;
+    conns_.push_back (c);
+    if (!why.empty ()) {
+      close_conn (c, "refused: " + why, true);
+      continue;
+    }
+    grow_queues (fd);
+    GST_INFO_OBJECT (owner_, "consumer %u connected: process %d", c->id, c->cred.pid);
+  }
+}
+
+void
+Server::read_conn (const std::shared_ptr<Conn> & c)
+{
+  std::vector<guint8> & buf = rbuf_;
+  for (;;) {
+    int fd;
+    {
+      std::lock_guard<std::mutex> guard (lock_);
+      if (c->closed)
+        return;
+      fd = c->fd;
+    }
+    const gssize n = recv_record (fd, buf.data (), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return;
+    std::lock_guard<std::mutex> guard (lock_);
+    if (n == 0) {
+      close_conn (c, "it left", false);
+      return;
+    }
+    if (n < 0) {
+      close_conn (c,
+          errno == EMSGSIZE
+              ? std::string ("it sent an oversized record")
+              : std::string ("its connection failed: ") + g_strerror (errno),
+          errno == EMSGSIZE);
+      return;
+    }
+    handle (c, buf.data (), (gsize)n);
+  }
+}
+
+/* A record from a consumer (with the lock held). */
+void
+Server::handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n)
+{
+  Msg type;
+  Reader r (buf, 0);
+  std::string why;
+  if (!parse_header (buf, n, &type, &r, &why)) {
+    close_conn (c, "it sent " + why, true);
+    return;
+  }
+  if (!c->ready && type != Msg::HELLO) {
+    close_conn (c, std::string ("it sent ") + msg_name (type) + " before HELLO", true);
+    return;
+  }
+  switch (type) {
+    case Msg::HELLO:
+      hello (c, r);
+      return;
+    case Msg::RELEASE:
+      release (c, r);
+      return;
+    case Msg::READ_EVENT: {
+      const guint32 slot = r.u32 ();
+      cudaIpcEventHandle_t h;
+      GError * err = NULL;
+      if (!r.bytes (&h, sizeof h) || !r.done () || slot > 4096) {
+        close_conn (c, "it sent a malformed READ_EVENT", true);
+      } else if (!c->read_events->open (slot, h, &err)) {
+        close_conn (
+            c, std::string ("its read event cannot be opened: ") + err->message, true);
+        g_error_free (err);
+      }
+      return;
+    }
+    case Msg::FORGOTTEN: {
+      const guint32 id = r.u32 ();
+      if (!r.done ()) {
+        close_conn (c, "it sent a malformed FORGOTTEN", true);
+        return;
+      }
+      c->forgetting.erase (id);
+      cond_.notify_all ();
+      return;
+    }
+    case Msg::DRAIN:
+      if (!r.done ())
+        close_conn (c, "it sent a malformed DRAIN", true);
+      c->draining = true;
+      return;
+    case Msg::PONG: {
+      const guint64 token = r.u64 ();
+      if (!r.done () || token != c->ping) {
+        close_conn (c, "it sent a PONG it was not asked for", true);
+        return;
+      }
+      c->ping = 0;
+      c->ping_at = g_get_monotonic_time ();
+      return;
+    }
+    case Msg::BYE: {
+      const std::string reason = r.str (1024);
+      close_conn (c, "it said goodbye (" + reason + ")", false);
+      return;
+    }
+    default:
+      close_conn (c, std::string ("a consumer may not send ") + msg_name (type), true);
+      return;
+  }
+}
+
+void
+Server::hello (const std::shared_ptr<Conn> & c, Reader & r)
+{
+  (void)r.u32 (); /* its pid as it says: SO_PEERCRED's is the one believed */
+  if (!r.done () || c->ready) {
+    close_conn (c, c->ready ? "it said HELLO twice" : "it sent a malformed HELLO", true);
+    return;
+  }
+  ctl_w_.begin (Msg::WELCOME);
+  ctl_w_.u32 ((guint32)getpid ());
+  ctl_w_.bytes (uuid_, 16);
+  ctl_w_.i32 (device_);
+  ctl_w_.finish ();
+  if (send_to (c, ctl_w_, false)) {
+    c->ready = true;
+    c->ping_at = g_get_monotonic_time ();
+    c->read_events = std::make_unique<PeerEvents> (device_);
+  }
+}
+
+void
+Server::release (const std::shared_ptr<Conn> & c, Reader & r)
+{
+  const guint64 seq = r.u64 ();
+  const guint32 slot = r.u32 ();
+  if (!r.done ()) {
+    close_conn (c, "it sent a malformed RELEASE", true);
+    return;
+  }
+  cudaEvent_t event = nullptr;
+  if (slot != kNoSlot && !(event = c->read_events->find (slot))) {
+    close_conn (c, "it released a frame with a read event it never sent", true);
+    return;
+  }
+  for (InFlight & f : frames_) {
+    if (f.seq != seq)
+      continue;
+    for (Sent & s : f.to) {
+      if (s.conn == c && !s.released) {
+        s.released = true;
+        s.read_event = event;
+        return;
+      }
+    }
+    break;
+  }
+  close_conn (
+      c, "it released frame " + std::to_string (seq) + ", which it does not hold", true);
+}
+
+/* No more records either way; the server thread closes the socket. The
+ * frames it holds come back once sent_done() says so. */
+void
+Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bool warn)
+{
+  if (c->closed)
+    return;
+  if (c->fd >= 0) {
+    ctl_w_.begin (Msg::BYE);
+    ctl_w_.str (why.c_str ());
+    ctl_w_.finish ();
+    (void)send_record (c->fd, ctl_w_);
+    shutdown (c->fd, SHUT_RDWR);
+  }
+  c->closed = true;
+  c->closed_at = g_get_monotonic_time ();
+  c->forgetting.clear ();
+  cond_.notify_all ();
+  wake ();
+  if (warn)
+    GST_ELEMENT_WARNING (owner_, STREAM, FAILED,
+        ("Consumer %u (process %d) was disconnected: %s", c->id, c->cred.pid,
+            why.c_str ()),
+        (NULL));
+  else
+    GST_INFO_OBJECT (
+        owner_, "consumer %u (process %d) gone: %s", c->id, c->cred.pid, why.c_str ());
+}
+
+/* Consumers that do not answer (stopped, or stuck), then the frames that
+ * came back. With the lock held; `done` gets the buffers to let go of once
+ * it is released. */
+void
+Server::tick (std::vector<GstBuffer *> & done)
+{
+  if (s_.consumer_timeout_ms) {
+    const gint64 now = g_get_monotonic_time ();
+    const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
+    for (auto & c : conns_) {
+      if (!c->ready || c->closed)
+        continue;
+      if (c->ping && now - c->ping_at > bound) {
+        close_conn (c,
+            "it did not answer for " + std::to_string (s_.consumer_timeout_ms) +
+                " ms (consumer-timeout): stopped or stuck",
+            true);
+      } else if (!c->ping && now - c->ping_at > bound / 4) {
+        /* Asked a quarter of the bound after the last answer: a process
+         * that stopped is found out within 1.25 bounds. */
+        ctl_w_.begin (Msg::PING);
+        ctl_w_.u64 (++ping_token_);
+        ctl_w_.finish ();
+        /* A full queue (a consumer that stopped reading) counts as asked. */
+        send_to (c, ctl_w_, true);
+        if (!c->closed) {
+          c->ping = ping_token_;
+          c->ping_at = now;
+        }
+      }
+    }
+  }
+  collect (done);
+}
+
+/* Whether consumer `s` is done with its frame: it released it and its
+ * read has completed (a query, never a wait), or it is gone. */
+bool
+Server::sent_done (const Sent & s, gint64 now)
+{
+  const Conn & c = *s.conn;
+  if (s.released && (!s.read_event || cudaEventQuery (s.read_event) == cudaSuccess))
+    return true;
+  (void)cudaGetLastError (); /* not ready, or a dead consumer's error */
+  return c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
+}
+
+/* Frames every consumer is done with go back to their pool (`done`, let go
+ * of without the lock). A consumer's frame counts against its max-frames
+ * until its read has completed, not only until it said so: a consumer
+ * whose GPU work runs behind gets no more frames than that ahead. */
+void
+Server::collect (std::vector<GstBuffer *> & done)
+{
+  const gint64 now = g_get_monotonic_time ();
+  bool any = false;
+  for (auto it = frames_.begin (); it != frames_.end ();) {
+    if (it->sending) {
+      ++it;
+      continue;
+    }
+    bool all = true;
+    for (Sent & s : it->to) {
+      if (!s.done && sent_done (s, now)) {
+        s.done = true;
+        s.conn->in_flight--;
+        any = true;
+      }
+      all &= s.done;
+    }
+    if (!all) {
+      ++it;
+      continue;
+    }
+    done.push_back (it->buffer);
+    free_slots_.push_back (it->slot);
+    it = frames_.erase (it);
+  }
+  if (any)
+    cond_.notify_all ();
+}
+
+/* ---- the streaming thread ---- */
+
+void
+Server::reclaim ()
+{
+  std::vector<GstBuffer *> done;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    collect (done);
+  }
+  for (GstBuffer * b : done)
+    gst_buffer_unref (b);
+}
+
+void
+Server::interrupt (bool on)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  interrupted_ = on;
+  cond_.notify_all ();
+}
+
+void
+Server::set_caps (GstCaps * caps)
+{
+  gchar * s = gst_caps_to_string (caps);
+  std::lock_guard<std::mutex> guard (lock_);
+  caps_ = s;
+  caps_gen_++;
+  g_free (s);
+}
+
+void
+Server::set_segment (const GstSegment & segment)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  segment_ = segment;
+  segment_gen_++;
+}
+
+void
+Server::broadcast (Msg type, bool reset_time)
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  ctl_w_.begin (type);
+  if (type == Msg::FLUSH_STOP)
+    ctl_w_.u8 (reset_time ? 1 : 0);
+  ctl_w_.finish ();
+  for (auto & c : conns_)
+    if (c->ready && !c->closed)
+      send_to (c, ctl_w_, false);
+}
+
+/* Sends a record; a full queue drops it where `drop_if_full` (the frame
+ * goes to the others), otherwise closes the connection, as any other
+ * failure does. */
+bool
+Server::send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full)
+{
+  const int err = send_record (c->fd, w);
+  if (err == 0)
+    return true;
+  if (err == EAGAIN && drop_if_full)
+    return false;
+  close_conn (c,
+      err == EAGAIN ? std::string ("its queue is full: it stopped reading")
+                    : std::string ("sending to it failed: ") + g_strerror (err),
+      err == EAGAIN);
+  return false;
+}
+
+/* What a consumer needs before a frame: the caps and segment, the memory,
+ * the event. Each is noted as sent only once it is. */
+bool
+Server::preamble (
+    const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot)
+{
+  if (c->caps_gen != caps_gen_) {
+    ctl_w_.begin (Msg::CAPS);
+    ctl_w_.str (caps_.c_str ());
+    if (!ctl_w_.finish () || !send_to (c, ctl_w_, true))
+      return false;
+    c->caps_gen = caps_gen_;
+  }
+  if (c->segment_gen != segment_gen_) {
+    ctl_w_.begin (Msg::SEGMENT);
+    const GstSegment & g = segment_;
+    ctl_w_.u32 (g.flags);
+    ctl_w_.f64 (g.rate);
+    ctl_w_.f64 (g.applied_rate);
+    ctl_w_.u32 (g.format);
+    for (guint64 v :
+        { g.base, g.offset, g.start, g.stop, g.time, g.position, g.duration })
+      ctl_w_.u64 (v);
+    ctl_w_.finish ();
+    if (!send_to (c, ctl_w_, true))
+      return false;
+    c->segment_gen = segment_gen_;
+  }
+  if (!c->exports.count (ex.id)) {
+    ctl_w_.begin (Msg::EXPORT);
+    ctl_w_.u32 (ex.id);
+    ctl_w_.bytes (&ex.handle, sizeof ex.handle);
+    ctl_w_.u64 (alloc_size);
+    ctl_w_.finish ();
+    if (!send_to (c, ctl_w_, true))
+      return false;
+    c->exports.insert (ex.id);
+  }
+  if (c->events.size () <= slot || !c->events[slot]) {
+    ctl_w_.begin (Msg::EVENT);
+    ctl_w_.u32 (slot);
+    ctl_w_.bytes (&events_.handle (slot), kHandleSize);
+    ctl_w_.finish ();
+    if (!send_to (c, ctl_w_, true))
+      return false;
+    if (c->events.size () <= slot)
+      c->events.resize (slot + 1);
+    c->events[slot] = true;
+  }
+  return true;
+}
+
+bool
+Server::wait_for_room (
+    std::unique_lock<std::mutex> & lk, const std::shared_ptr<Conn> & c, gint64 deadline)
+{
+  auto room = [&] {
+    return c->closed || !running_ || interrupted_ || c->in_flight < s_.max_frames;
+  };
+  while (!room ()) {
+    const gint64 left = deadline - g_get_monotonic_time ();
+    if (left <= 0)
+      break;
+    /* The server thread takes frames back on its tick: wake up for it. */
+    cond_.wait_for (lk, std::chrono::microseconds (MIN (left, 2000)));
+    std::vector<GstBuffer *> done;
+    collect (done);
+    lk.unlock ();
+    for (GstBuffer * b : done)
+      gst_buffer_unref (b);
+    lk.lock ();
+  }
+  return !c->closed && c->in_flight < s_.max_frames;
+}
+
+bool
+Server::take_slot (guint32 * slot, GError ** error)
+{
+  if (!free_slots_.empty ()) {
+    *slot = free_slots_.back ();
+    free_slots_.pop_back ();
+    return true;
+  }
+  if (!events_.add (error))
+    return false;
+  *slot = events_.size () - 1;
+  return true;
+}
+
+bool
+Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
+{
+  std::unique_lock<std::mutex> lk (lock_);
+  bool any = false;
+  for (auto & c : conns_)
+    any |= c->ready && !c->closed && !c->draining;
+  if (!any)
+    return true;
+  guint32 slot;
+  Export ex;
+  if (!take_slot (&slot, error))
+    return false;
+  if (!gst_cs_sync_meta_wait (f.buffer, stream, error) ||
+      !GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) ||
+          !export_memory (f.exportable, device_, shared_from_this (), &ex, error)) {
+    free_slots_.push_back (slot);
+    return false;
+  }
+  /* In the list before it goes out: a consumer may give it back before it
+   * has gone to the others (while a slow one is waited for). */
+  frames_.emplace_back ();
+  InFlight & out = frames_.back ();
+  out.seq = ++seq_;
+  out.slot = slot;
+  out.buffer = gst_buffer_ref (f.buffer);
+  Writer & w = frame_w_;
+  w.begin (Msg::FRAME);
+  w.u64 (out.seq);
+  w.u32 (ex.id);
+  w.u64 (f.offset);
+  w.u64 (f.size);
+  w.u32 (slot);
+  GstBuffer * b = f.buffer;
+  for (guint64 v : { GST_BUFFER_PTS (b), GST_BUFFER_DTS (b), GST_BUFFER_DURATION (b),
+           GST_BUFFER_OFFSET (b), GST_BUFFER_OFFSET_END (b) })
+    w.u64 (v);
+  w.u32 (GST_BUFFER_FLAGS (b) & (GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_DELTA_UNIT |
+                                    GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DROPPABLE |
+                                    GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER));
+  w.u64 (f.clock_time);
+  w.u64 (monotonic_ns ());
+  const bool fits = write_metas (w, b) && w.finish ();
+  const gint64 deadline = g_get_monotonic_time () + (gint64)s_.wait_timeout_ms * 1000;
+  /* conns_ may change while a slow consumer is waited for: a copy. */
+  std::vector<std::shared_ptr<Conn>> targets (conns_);
+  for (auto & c : targets) {
+    if (!fits || !c->ready || c->closed || c->draining)
+      continue;
+    if (c->in_flight >= s_.max_frames && !(s_.wait && wait_for_room (lk, c, deadline))) {
+      dropped_++;
+      GST_LOG_OBJECT (owner_,
+          "consumer %u has %u frames: frame %" G_GUINT64_FORMAT " not sent to it", c->id,
+          c->in_flight, out.seq);
+      continue;
+    }
+    if (c->closed || !preamble (c, ex, f.alloc_size, slot) ||
+        !send_to (c, frame_w_, true)) {
+      if (!c->closed)
+        dropped_++;
+      continue;
+    }
+    c->in_flight++;
+    out.to.push_back (Sent{ c, g_get_monotonic_time () });
+  }
+  out.sending = false;
+  GstBuffer * unused = nullptr;
+  if (out.to.empty ()) {
+    free_slots_.push_back (slot);
+    unused = out.buffer;
+    for (auto it = frames_.begin (); it != frames_.end (); ++it) {
+      if (&*it == &out) {
+        frames_.erase (it);
+        break;
+      }
+    }
+  }
+  lk.unlock ();
+  if (unused)
+    gst_buffer_unref (unused);
+  if (!fits)
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "A frame's metas do not fit in one IPC record of %zu bytes (a batch of more "
+        "than %u slots?)",
+        kMaxMessage, kMaxSlots);
+  return fits;
+}
+
+guint
+Server::consumers ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  guint n = 0;
+  for (auto & c : conns_)
+    n += c->ready && !c->closed && !c->draining;
+  return n;
+}
+
+guint
+Server::held ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  return (guint)frames_.size ();
+}
+
+/* The memory of export `id` is about to be freed: its consumers close it
+ * first (at most a second; not on the server thread, which reads their
+ * answers). */
+void
+Server::forget (guint32 id)
+{
+  std::unique_lock<std::mutex> lk (lock_);
+  Writer w;
+  w.begin (Msg::FORGET);
+  w.u32 (id);
+  w.finish ();
+  for (auto & c : conns_) {
+    if (!c->closed && c->exports.erase (id) && send_to (c, w, false))
+      c->forgetting.insert (id);
+  }
+  if (std::this_thread::get_id () == thread_id_)
+    return;
+  cond_.wait_for (lk, std::chrono::seconds (1), [&] {
+    for (auto & c : conns_)
+      if (!c->closed && c->forgetting.count (id))
+        return false;
+    return true;
+  });
+}
+
+void
+Server::stop (guint linger_ms)
+{
+  std::vector<GstBuffer *> left;
+  {
+    std::unique_lock<std::mutex> lk (lock_);
+    cond_.wait_for (
+        lk, std::chrono::milliseconds (linger_ms), [&] { return frames_.empty (); });
+    for (auto & c : conns_)
+      close_conn (c, "the producer stopped", false);
+    running_ = false;
+  }
+  wake ();
+  if (thread_.joinable ())
+    thread_.join ();
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    for (InFlight & f : frames_)
+      left.push_back (f.buffer);
+    frames_.clear ();
+    for (auto & c : conns_)
+      if (c->fd >= 0)
+        close (c->fd);
+    conns_.clear ();
+  }
+  if (!left.empty ())
+    GST_WARNING_OBJECT (
+        owner_, "%zu frames were still held by consumers at stop", left.size ());
+  for (GstBuffer * b : left)
+    gst_buffer_unref (b);
+  if (listen_fd_ >= 0) {
+    close (listen_fd_);
+    listen_fd_ = -1;
+    struct stat st;
+    if (stat (s_.path.c_str (), &st) == 0 && st.st_ino == listen_ino_)
+      unlink (s_.path.c_str ());
+  }
+}
+
+} // namespace ipc
+} // namespace gst_cs

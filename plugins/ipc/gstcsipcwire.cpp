@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ipc/gstcsipcwire.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace gst_cs {
+namespace ipc {
+
+static_assert (G_BYTE_ORDER == G_LITTLE_ENDIAN,
+    "the wire is little-endian: a big-endian host would need to swap");
+
+const char *
+msg_name (Msg type)
+{
+  switch (type) {
+    case Msg::HELLO:
+      return "HELLO";
+    case Msg::WELCOME:
+      return "WELCOME";
+    case Msg::CAPS:
+      return "CAPS";
+    case Msg::SEGMENT:
+      return "SEGMENT";
+    case Msg::EXPORT:
+      return "EXPORT";
+    case Msg::FORGET:
+      return "FORGET";
+    case Msg::FORGOTTEN:
+      return "FORGOTTEN";
+    case Msg::EVENT:
+      return "EVENT";
+    case Msg::READ_EVENT:
+      return "READ_EVENT";
+    case Msg::FRAME:
+      return "FRAME";
+    case Msg::RELEASE:
+      return "RELEASE";
+    case Msg::EOS:
+      return "EOS";
+    case Msg::FLUSH_START:
+      return "FLUSH_START";
+    case Msg::FLUSH_STOP:
+      return "FLUSH_STOP";
+    case Msg::BYE:
+      return "BYE";
+    case Msg::DRAIN:
+      return "DRAIN";
+    case Msg::PING:
+      return "PING";
+    case Msg::PONG:
+      return "PONG";
+  }
+  return "unknown";
+}
+
+void
+Writer::begin (Msg type)
+{
+  buf_.resize (kHeaderSize);
+  const guint32 magic = kMagic;
+  const guint16 version = kVersion, t = static_cast<guint16> (type);
+  std::memcpy (buf_.data (), &magic, 4);
+  std::memcpy (buf_.data () + 4, &version, 2);
+  std::memcpy (buf_.data () + 6, &t, 2);
+  std::memset (buf_.data () + 8, 0, 8);
+}
+
+void
+Writer::put (const void * p, gsize n)
+{
+  const gsize at = buf_.size ();
+  buf_.resize (at + n);
+  if (n)
+    std::memcpy (buf_.data () + at, p, n);
+}
+
+void
+Writer::str (const char * s)
+{
+  const gsize n = s ? strlen (s) : 0;
+  u32 ((guint32)n);
+  put (s, n);
+}
+
+gsize
+Writer::reserve32 ()
+{
+  const gsize at = buf_.size ();
+  u32 (0);
+  return at;
+}
+
+bool
+Writer::finish ()
+{
+  if (buf_.size () > kMaxMessage)
+    return false;
+  fill32 (8, (guint32)buf_.size ());
+  return true;
+}
+
+bool
+Reader::bytes (void * out, gsize n)
+{
+  if (!ok_ || n_ - pos_ < n) {
+    ok_ = false;
+    return false;
+  }
+  std::memcpy (out, p_ + pos_, n);
+  pos_ += n;
+  return true;
+}
+
+std::string
+Reader::str (gsize max)
+{
+  const guint32 n = u32 ();
+  if (!ok_ || n > max || n_ - pos_ < n) {
+    ok_ = false;
+    return std::string ();
+  }
+  std::string s (reinterpret_cast<const char *> (p_ + pos_), n);
+  pos_ += n;
+  if (s.find ('\0') != std::string::npos)
+    ok_ = false;
+  return s;
+}
+
+Reader
+Reader::sub (gsize n)
+{
+  if (!ok_ || n_ - pos_ < n) {
+    ok_ = false;
+    return Reader (p_, 0);
+  }
+  Reader r (p_ + pos_, n);
+  pos_ += n;
+  return r;
+}
+
+bool
+parse_header (const guint8 * p, gsize n, Msg * type, Reader * body, std::string * why)
+{
+  if (n < kHeaderSize) {
+    *why = "a record shorter than the header (" + std::to_string (n) + " bytes)";
+    return false;
+  }
+  Reader h (p, kHeaderSize);
+  const guint32 magic = h.u32 ();
+  const guint16 version = h.u16 (), t = h.u16 ();
+  const guint32 size = h.u32 ();
+  if (magic != kMagic) {
+    *why = "not a cudastreams IPC record (bad magic)";
+    return false;
+  }
+  if (version != kVersion) {
+    *why = "protocol version " + std::to_string (version) + ", this side speaks " +
+           std::to_string (kVersion);
+    return false;
+  }
+  if (t == 0 || t > kLastMsg) {
+    *why = "unknown record type " + std::to_string (t);
+    return false;
+  }
+  if (size != n) {
+    *why = "a record that says it has " + std::to_string (size) + " bytes and has " +
+           std::to_string (n);
+    return false;
+  }
+  *type = static_cast<Msg> (t);
+  *body = Reader (p + kHeaderSize, n - kHeaderSize);
+  return true;
+}
+
+int
+send_record (int fd, const Writer & w)
+{
+  const ssize_t n = send (fd, w.data (), w.size (), MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n == (ssize_t)w.size ())
+    return 0;
+  return n < 0 ? errno : EMSGSIZE;
+}
+
+gssize
+recv_record (int fd, guint8 * buf, int flags)
+{
+  const ssize_t n = recv (fd, buf, kMaxMessage, flags | MSG_TRUNC);
+  if (n > (ssize_t)kMaxMessage) {
+    errno = EMSGSIZE;
+    return -1;
+  }
+  return n;
+}
+
+} // namespace ipc
+} // namespace gst_cs

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The messages cudastreamsipcsink and cudastreamsipcsrc exchange over their
+// unix socket (internal). One message is one SOCK_SEQPACKET record: a
+// 16-byte header (magic, version, type, the record's whole size) and
+// fields of explicit sizes, little-endian. A reader checks every field
+// against the record's end: a malformed, truncated or oversized record is
+// refused as a whole, never half read.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <glib.h>
+
+namespace gst_cs {
+namespace ipc {
+
+constexpr guint32 kMagic = 0x50494347; /* "GCIP" */
+constexpr guint16 kVersion = 1;
+constexpr gsize kHeaderSize = 16;
+/* The largest record either side sends or takes: a frame with its metas
+ * (a batch of up to kMaxSlots slots), caps. Larger ones are refused. */
+constexpr gsize kMaxMessage = 128 * 1024;
+constexpr guint32 kMaxSlots = 1024;
+constexpr guint32 kNoSlot = 0xffffffffu;
+/* The size of CUDA's IPC handles (cudaIpcMemHandle_t, cudaIpcEventHandle_t). */
+constexpr gsize kHandleSize = 64;
+
+enum class Msg : guint16 {
+  HELLO = 1,   // consumer -> producer: u32 pid
+  WELCOME,     // producer -> consumer: u32 pid, bytes16 device uuid, u64 base time
+  CAPS,        // producer -> consumer: string
+  SEGMENT,     // producer -> consumer: a GstSegment's fields
+  EXPORT,      // producer -> consumer: u32 id, handle, u64 allocation size
+  FORGET,      // producer -> consumer: u32 id (the memory is about to be freed)
+  FORGOTTEN,   // consumer -> producer: u32 id (closed: free it)
+  EVENT,       // producer -> consumer: u32 slot, handle (a write event)
+  READ_EVENT,  // consumer -> producer: u32 slot, handle (a read event)
+  FRAME,       // producer -> consumer: see FrameHeader, then metas
+  RELEASE,     // consumer -> producer: u64 seq, u32 read-event slot or kNoSlot
+  EOS,         // producer -> consumer
+  FLUSH_START, // producer -> consumer
+  FLUSH_STOP,  // producer -> consumer: u8 reset time
+  BYE,         // either way: string reason; the sender closes next
+  DRAIN,       // consumer -> producer: no more frames (its pipeline stopped;
+               // it releases those it holds, then says BYE)
+  PING,        // producer -> consumer: u64 token (is its process running?)
+  PONG,        // consumer -> producer: u64 token, at once (its reader thread)
+};
+constexpr guint16 kLastMsg = static_cast<guint16> (Msg::PONG);
+
+const char * msg_name (Msg type);
+
+// Builds one record. Reused from message to message (no allocation once
+// it has grown to its largest).
+class Writer {
+public:
+  void begin (Msg type);
+  void u8 (guint8 v) { put (&v, 1); }
+  void u16 (guint16 v) { put (&v, 2); }
+  void u32 (guint32 v) { put (&v, 4); }
+  void i32 (gint32 v) { put (&v, 4); }
+  void u64 (guint64 v) { put (&v, 8); }
+  void i64 (gint64 v) { put (&v, 8); }
+  void f64 (gdouble v) { put (&v, 8); }
+  void bytes (const void * p, gsize n) { put (p, n); }
+  void str (const char * s);
+  // Where a field of 4 bytes will go, to be filled in later (a length).
+  gsize reserve32 ();
+  void fill32 (gsize at, guint32 v) { std::memcpy (buf_.data () + at, &v, 4); }
+  gsize size () const { return buf_.size (); }
+  // The record, its header completed; false when it is larger than
+  // kMaxMessage.
+  bool finish ();
+  const guint8 * data () const { return buf_.data (); }
+
+private:
+  void put (const void * p, gsize n);
+  std::vector<guint8> buf_;
+};
+
+// Reads one record's fields; any read past its end makes ok() false and
+// returns zeros from then on.
+class Reader {
+public:
+  Reader (const guint8 * p, gsize n) : p_ (p), n_ (n) {}
+  guint8 u8 () { return get<guint8> (); }
+  guint16 u16 () { return get<guint16> (); }
+  guint32 u32 () { return get<guint32> (); }
+  gint32 i32 () { return get<gint32> (); }
+  guint64 u64 () { return get<guint64> (); }
+  gint64 i64 () { return get<gint64> (); }
+  gdouble f64 () { return get<gdouble> (); }
+  bool bytes (void * out, gsize n);
+  // A string of at most `max` bytes, without NUL bytes in it.
+  std::string str (gsize max = 64 * 1024);
+  // A sub-reader of the next `n` bytes (an encoded meta).
+  Reader sub (gsize n);
+  bool ok () const { return ok_; }
+  // Every byte read and none too many.
+  bool done () const { return ok_ && pos_ == n_; }
+  gsize left () const { return ok_ ? n_ - pos_ : 0; }
+
+private:
+  template <typename T> T get ()
+  {
+    T v{};
+    if (!ok_ || n_ - pos_ < sizeof (T)) {
+      ok_ = false;
+      return v;
+    }
+    std::memcpy (&v, p_ + pos_, sizeof (T));
+    pos_ += sizeof (T);
+    return v;
+  }
+  const guint8 * p_;
+  gsize n_;
+  gsize pos_ = 0;
+  bool ok_ = true;
+};
+
+// Checks a received record's header: the magic, the version, a known type
+// and the size it states against the bytes received. Where it passes,
+// `type` is its type and `body` reads the fields after the header;
+// otherwise `why` says what is wrong.
+bool parse_header (
+    const guint8 * p, gsize n, Msg * type, Reader * body, std::string * why);
+
+// Sends a finished record on a SOCK_SEQPACKET socket without blocking (and
+// without SIGPIPE). 0 when sent; else the errno (EAGAIN: the peer's queue
+// is full).
+int send_record (int fd, const Writer & w);
+
+// Receives one record into `buf` (kMaxMessage bytes): its size, 0 at the
+// end of the connection, -1 with errno set; a record larger than the
+// buffer gives -1 and EMSGSIZE.
+gssize recv_record (int fd, guint8 * buf, int flags);
+
+} // namespace ipc
+} // namespace gst_cs

@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// cudastreamsipcsink and cudastreamsipcsrc between processes (on the CUDA
+// stand-in too, which runs CUDA IPC across real processes). The producer
+// and the consumers are processes of tests/ipc/ipc_peer.cpp: every frame's
+// bytes say its number, and a consumer checks each one it gets and their
+// order. Consumers join and leave, are killed (SIGKILL) and stopped
+// (SIGSTOP), the producer is killed, a client sends malformed records, a
+// slow consumer is dropped from or waited for; frames go to a consumer on
+// another device; cudabatch's tensors travel; the socket's rules.
+#include <gst/check/gstcheck.h>
+#include <gst/app/gstappsink.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fakecuda.h"
+#include "gstcudastreams.h"
+#include "testutil.h"
+
+namespace {
+
+/* A peer process (gcs-ipc-peer) and what it printed. */
+struct Peer {
+  GPid pid = 0;
+  int out = -1;
+  std::string text;
+  int status = -1; /* its exit status once reaped; 128+N: killed by N */
+
+  ~Peer ()
+  {
+    if (status < 0 && pid > 0) {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+    }
+    if (out >= 0)
+      close (out);
+  }
+
+  /* Reads what it printed so far, waiting up to `ms` for more. */
+  void read_some (int ms)
+  {
+    pollfd p = { out, POLLIN, 0 };
+    if (out < 0 || poll (&p, 1, ms) <= 0)
+      return;
+    char buf[4096];
+    const ssize_t n = read (out, buf, sizeof buf);
+    if (n > 0)
+      text.append (buf, n);
+    else if (n == 0) {
+      close (out);
+      out = -1;
+    }
+  }
+
+  /* Whether it printed a line starting with `prefix` within `s` seconds. */
+  bool wait_line (const std::string & prefix, guint s)
+  {
+    const gint64 until = g_get_monotonic_time () + (gint64)s * G_USEC_PER_SEC;
+    while (g_get_monotonic_time () < until) {
+      if (text.find ("\n" + prefix) != std::string::npos || text.rfind (prefix, 0) == 0)
+        return true;
+      if (out < 0)
+        return false;
+      read_some (50);
+    }
+    return false;
+  }
+
+  /* Its exit status within `s` seconds (else it is killed: -1). */
+  int wait (guint s)
+  {
+    const gint64 until = g_get_monotonic_time () + (gint64)s * G_USEC_PER_SEC;
+    while (status < 0 && g_get_monotonic_time () < until) {
+      read_some (20);
+      int st;
+      if (waitpid (pid, &st, WNOHANG) == pid)
+        status = WIFEXITED (st) ? WEXITSTATUS (st) : 128 + WTERMSIG (st);
+    }
+    while (out >= 0)
+      read_some (100);
+    if (status < 0) {
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+      status = -2;
+      return -1;
+    }
+    return status;
+  }
+
+  /* The fields of its last line starting with `prefix` ("KEY=VALUE ...";
+   * "end" takes the rest of the line). */
+  std::map<std::string, std::string> result (const std::string & prefix)
+  {
+    std::map<std::string, std::string> r;
+    const size_t at = text.rfind (prefix + " ");
+    if (at == std::string::npos)
+      return r;
+    std::string line = text.substr (at + prefix.size () + 1);
+    line = line.substr (0, line.find ('\n'));
+    size_t end = line.find ("end=");
+    if (end != std::string::npos) {
+      r["end"] = line.substr (end + 4);
+      line = line.substr (0, end);
+    }
+    gchar ** tokens = g_strsplit (line.c_str (), " ", -1);
+    for (gchar ** t = tokens; *t; t++) {
+      gchar * eq = strchr (*t, '=');
+      if (eq)
+        r[std::string (*t, eq - *t)] = eq + 1;
+    }
+    g_strfreev (tokens);
+    return r;
+  }
+};
+
+/* Starts gcs-ipc-peer with `args`, and `env` added to ours. */
+Peer *
+spawn (const std::vector<std::string> & args, const std::vector<std::string> & env = {})
+{
+  const char * exe = g_getenv ("CS_IPC_PEER");
+  fail_unless (exe != NULL, "CS_IPC_PEER is not set (tests/meson.build sets it)");
+  std::vector<gchar *> argv{ const_cast<gchar *> (exe) };
+  for (auto & a : args)
+    argv.push_back (const_cast<gchar *> (a.c_str ()));
+  argv.push_back (NULL);
+  gchar ** envp = g_get_environ ();
+  for (auto & e : env) {
+    const size_t eq = e.find ('=');
+    envp = g_environ_setenv (envp, e.substr (0, eq).c_str (), e.c_str () + eq + 1, TRUE);
+  }
+  auto * p = new Peer;
+  GError * err = NULL;
+  fail_unless (g_spawn_async_with_pipes (NULL, argv.data (), envp,
+                   (GSpawnFlags)(G_SPAWN_DO_NOT_REAP_CHILD), NULL, NULL, &p->pid, NULL,
+                   &p->out, NULL, &err),
+      "%s", err ? err->message : "");
+  g_strfreev (envp);
+  return p;
+}
+
+/* A socket path of this test's own. */
+std::string
+socket_path (const char * name)
+{
+  gchar * p =
+      g_strdup_printf ("%s/gcs-ipc-%d-%s.sock", g_get_tmp_dir (), getpid (), name);
+  std::string s (p);
+  g_free (p);
+  unlink (s.c_str ());
+  return s;
+}
+
+/* The producer runs so that a stream of it waiting on the GPU for a dead
+ * consumer's event hangs, as measured on a GPU (the stand-in aborts it
+ * after 5 s saying so): the release path must never do that. */
+const std::vector<std::string> kProducerEnv = { "FAKECUDA_DEAD_PEER_WAIT=stuck",
+  "FAKECUDA_HANG_SECONDS=5" };
+
+Peer *
+producer (const std::string & sock, const std::vector<std::string> & more = {})
+{
+  std::vector<std::string> args{ "produce", sock };
+  args.insert (args.end (), more.begin (), more.end ());
+  return spawn (args, kProducerEnv);
+}
+
+Peer *
+consumer (const std::string & sock, const std::vector<std::string> & more = {})
+{
+  std::vector<std::string> args{ "consume", sock };
+  args.insert (args.end (), more.begin (), more.end ());
+  return spawn (args);
+}
+
+/* A consumer that got `frames` frames from `first` on, each right, in
+ * order, without a host wait in its cudastreamsipcsrc. */
+void
+check_consumer (Peer * c, guint frames, gint first, const char * what)
+{
+  const int status = c->wait (60);
+  auto r = c->result ("CONSUMER");
+  fail_unless (status == 0, "%s: exit %d: %s", what, status, c->text.c_str ());
+  fail_unless (r["bad"] == "0" && r["gaps"] == "0", "%s: %s", what, c->text.c_str ());
+  fail_unless (r["got"] == std::to_string (frames), "%s: got %s of %u", what,
+      r["got"].c_str (), frames);
+  if (first >= 0)
+    fail_unless (r["first"] == std::to_string (first), "%s: first frame %s", what,
+        r["first"].c_str ());
+  fail_unless (r["host_waits"] == "0", "%s: %s host waits in the src", what,
+      r["host_waits"].c_str ());
+}
+
+/* A producer that reached its end of stream with every frame back. */
+void
+check_producer (Peer * p, const char * what)
+{
+  const int status = p->wait (60);
+  auto r = p->result ("PRODUCER");
+  fail_unless (status == 0 && r["end"] == "eos", "%s: exit %d: %s", what, status,
+      p->text.c_str ());
+  fail_unless (
+      r["held"] == "0", "%s: %s frames never came back", what, r["held"].c_str ());
+  fail_unless (r["host_waits"] == "0", "%s: %s host waits in the sink", what,
+      r["host_waits"].c_str ());
+}
+
+} // namespace
+
+/* Every frame, right and in order, from one process to another, without a
+ * host wait on either side. From GStreamer 1.24 on, a meta GStreamer
+ * serialises (a reference timestamp) travels with each frame. */
+GST_START_TEST (test_frames_in_order)
+{
+  const std::string sock = socket_path ("order");
+  Peer * p = producer (sock, { "--frames", "40" });
+  Peer * c = consumer (sock, { "--frames", "40" });
+  check_consumer (c, 40, 0, "one consumer");
+  guint major, minor, micro, nano;
+  gst_version (&major, &minor, &micro, &nano);
+  const bool serialises = major > 1 || minor >= 24;
+  fail_unless (c->result ("CONSUMER")["refmeta"] == (serialises ? "40" : "0"), "%s",
+      c->text.c_str ());
+  check_producer (p, "producer");
+  delete c;
+  delete p;
+}
+GST_END_TEST;
+
+/* Frames of 2 MiB and more are exported in place (1080p NV12: our
+ * allocator makes whole 2 MiB blocks of them); smaller ones, and frames of
+ * another device than the sink's, are copied into the sink's pool first.
+ * Every frame right either way. */
+GST_START_TEST (test_in_place_or_copied)
+{
+  struct Case {
+    const char * what;
+    std::vector<std::string> args;
+    bool copied;
+  } cases[] = {
+    { "1080p NV12", { "--width", "1920", "--height", "1080" }, false },
+    { "64x48 NV12", {}, true },
+  };
+  std::vector<Case> all (std::begin (cases), std::end (cases));
+  int n = 0;
+  if (cudaGetDeviceCount (&n) == cudaSuccess && n >= 2)
+    all.push_back ({ "1080p NV12 of device 1",
+        { "--width", "1920", "--height", "1080", "--upload-props", "device-id=1" },
+        true });
+  for (const Case & k : all) {
+    const std::string sock = socket_path ("inplace");
+    std::vector<std::string> args{ "--frames", "10" };
+    args.insert (args.end (), k.args.begin (), k.args.end ());
+    Peer * p = producer (sock, args);
+    Peer * c = consumer (sock, { "--frames", "10" });
+    check_consumer (c, 10, 0, k.what);
+    check_producer (p, k.what);
+    auto r = p->result ("PRODUCER");
+    fail_unless (r["copied"] == (k.copied ? "10" : "0"), "%s: %s frames copied", k.what,
+        r["copied"].c_str ());
+    delete c;
+    delete p;
+  }
+}
+GST_END_TEST;
+
+/* Four consumers get every frame; a fifth joins late and leaves early and
+ * gets consecutive frames meanwhile; nobody else notices. */
+GST_START_TEST (test_consumers_join_and_leave)
+{
+  const std::string sock = socket_path ("join");
+  Peer * p = producer (sock, { "--frames", "60", "--fps", "30", "--consumers", "4" });
+  std::vector<Peer *> cs;
+  for (int i = 0; i < 4; i++)
+    cs.push_back (consumer (sock, { "--frames", "60" }));
+  fail_unless (cs[0]->wait_line ("FRAME 10", 30), "%s", cs[0]->text.c_str ());
+  Peer * late = consumer (sock, { "--frames", "10" });
+  fail_unless_equals_int (late->wait (30), 0);
+  auto r = late->result ("CONSUMER");
+  fail_unless (
+      r["got"] == "10" && r["bad"] == "0" && r["gaps"] == "0", "%s", late->text.c_str ());
+  fail_unless (std::stoi (r["first"]) >= 10, "the late one started at frame %s",
+      r["first"].c_str ());
+  for (Peer * c : cs)
+    check_consumer (c, 60, 0, "one of four");
+  check_producer (p, "producer of four");
+  for (Peer * c : cs)
+    delete c;
+  delete late;
+  delete p;
+}
+GST_END_TEST;
+
+/* A consumer killed while it holds frames: the producer takes them back
+ * (without waiting on the GPU for the dead one's events: on the stand-in
+ * that would abort the producer) and the other consumer gets every frame. */
+GST_START_TEST (test_consumer_killed)
+{
+  const std::string sock = socket_path ("killed");
+  Peer * p = producer (sock, { "--frames", "60", "--fps", "30", "--consumers", "2",
+                                 "--sink-props", "slow-consumer=drop" });
+  /* It holds its first frame for ever, and max-frames more come (it answers
+   * the producer: it is not timed out). */
+  Peer * holder = consumer (sock, { "--frames", "60", "--slow-us", "100000000" });
+  Peer * other = consumer (sock, { "--frames", "60" });
+  fail_unless (other->wait_line ("FRAME 10", 30), "%s", other->text.c_str ());
+  kill (holder->pid, SIGKILL);
+  fail_unless_equals_int (holder->wait (10), 128 + SIGKILL);
+  check_consumer (other, 60, 0, "the consumer that lived");
+  check_producer (p, "producer after a consumer died");
+  delete holder;
+  delete other;
+  delete p;
+}
+GST_END_TEST;
+
+/* The producer killed: the consumer stops with an error saying so, or at
+ * its end of stream with producer-lost=eos. */
+GST_START_TEST (test_producer_killed)
+{
+  for (const char * mode : { "error", "eos" }) {
+    const std::string sock = socket_path (mode);
+    Peer * p = producer (sock, { "--frames", "100000", "--fps", "30" });
+    const std::string props = std::string ("producer-lost=") + mode;
+    Peer * c = consumer (sock, { "--frames", "100000", "--src-props", props });
+    fail_unless (c->wait_line ("FRAME 5", 30), "%s", c->text.c_str ());
+    kill (p->pid, SIGKILL);
+    p->wait (10);
+    const int status = c->wait (10);
+    auto r = c->result ("CONSUMER");
+    if (g_str_equal (mode, "eos")) {
+      fail_unless (r["end"] == "eos" && r["bad"] == "0", "%s", c->text.c_str ());
+    } else {
+      fail_unless_equals_int (status, 1);
+      fail_unless (r["end"].find ("The producer is gone") != std::string::npos, "%s",
+          c->text.c_str ());
+    }
+    delete c;
+    delete p;
+  }
+}
+GST_END_TEST;
+
+/* A stopped consumer (SIGSTOP) is disconnected after consumer-timeout and
+ * its frames taken back; the other gets every frame; the stopped one,
+ * continued, ends with an error that says why. */
+GST_START_TEST (test_consumer_stopped)
+{
+  const std::string sock = socket_path ("stopped");
+  Peer * p = producer (sock, { "--frames", "60", "--fps", "30", "--consumers", "2",
+                                 "--sink-props", "consumer-timeout=300" });
+  Peer * stopped = consumer (sock, { "--frames", "60" });
+  Peer * other = consumer (sock, { "--frames", "60" });
+  fail_unless (stopped->wait_line ("FRAME 3", 30), "%s", stopped->text.c_str ());
+  kill (stopped->pid, SIGSTOP);
+  check_consumer (other, 60, 0, "the consumer that ran");
+  check_producer (p, "producer with a stopped consumer");
+  kill (stopped->pid, SIGCONT);
+  fail_unless_equals_int (stopped->wait (30), 1);
+  auto r = stopped->result ("CONSUMER");
+  fail_unless (r["end"].find ("consumer-timeout") != std::string::npos, "%s",
+      stopped->text.c_str ());
+  delete stopped;
+  delete other;
+  delete p;
+}
+GST_END_TEST;
+
+/* Random bytes and malformed records: each sender is disconnected, and the
+ * producer serves a consumer after them as if nothing happened. */
+GST_START_TEST (test_malformed_records)
+{
+  const std::string sock = socket_path ("garbage");
+  Peer * p = producer (sock, { "--frames", "20" });
+  g_usleep (300 * 1000);
+  for (const char * seed : { "1", "2", "3" }) {
+    Peer * g = spawn ({ "garbage", sock, "--seed", seed });
+    fail_unless_equals_int (g->wait (30), 0);
+    delete g;
+  }
+  Peer * c = consumer (sock, { "--frames", "20" });
+  check_consumer (c, 20, 0, "a consumer after the garbage");
+  check_producer (p, "producer fed garbage");
+  delete c;
+  delete p;
+}
+GST_END_TEST;
+
+/* A slow consumer (one frame at a time, 50 ms each, max-frames=2, the
+ * producer at 100 fps): with slow-consumer=drop it misses frames and the
+ * fast one gets (nearly: the machine may be loaded) all of them; with wait
+ * it gets every frame and holds the producer up. */
+GST_START_TEST (test_slow_consumer)
+{
+  for (const char * policy : { "drop", "wait" }) {
+    const std::string sock = socket_path (policy);
+    const std::string props =
+        std::string ("max-frames=2 wait-timeout=5000 slow-consumer=") + policy;
+    Peer * p = producer (sock,
+        { "--frames", "30", "--fps", "100", "--consumers", "2", "--sink-props", props });
+    Peer * slow =
+        consumer (sock, { "--frames", "30", "--slow-us", "50000", "--timeout", "5" });
+    Peer * fast = consumer (sock, { "--frames", "30", "--timeout", "5" });
+    slow->wait (60);
+    fast->wait (60);
+    auto s = slow->result ("CONSUMER"), f = fast->result ("CONSUMER");
+    fail_unless (s["bad"] == "0" && f["bad"] == "0", "%s\n%s", slow->text.c_str (),
+        fast->text.c_str ());
+    fail_unless_equals_int (p->wait (60), 0);
+    auto pr = p->result ("PRODUCER");
+    if (g_str_equal (policy, "wait")) {
+      fail_unless (s["gaps"] == "0" && s["got"] == "30", "wait: %s", slow->text.c_str ());
+      fail_unless (f["gaps"] == "0" && f["got"] == "30", "wait: %s", fast->text.c_str ());
+      fail_unless (pr["dropped"] == "0", "wait: %s", p->text.c_str ());
+    } else {
+      fail_unless (std::stoi (s["got"]) <= 20, "drop: the slow one missed too little: %s",
+          slow->text.c_str ());
+      fail_unless (std::stoi (f["got"]) >= 25, "drop: the fast one was held up: %s",
+          fast->text.c_str ());
+      fail_unless (pr["dropped"] != "0", "drop: %s", p->text.c_str ());
+    }
+    delete slow;
+    delete fast;
+    delete p;
+  }
+}
+GST_END_TEST;
+
+/* A producer that waits for a slow consumer (slow-consumer=wait, a minute
+ * per frame) still stops at once: the wait is interrupted, never sat out.
+ * The producer is this process. */
+GST_START_TEST (test_stop_while_waiting)
+{
+  const std::string sock = socket_path ("stopwait");
+  gchar * desc = g_strdup_printf (
+      "videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! "
+      "cudaupload ! "
+      "cudastreamsipcsink name=sink socket-path=%s slow-consumer=wait wait-timeout=60000 "
+      "max-frames=1 consumer-timeout=0",
+      sock.c_str ());
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (
+      gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+  /* It holds its first frame for ever: the next one waits for room. */
+  Peer * c = consumer (sock, { "--frames", "10", "--slow-us", "100000000" });
+  GstElement * sink = testutil::by_name (pipeline, "sink");
+  guint held = 0;
+  for (int i = 0; i < 3000 && held == 0; i++) {
+    g_usleep (10000);
+    g_object_get (sink, "frames-held", &held, NULL);
+  }
+  fail_unless (held > 0, "the consumer never took a frame");
+  g_usleep (300 * 1000); /* the producer is waiting now */
+  const gint64 t0 = g_get_monotonic_time ();
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  const gint64 took_ms = (g_get_monotonic_time () - t0) / 1000;
+  fail_unless (took_ms < 10000, "stopping took %" G_GINT64_FORMAT " ms", took_ms);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  delete c;
+}
+GST_END_TEST;
+
+/* The consumer may start first and waits for the producer; with no
+ * producer at all it gives up after connection-timeout, saying so. */
+GST_START_TEST (test_consumer_first)
+{
+  const std::string sock = socket_path ("first");
+  Peer * c = consumer (sock, { "--frames", "20" });
+  g_usleep (500 * 1000);
+  Peer * p = producer (sock, { "--frames", "20" });
+  check_consumer (c, 20, 0, "a consumer that came first");
+  check_producer (p, "a producer that came second");
+  delete c;
+  delete p;
+
+  const std::string none = socket_path ("none");
+  Peer * alone =
+      consumer (none, { "--frames", "1", "--src-props", "connection-timeout=300" });
+  fail_unless_equals_int (alone->wait (30), 1);
+  auto r = alone->result ("CONSUMER");
+  fail_unless (r["end"].find ("No producer at socket-path") != std::string::npos, "%s",
+      alone->text.c_str ());
+  delete alone;
+}
+GST_END_TEST;
+
+/* A caps change mid-stream reaches the consumer before the frames of the
+ * new caps, and every frame is right. */
+GST_START_TEST (test_caps_change)
+{
+  const std::string sock = socket_path ("caps");
+  Peer * p = producer (sock, { "--frames", "20", "--switch-at", "10" });
+  Peer * c = consumer (sock, { "--frames", "20" });
+  check_consumer (c, 20, 0, "caps change");
+  auto r = c->result ("CONSUMER");
+  fail_unless (r["caps"] == "2", "%s", c->text.c_str ());
+  fail_unless (
+      c->text.find ("width=(int)128") != std::string::npos, "%s", c->text.c_str ());
+  check_producer (p, "caps change");
+  delete c;
+  delete p;
+}
+GST_END_TEST;
+
+/* A flush on the producer's side reaches the consumer (FLUSH_STOP at its
+ * sink), frames after it come, every frame is right; frames in flight at
+ * the flush may be dropped (gaps allowed). */
+GST_START_TEST (test_flush)
+{
+  const std::string sock = socket_path ("flush");
+  Peer * p = producer (sock, { "--frames", "30", "--fps", "60", "--flush-at", "15" });
+  Peer * c = consumer (sock, { "--frames", "30", "--timeout", "5" });
+  c->wait (60);
+  auto r = c->result ("CONSUMER");
+  fail_unless (
+      c->text.find ("FLUSHED") != std::string::npos, "no flush: %s", c->text.c_str ());
+  fail_unless (
+      r["bad"] == "0" && r["last"] == "29" && (r["end"] == "eos" || r["end"] == "frames"),
+      "%s", c->text.c_str ());
+  check_producer (p, "producer that flushed");
+  delete c;
+  delete p;
+}
+GST_END_TEST;
+
+/* cudabatch's tensors travel: each batch the consumer gets has the bytes
+ * of the one the producer sent with the same PTS. */
+GST_START_TEST (test_batches)
+{
+  const std::string sock = socket_path ("batch");
+  Peer * p = producer (sock, { "--frames", "10", "--batch", "1" });
+  Peer * c = consumer (sock, { "--frames", "10", "--batch", "1" });
+  fail_unless_equals_int (c->wait (60), 0);
+  fail_unless_equals_int (p->wait (60), 0);
+  guint matched = 0;
+  gchar ** lines = g_strsplit (c->text.c_str (), "\n", -1);
+  for (gchar ** l = lines; *l; l++) {
+    if (!g_str_has_prefix (*l, "GOT "))
+      continue;
+    const std::string sent = std::string ("SENT ") + (*l + 4);
+    fail_unless (p->text.find (sent) != std::string::npos, "%s not sent: %s", *l,
+        p->text.c_str ());
+    matched++;
+  }
+  g_strfreev (lines);
+  fail_unless_equals_int (matched, 10);
+  delete c;
+  delete p;
+}
+GST_END_TEST;
+
+/* A consumer on another device than the producer: each frame is copied to
+ * its device on the GPU, right, without a host wait in the src. The
+ * consumer is this process. */
+GST_START_TEST (test_other_device)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess || n < 2) {
+    g_print ("test_other_device: one CUDA device, skipped\n");
+    return;
+  }
+  const std::string sock = socket_path ("device");
+  Peer * p = producer (sock, { "--frames", "10" });
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s device-id=1 "
+                                  "! appsink name=out sync=false",
+      sock.c_str ());
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement * out = testutil::by_name (pipeline, "out");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  for (guint i = 0; i < 10; i++) {
+    GstSample * s = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 30 * GST_SECOND);
+    fail_unless (s != NULL, "frame %u did not come", i);
+    GstBuffer * b = gst_sample_get_buffer (s);
+    GstMemory * mem = gst_buffer_peek_memory (b, 0);
+    fail_unless (gst_is_cs_memory (mem));
+    fail_unless_equals_int (reinterpret_cast<GstCsMemory *> (mem)->device_id, 1);
+    fail_unless_equals_uint64 (GST_BUFFER_OFFSET (b), i);
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (b, &map, GST_MAP_READ));
+    for (gsize k = 0; k < map.size; k++) {
+      const guint8 want = (guint8)((k * 31 + i * 101 + (k >> 8) * 7) ^ (i >> 3));
+      fail_unless (
+          map.data[k] == want, "frame %u byte %zu: %u, not %u", i, k, map.data[k], want);
+    }
+    gst_buffer_unmap (b, &map);
+    gst_sample_unref (s);
+  }
+  GstElement * src = testutil::by_name (pipeline, "src");
+  fail_unless_equals_uint64 (testutil::host_waits (src), 0);
+  gst_object_unref (src);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  check_producer (p, "producer to another device");
+  delete p;
+}
+GST_END_TEST;
+
+/* The socket is the owner's only (0600), or its group's too (0660); a
+ * second producer on a live socket is refused, a stale socket file is
+ * replaced, a file that is not a socket is refused; the socket goes at
+ * stop. */
+GST_START_TEST (test_socket_rules)
+{
+  const std::string sock = socket_path ("rules");
+  for (const char * group : { "false", "true" }) {
+    gchar * desc = g_strdup_printf (
+        "videotestsrc is-live=true ! video/x-raw,format=NV12,width=64,height=48 ! "
+        "cudaupload ! cudastreamsipcsink socket-path=%s allow-group=%s",
+        sock.c_str (), group);
+    GstElement * a = gst_parse_launch (desc, NULL);
+    GstElement * b = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    fail_unless (
+        gst_element_set_state (a, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    struct stat st;
+    fail_unless_equals_int (stat (sock.c_str (), &st), 0);
+    fail_unless (S_ISSOCK (st.st_mode));
+    fail_unless_equals_int (st.st_mode & 0777, g_str_equal (group, "true") ? 0660 : 0600);
+    testutil::Outcome o = testutil::run_to_end (b, 10 * GST_SECOND);
+    fail_unless (o.error.find ("served by another producer") != std::string::npos, "%s",
+        o.error.c_str ());
+    gst_element_set_state (a, GST_STATE_NULL);
+    fail_unless (stat (sock.c_str (), &st) != 0, "the socket stayed after stop");
+    gst_object_unref (a);
+    gst_object_unref (b);
+  }
+  /* A socket file nobody serves (its producer died), then a plain file. */
+  int fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  strncpy (addr.sun_path, sock.c_str (), sizeof addr.sun_path - 1);
+  fail_unless_equals_int (bind (fd, (sockaddr *)&addr, sizeof addr), 0);
+  close (fd);
+  gchar * desc =
+      g_strdup_printf ("videotestsrc num-buffers=3 ! "
+                       "video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
+                       "cudastreamsipcsink socket-path=%s",
+          sock.c_str ());
+  GstElement * stale = gst_parse_launch (desc, NULL);
+  testutil::run_to_eos (stale, "stale socket");
+  gst_object_unref (stale);
+  fail_unless (g_file_set_contents (sock.c_str (), "x", 1, NULL));
+  GstElement * c = gst_parse_launch (desc, NULL);
+  testutil::Outcome o = testutil::run_to_end (c, 10 * GST_SECOND);
+  fail_unless (
+      o.error.find ("is not a socket") != std::string::npos, "%s", o.error.c_str ());
+  gst_object_unref (c);
+  g_free (desc);
+  unlink (sock.c_str ());
+}
+GST_END_TEST;
+
+/* Where the device has no CUDA IPC (Jetson, other Tegra: on the stand-in,
+ * FAKECUDA_NO_IPC=1) both elements refuse to start, saying so. */
+GST_START_TEST (test_no_ipc_device)
+{
+  if (!fakecuda_present ()) {
+    g_print ("test_no_ipc_device: the stand-in's, skipped on a GPU\n");
+    return;
+  }
+  g_setenv ("FAKECUDA_NO_IPC", "1", TRUE);
+  const std::string sock = socket_path ("noipc");
+  for (const char * what :
+      { "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
+        "cudaupload ! cudastreamsipcsink socket-path=%s",
+          "cudastreamsipcsrc socket-path=%s ! fakesink" }) {
+    gchar * desc = g_strdup_printf (what, sock.c_str ());
+    GstElement * p = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    testutil::Outcome o = testutil::run_to_end (p, 10 * GST_SECOND);
+    fail_unless (
+        o.error.find ("CUDA IPC is not available on Jetson") != std::string::npos, "%s",
+        o.error.c_str ());
+    gst_object_unref (p);
+  }
+  g_unsetenv ("FAKECUDA_NO_IPC");
+}
+GST_END_TEST;
+
+static Suite *
+ipc_gpu_suite (void)
+{
+  Suite * s = suite_create ("ipc_gpu");
+  TCase * tc = tcase_create ("ipc");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_frames_in_order);
+  tcase_add_test (tc, test_in_place_or_copied);
+  tcase_add_test (tc, test_consumers_join_and_leave);
+  tcase_add_test (tc, test_consumer_killed);
+  tcase_add_test (tc, test_producer_killed);
+  tcase_add_test (tc, test_consumer_stopped);
+  tcase_add_test (tc, test_malformed_records);
+  tcase_add_test (tc, test_slow_consumer);
+  tcase_add_test (tc, test_consumer_first);
+  tcase_add_test (tc, test_stop_while_waiting);
+  tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_flush);
+  tcase_add_test (tc, test_batches);
+  tcase_add_test (tc, test_other_device);
+  tcase_add_test (tc, test_socket_rules);
+  tcase_add_test (tc, test_no_ipc_device);
+  return s;
+}
+
+TESTUTIL_GPU_CHECK_MAIN (ipc_gpu)

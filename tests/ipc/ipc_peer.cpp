@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* gcs-ipc-peer: one side of the IPC tests, run as a process of its own by
+ * tests/elements/ipc_gpu.cpp (and by hand). GStreamer only: the plugin it
+ * loads (GST_PLUGIN_PATH) decides whether it runs on a GPU or on the CUDA
+ * stand-in.
+ *
+ *   gcs-ipc-peer produce SOCKET [--frames N] [--fps F] [--format F] [--width W]
+ *       [--height H] [--consumers K] [--sink-props "..."] [--batch]
+ *     frames whose bytes say their number (frame_byte) into cudastreamsipcsink
+ *     (slow-consumer=wait unless --sink-props says otherwise), once K
+ *     consumers are there (default 1); prints "PRODUCER ..." at the end.
+ *   gcs-ipc-peer consume SOCKET [--frames N] [--hold-ms T] [--slow-us U]
+ *       [--src-props "..."] [--download-props "..."] [--batch] [--timeout S]
+ *     cudastreamsipcsrc ! cudadownload ! appsink: checks every frame's bytes
+ *     against its number; prints "FRAME i" as they come and "CONSUMER ..." at
+ *     the end; exits 0 when every frame was right, in order, without gaps.
+ *   gcs-ipc-peer garbage SOCKET [--seed S]
+ *     connects and sends random and malformed records; exits 0.
+ */
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string role, socket;
+  guint frames = 30;
+  gdouble fps = 0; /* 0: as fast as it goes */
+  std::string format = "NV12";
+  gint width = 64, height = 48;
+  guint consumers = 1;
+  std::string sink_props, src_props;
+  bool batch = false;
+  guint hold_ms = 0;
+  guint slow_us = 0; /* consume: each frame held this long before its download */
+  guint timeout_s = 60;
+  guint seed = 1;
+  std::string download_props;
+  guint switch_at = 0; /* produce: frames from this one on are twice as wide */
+  guint flush_at = 0;  /* produce: a flush before this frame */
+  std::string upload_props;
+};
+
+/* The caps of the reference timestamp each produced frame carries. */
+GstCaps *
+test_caps ()
+{
+  static GstCaps * caps = gst_caps_new_empty_simple ("timestamp/x-gcs-ipc-test");
+  return caps;
+}
+
+/* Byte k of frame i: every byte depends on both. */
+guint8
+frame_byte (guint64 i, gsize k)
+{
+  return (guint8)((k * 31 + i * 101 + (k >> 8) * 7) ^ (i >> 3));
+}
+
+/* "WHO pts md5" of a batch's bytes (read through a host mapping); takes
+ * `s`. */
+void
+print_sample (GstSample * s, const char * who)
+{
+  GstBuffer * b = gst_sample_get_buffer (s);
+  GstMapInfo map;
+  gchar * md5 = NULL;
+  if (gst_buffer_map (b, &map, GST_MAP_READ)) {
+    md5 = g_compute_checksum_for_data (G_CHECKSUM_MD5, map.data, map.size);
+    gst_buffer_unmap (b, &map);
+  }
+  std::printf ("%s %" G_GUINT64_FORMAT " %s\n", (const char *)who, GST_BUFFER_PTS (b),
+      md5 ? md5 : "unmappable");
+  std::fflush (stdout);
+  g_free (md5);
+  gst_sample_unref (s);
+}
+
+GstFlowReturn
+print_batch (GstAppSink * sink, gpointer who)
+{
+  print_sample (gst_app_sink_pull_sample (sink), (const char *)who);
+  return GST_FLOW_OK;
+}
+
+void
+print_batch_sample (GstSample * s)
+{
+  print_sample (s, "GOT");
+}
+
+bool
+parse (int argc, char ** argv, Options * o)
+{
+  if (argc < 3)
+    return false;
+  o->role = argv[1];
+  o->socket = argv[2];
+  for (int i = 3; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--frames")
+      o->frames = (guint)std::stoul (v);
+    else if (k == "--fps")
+      o->fps = std::stod (v);
+    else if (k == "--format")
+      o->format = v;
+    else if (k == "--width")
+      o->width = std::stoi (v);
+    else if (k == "--height")
+      o->height = std::stoi (v);
+    else if (k == "--consumers")
+      o->consumers = (guint)std::stoul (v);
+    else if (k == "--sink-props")
+      o->sink_props = v;
+    else if (k == "--src-props")
+      o->src_props = v;
+    else if (k == "--batch")
+      o->batch = v == "1";
+    else if (k == "--hold-ms")
+      o->hold_ms = (guint)std::stoul (v);
+    else if (k == "--slow-us")
+      o->slow_us = (guint)std::stoul (v);
+    else if (k == "--timeout")
+      o->timeout_s = (guint)std::stoul (v);
+    else if (k == "--seed")
+      o->seed = (guint)std::stoul (v);
+    else if (k == "--download-props")
+      o->download_props = v;
+    else if (k == "--switch-at")
+      o->switch_at = (guint)std::stoul (v);
+    else if (k == "--flush-at")
+      o->flush_at = (guint)std::stoul (v);
+    else if (k == "--upload-props")
+      o->upload_props = v;
+    else
+      return false;
+  }
+  return true;
+}
+
+/* The first error on the bus, or "" at EOS; "timeout" after `s` seconds. */
+std::string
+wait_end (GstElement * pipeline, guint s)
+{
+  GstBus * bus = gst_element_get_bus (pipeline);
+  GstMessage * m = gst_bus_timed_pop_filtered (
+      bus, s * GST_SECOND, (GstMessageType)(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  std::string why = m ? "" : "timeout";
+  if (m && GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+    GError * err = NULL;
+    gst_message_parse_error (m, &err, NULL);
+    why = err->message;
+    g_error_free (err);
+  }
+  if (m)
+    gst_message_unref (m);
+  gst_object_unref (bus);
+  return why;
+}
+
+guint64
+uint64_prop (GstElement * e, const char * name)
+{
+  guint64 v = 0;
+  g_object_get (e, name, &v, NULL);
+  return v;
+}
+
+/* Before frame `at` (user data; 0: never), a flush in the streaming
+ * thread: FLUSH_START, FLUSH_STOP keeping the running time, the segment
+ * again. */
+GstPadProbeReturn
+flush_before (GstPad * pad, GstPadProbeInfo * info, gpointer at)
+{
+  GstBuffer * b = GST_PAD_PROBE_INFO_BUFFER (info);
+  if (!GPOINTER_TO_UINT (at) || GST_BUFFER_OFFSET (b) != GPOINTER_TO_UINT (at))
+    return GST_PAD_PROBE_OK;
+  GstEvent * segment = gst_pad_get_sticky_event (pad, GST_EVENT_SEGMENT, 0);
+  gst_pad_push_event (pad, gst_event_new_flush_start ());
+  gst_pad_push_event (pad, gst_event_new_flush_stop (FALSE));
+  if (segment)
+    gst_pad_push_event (pad, segment);
+  return GST_PAD_PROBE_OK;
+}
+
+/* The appsrc's caps at `width`; frames pushed from now on have them. */
+void
+set_caps (GstElement * src, const Options & o, gint width, GstVideoInfo * info)
+{
+  gchar * caps =
+      g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d,framerate=%d/1",
+          o.format.c_str (), width, o.height, o.fps > 0 ? (int)o.fps : 30);
+  GstCaps * c = gst_caps_from_string (caps);
+  g_free (caps);
+  gst_video_info_from_caps (info, c);
+  g_object_set (src, "caps", c, NULL);
+  gst_caps_unref (c);
+}
+
+int
+produce (const Options & o)
+{
+  /* Every consumer that keeps up gets every frame, however loaded the
+   * machine: the producer waits for room (tests may say otherwise). */
+  const std::string props = "slow-consumer=wait wait-timeout=10000 " + o.sink_props;
+  gchar * desc;
+  if (o.batch)
+    /* Two streams of one source into 2 x 3 x 32 x 32 uint8 batches. */
+    desc = g_strdup_printf (
+        "appsrc name=src format=time is-live=true ! cudaupload ! tee name=t "
+        "t. ! queue ! b.sink_0 t. ! queue ! b.sink_1 "
+        "cudabatch name=b width=32 height=32 dtype=uint8 ! tee name=bt "
+        "bt. ! queue ! cudastreamsipcsink name=sink socket-path=%s %s "
+        "bt. ! queue ! appsink name=ref sync=false emit-signals=true",
+        o.socket.c_str (), props.c_str ());
+  else
+    desc = g_strdup_printf ("appsrc name=src format=time is-live=true ! cudaupload %s ! "
+                            "identity name=flusher ! "
+                            "cudastreamsipcsink name=sink socket-path=%s %s",
+        o.upload_props.c_str (), o.socket.c_str (), props.c_str ());
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipeline) {
+    std::printf ("PRODUCER error=%s\n", err->message);
+    return 2;
+  }
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement * sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (GstElement * flusher = gst_bin_get_by_name (GST_BIN (pipeline), "flusher")) {
+    GstPad * pad = gst_element_get_static_pad (flusher, "src");
+    gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, flush_before,
+        GUINT_TO_POINTER (o.flush_at), NULL);
+    gst_object_unref (pad);
+    gst_object_unref (flusher);
+  }
+  if (GstElement * ref = gst_bin_get_by_name (GST_BIN (pipeline), "ref")) {
+    g_signal_connect (ref, "new-sample", G_CALLBACK (print_batch), (gpointer) "SENT");
+    gst_object_unref (ref);
+  }
+  GstVideoInfo info;
+  set_caps (src, o, o.width, &info);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  /* Every consumer there first, so that each gets every frame. */
+  const gint64 until = g_get_monotonic_time () + (gint64)o.timeout_s * G_USEC_PER_SEC;
+  guint n = 0;
+  while ((g_object_get (sink, "consumers", &n, NULL), n) < o.consumers &&
+         g_get_monotonic_time () < until)
+    g_usleep (5000);
+  std::printf ("PRODUCER consumers=%u\n", n);
+  std::fflush (stdout);
+  const gint64 start = g_get_monotonic_time ();
+  const GstClockTime duration = GST_SECOND / (o.fps > 0 ? (guint64)o.fps : 30);
+  for (guint i = 0; i < o.frames; i++) {
+    if (o.fps > 0) {
+      const gint64 due = start + (gint64)(i * 1e6 / o.fps);
+      const gint64 now = g_get_monotonic_time ();
+      if (due > now)
+        g_usleep (due - now);
+    }
+    if (o.switch_at && i == o.switch_at)
+      set_caps (src, o, 2 * o.width, &info);
+    GstBuffer * b = gst_buffer_new_allocate (NULL, info.size, NULL);
+    GstMapInfo map;
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    for (gsize k = 0; k < map.size; k++)
+      map.data[k] = frame_byte (i, k);
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = i * duration;
+    GST_BUFFER_DURATION (b) = duration;
+    GST_BUFFER_OFFSET (b) = i;
+    /* A meta of GStreamer's that it serialises from 1.24 on. */
+    gst_buffer_add_reference_timestamp_meta (
+        b, test_caps (), 1000 + i, GST_CLOCK_TIME_NONE);
+    const GstFlowReturn ret = gst_app_src_push_buffer (GST_APP_SRC (src), b);
+    if (ret != GST_FLOW_OK) {
+      std::printf ("PRODUCER push: %s\n", gst_flow_get_name (ret));
+      break;
+    }
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  const std::string why = wait_end (pipeline, o.timeout_s);
+  /* Every frame back within a bound, whoever died holding some. */
+  guint held = 0;
+  const gint64 back = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while ((g_object_get (sink, "frames-held", &held, NULL), held) > 0 &&
+         g_get_monotonic_time () < back)
+    g_usleep (10000);
+  g_object_get (sink, "consumers", &n, NULL);
+  std::printf ("PRODUCER sent=%u consumers=%u held=%u dropped=%" G_GUINT64_FORMAT
+               " copied=%" G_GUINT64_FORMAT " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
+      o.frames, n, held, uint64_prop (sink, "frames-dropped"),
+      uint64_prop (sink, "frames-copied"), uint64_prop (sink, "host-waits"),
+      why.empty () ? "eos" : why.c_str ());
+  std::fflush (stdout);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return why.empty () ? 0 : 1;
+}
+
+/* The number a frame's bytes say (from its first byte and the next ones):
+ * the offset travels too, but the bytes are what was delivered. */
+bool
+check_frame (GstBuffer * b, guint64 index)
+{
+  GstMapInfo map;
+  if (!gst_buffer_map (b, &map, GST_MAP_READ))
+    return false;
+  bool ok = true;
+  for (gsize k = 0; k < map.size && ok; k++)
+    ok = map.data[k] == frame_byte (index, k);
+  gst_buffer_unmap (b, &map);
+  return ok;
+}
+
+GstPadProbeReturn
+on_flush (GstPad *, GstPadProbeInfo * info, gpointer)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_FLUSH_STOP) {
+    std::printf ("FLUSHED\n");
+    std::fflush (stdout);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+int
+consume (const Options & o)
+{
+  /* A slow consumer holds the producer's frames (the download lets each
+   * go once copied). */
+  gchar * slow =
+      o.slow_us ? g_strdup_printf ("identity sleep-time=%u !", o.slow_us) : g_strdup ("");
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s %s ! %s %s "
+                                  "%s ! appsink name=out sync=false",
+      o.socket.c_str (), o.src_props.c_str (), slow, o.batch ? "queue" : "cudadownload",
+      o.download_props.c_str ());
+  g_free (slow);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (desc, &err);
+  g_free (desc);
+  if (!pipeline) {
+    std::printf ("CONSUMER error=%s\n", err->message);
+    return 2;
+  }
+  GstElement * src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement * out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  GstPad * in = gst_element_get_static_pad (out, "sink");
+  gst_pad_add_probe (in, GST_PAD_PROBE_TYPE_EVENT_FLUSH, on_flush, NULL, NULL);
+  gst_object_unref (in);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  guint got = 0, bad = 0, gaps = 0, caps_seen = 0, refmeta = 0;
+  gint64 first = -1, last = -1;
+  GstCaps * last_caps = NULL;
+  std::string end = "eos";
+  while (got < o.frames) {
+    GstSample * s =
+        gst_app_sink_try_pull_sample (GST_APP_SINK (out), o.timeout_s * GST_SECOND);
+    if (!s) {
+      /* An error comes with an EOS (the source's): the error is the end. */
+      end = wait_end (pipeline, 1);
+      if (end.empty () || end == "timeout")
+        end = gst_app_sink_is_eos (GST_APP_SINK (out)) ? "eos" : "timeout";
+      break;
+    }
+    GstBuffer * b = gst_sample_get_buffer (s);
+    if (!last_caps || !gst_caps_is_equal (last_caps, gst_sample_get_caps (s))) {
+      gst_caps_replace (&last_caps, gst_sample_get_caps (s));
+      caps_seen++;
+      gchar * text = gst_caps_to_string (last_caps);
+      std::printf ("CAPS %s\n", text);
+      g_free (text);
+    }
+    GstReferenceTimestampMeta * rm =
+        gst_buffer_get_reference_timestamp_meta (b, test_caps ());
+    bool ok;
+    gint64 i;
+    if (o.batch) {
+      /* Its bytes against the producer's (the test compares the lines). */
+      i = (gint64)(GST_BUFFER_PTS (b) / (GST_SECOND / (o.fps > 0 ? (guint64)o.fps : 30)));
+      gst_sample_ref (s);
+      print_batch_sample (s);
+      ok = gst_buffer_get_size (b) == 2 * 3 * 32 * 32;
+    } else {
+      i = (gint64)GST_BUFFER_OFFSET (b);
+      ok = check_frame (b, (guint64)i);
+      refmeta += rm && rm->timestamp == (GstClockTime)(1000 + i);
+    }
+    if (!ok)
+      bad++;
+    if (last >= 0 && i != last + 1)
+      gaps++;
+    if (first < 0)
+      first = i;
+    last = i;
+    got++;
+    std::printf ("FRAME %" G_GINT64_FORMAT "%s\n", i, ok ? "" : " bad");
+    std::fflush (stdout);
+    if (o.hold_ms)
+      g_usleep (o.hold_ms * 1000);
+    gst_sample_unref (s);
+  }
+  if (got == o.frames && end == "eos")
+    end = "frames";
+  gst_clear_caps (&last_caps);
+  std::printf ("CONSUMER got=%u first=%" G_GINT64_FORMAT " last=%" G_GINT64_FORMAT
+               " bad=%u gaps=%u caps=%u refmeta=%u host_waits=%" G_GUINT64_FORMAT
+               " end=%s\n",
+      got, first, last, bad, gaps, caps_seen, refmeta, uint64_prop (src, "host-waits"),
+      end.c_str ());
+  std::fflush (stdout);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (src);
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  return bad == 0 && gaps == 0 && (end == "eos" || end == "frames") ? 0 : 1;
+}
+
+/* Records a peer must refuse: random bytes, a bad magic, a header shorter
+ * than itself, a size that lies, a record larger than any, one that comes
+ * before HELLO, a release of a frame never sent. Each on a connection of
+ * its own, so that each is refused on its own merits. */
+int
+garbage (const Options & o)
+{
+  GRand * rand = g_rand_new_with_seed (o.seed);
+  std::vector<std::vector<guint8>> records;
+  for (int n = 0; n < 8; n++) {
+    std::vector<guint8> r (g_rand_int_range (rand, 1, 4096));
+    for (auto & b : r)
+      b = (guint8)g_rand_int (rand);
+    records.push_back (r);
+  }
+  /* A header saying `size` bytes, cut or padded to that size. */
+  auto header = [] (guint16 type, guint32 size) {
+    std::vector<guint8> r (MAX (size, 16u), 0);
+    const guint32 magic = 0x50494347;
+    const guint16 version = 1;
+    memcpy (r.data (), &magic, 4);
+    memcpy (r.data () + 4, &version, 2);
+    memcpy (r.data () + 6, &type, 2);
+    memcpy (r.data () + 8, &size, 4);
+    r.resize (size);
+    return r;
+  };
+  records.push_back (header (1, 10)); /* shorter than a header */
+  auto lie = header (1, 20);
+  lie[8] = 40; /* says 40 bytes, has 20 */
+  records.push_back (lie);
+  records.push_back (header (11, 28));                        /* RELEASE before HELLO */
+  records.push_back (header (99, 16));                        /* an unknown type */
+  records.push_back (std::vector<guint8> (200 * 1024, 0x55)); /* oversized */
+  auto version = header (1, 20);
+  version[4] = 9; /* another protocol version */
+  records.push_back (version);
+  int refused = 0;
+  for (auto & r : records) {
+    int fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    strncpy (a.sun_path, o.socket.c_str (), sizeof a.sun_path - 1);
+    if (connect (fd, (sockaddr *)&a, sizeof a) != 0) {
+      std::printf ("GARBAGE cannot connect\n");
+      return 1;
+    }
+    (void)send (fd, r.data (), r.size (), MSG_NOSIGNAL);
+    /* The producer answers with BYE and closes: read until it does. */
+    guint8 buf[4096];
+    ssize_t n;
+    while ((n = recv (fd, buf, sizeof buf, 0)) > 0) {
+    }
+    refused += n == 0;
+    close (fd);
+  }
+  g_rand_free (rand);
+  std::printf ("GARBAGE sent=%zu closed=%d\n", records.size (), refused);
+  return refused == (int)records.size () ? 0 : 1;
+}
+
+} // namespace
+
+int
+main (int argc, char ** argv)
+{
+  gst_init (&argc, &argv);
+  Options o;
+  if (!parse (argc, argv, &o)) {
+    std::fprintf (
+        stderr, "usage: %s produce|consume|garbage SOCKET [options]\n", argv[0]);
+    return 2;
+  }
+  /* A peer that hangs is a failure, never a hung test. */
+  alarm (o.timeout_s + 30);
+  if (o.role == "produce")
+    return produce (o);
+  if (o.role == "consume")
+    return consume (o);
+  if (o.role == "garbage")
+    return garbage (o);
+  std::fprintf (stderr, "unknown role %s\n", o.role.c_str ());
+  return 2;
+}
