@@ -185,6 +185,23 @@ have_factory (const char * name)
   return f != NULL;
 }
 
+/* Whether every element of the launch line `launch` exists: GStreamer 1.20
+ * has no videoconvertscale (videoconvert and videoscale apart, which treat
+ * colour metas otherwise), so there the callers' fixed figures alone stand. */
+static bool
+have_factories (const char * launch)
+{
+  gchar ** parts = g_strsplit (launch, "!", -1);
+  bool all = true;
+  for (gchar ** p = parts; *p && all; ++p) {
+    gchar ** words = g_strsplit (g_strstrip (*p), " ", 2);
+    all = !words[0] || !*words[0] || have_factory (words[0]);
+    g_strfreev (words);
+  }
+  g_strfreev (parts);
+  return all;
+}
+
 /* A path of cudacrop's output: what its downstream is told it can read. */
 enum class CropPath { AS_IS, OFFSETS, PACKED };
 
@@ -275,7 +292,7 @@ check_same (const char * launch, const char * reference, const char * in_caps,
 {
   std::vector<std::string> ours =
       run_one (launch, in_caps, out_caps, boxes, path, after_crop);
-  if (reference) {
+  if (reference && have_factories (reference)) {
     std::vector<std::string> theirs = run_one (reference, in_caps, out_caps, boxes);
     fail_unless (ours == theirs, "%s: metas out %s; %s: %s", launch,
         joined (ours).c_str (), reference, joined (theirs).c_str ());
