@@ -250,7 +250,12 @@ read_metas (Reader & r, GstBuffer * buffer, std::string * why)
 #if GST_CHECK_VERSION(1, 24, 0)
         std::vector<guint8> bytes (len);
         guint32 consumed = 0;
-        /* An unknown type is no error: the consumer may lack its library. */
+        /* An unknown type is no error: the consumer may lack its library.
+         * GStreamer finds a meta to deserialise by its registered name, and
+         * registers a core meta only when it is first used: with 1.24.2 a
+         * process that had not used reference timestamps yet lost the first
+         * frame's. */
+        (void)gst_reference_timestamp_meta_get_info ();
         if (ok && m.bytes (bytes.data (), len))
           (void)gst_meta_deserialize (buffer, bytes.data (), len, &consumed);
 #endif
