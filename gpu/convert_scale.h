@@ -61,13 +61,13 @@ struct Image {
   std::size_t pitch[kConvertPlanes] = {};
   int width = 0, height = 0; // luma samples
   // Where every component is alike (the fast paths' frames):
-  int bytes = 1;      // bytes per sample: 1, or 2 (little endian)
-  int shift = 0;      // a 2-byte sample's code sits this many bits up (P010: 6)
-  int max_code = 255; // largest code: 255, 1023 or 65535
-  Component comp[4];         // 0: Y or R, 1: U or G, 2: V or B, 3: alpha
-  bool yuv = true;           // components 1 and 2 are chroma (subsampled maybe)
-  bool h_cosited = false;    // chroma sample k sits on luma column 2k (else between)
-  bool v_cosited = false;    // ... on luma row 2k (else between two rows)
+  int bytes = 1;          // bytes per sample: 1, or 2 (little endian)
+  int shift = 0;          // a 2-byte sample's code sits this many bits up (P010: 6)
+  int max_code = 255;     // largest code: 255, 1023 or 65535
+  Component comp[4];      // 0: Y or R, 1: U or G, 2: V or B, 3: alpha
+  bool yuv = true;        // components 1 and 2 are chroma (subsampled maybe)
+  bool h_cosited = false; // chroma sample k sits on luma column 2k (else between)
+  bool v_cosited = false; // ... on luma row 2k (else between two rows)
   // Set by resolve: a component's samples are not the image's `bytes`,
   // `shift` and `max_code` (Component::word), or its chroma is subsampled
   // by 4. Then the frame takes the generic path (taps per pixel, every

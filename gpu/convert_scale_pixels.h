@@ -114,8 +114,8 @@ load (const Image & im, const Component & c, int x, int y)
 {
   const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (IB == 0)
-    return (float)((read_word (p, c.word, c.big_endian) >> c.shift) &
-                   (unsigned)c.max_code);
+    return (
+        float)((read_word (p, c.word, c.big_endian) >> c.shift) & (unsigned)c.max_code);
   if (IB == 1)
     return (float)p[0];
 #if defined(__CUDA_ARCH__)
@@ -162,7 +162,8 @@ store (const Image & im, const Component & c, int x, int y, float code)
   if (OB == 0) {
     const unsigned mask = (unsigned)c.max_code << c.shift;
     const unsigned keep = c.clear ? 0u : read_word (p, c.word, c.big_endian) & ~mask;
-    write_word (p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
+    write_word (
+        p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
     return;
   }
   const unsigned v = quantize<OB> (im, code);

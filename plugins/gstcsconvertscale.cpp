@@ -716,9 +716,11 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
       gobject_class, PROP_VIDEO_DIRECTION, "video-direction");
 
   for (GstPadDirection d : { GST_PAD_SINK, GST_PAD_SRC }) {
-    GstCaps * caps = gst_cs_convert_caps_with_formats (gst_caps_from_string (TEMPLATE_CAPS));
-    gst_element_class_add_pad_template (element_class,
-        gst_pad_template_new (d == GST_PAD_SINK ? "sink" : "src", d, GST_PAD_ALWAYS, caps));
+    GstCaps * caps =
+        gst_cs_convert_caps_with_formats (gst_caps_from_string (TEMPLATE_CAPS));
+    gst_element_class_add_pad_template (
+        element_class, gst_pad_template_new (
+                           d == GST_PAD_SINK ? "sink" : "src", d, GST_PAD_ALWAYS, caps));
     gst_caps_unref (caps);
   }
   gst_element_class_set_static_metadata (element_class, "CUDA stream convert and scale",

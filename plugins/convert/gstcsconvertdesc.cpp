@@ -102,7 +102,8 @@ rgb_to_codes (const GstVideoInfo * info, Affine a)
 guint
 alpha_depth (const GstVideoFormatInfo * f)
 {
-  return GST_VIDEO_FORMAT_INFO_DEPTH (f, GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) > 3 ? 3 : 0);
+  return GST_VIDEO_FORMAT_INFO_DEPTH (
+      f, GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) > 3 ? 3 : 0);
 }
 
 /* Whether every component of `l` is a sample of the one size the fast
@@ -115,7 +116,8 @@ uniform (const GstCsConvertLayout & l)
   for (guint c = 0; c < l.n_components; c++) {
     const GstCsConvertComponent & k = l.comp[c];
     if (k.word != (a.depth + a.shift > 8 ? 2 : 1) || (k.big_endian && k.word > 1) ||
-        k.depth != a.depth || k.shift != a.shift || !k.first || k.w_sub > 1 || k.h_sub > 1)
+        k.depth != a.depth || k.shift != a.shift || !k.first || k.w_sub > 1 ||
+        k.h_sub > 1)
       return false;
   }
   return true;

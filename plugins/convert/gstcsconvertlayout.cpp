@@ -152,8 +152,8 @@ layout_of (const GstVideoFormatInfo * f, const Probe * probes, GstCsConvertLayou
     k.step = p.step;
     k.word = word;
     k.big_endian = be && word > 1;
-    const int first_byte = k.big_endian ? k.offset + word - 1 - p.bits[0].byte
-                                        : p.bits[0].byte - k.offset;
+    const int first_byte =
+        k.big_endian ? k.offset + word - 1 - p.bits[0].byte : p.bits[0].byte - k.offset;
     k.shift = first_byte * 8 + p.bits[0].bit;
     k.depth = depth;
     k.w_sub = GST_VIDEO_FORMAT_INFO_W_SUB (f, c);
@@ -191,7 +191,8 @@ probe (GstVideoFormat format, GstCsConvertLayout * out)
     return "not a raw video format";
   Probe probes[4];
   for (guint c = 0; c < n; c++) {
-    if (GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c) <= 0 || GST_VIDEO_FORMAT_INFO_W_SUB (f, c) > 2 ||
+    if (GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c) <= 0 ||
+        GST_VIDEO_FORMAT_INFO_W_SUB (f, c) > 2 ||
         GST_VIDEO_FORMAT_INFO_H_SUB (f, c) > 2 || !probe_component (f, c, &probes[c]))
       return "its samples are not bit fields of words of 1, 2 or 4 bytes";
   }

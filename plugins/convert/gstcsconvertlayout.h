@@ -54,7 +54,6 @@ typedef struct {
  * else why the converter cannot read or write it, for a user ("tiled",
  * "a palette format", ...): a static string
  */
-const gchar * gst_cs_convert_layout (GstVideoFormat           format,
-                                     GstCsConvertLayout     * layout);
+const gchar * gst_cs_convert_layout (GstVideoFormat format, GstCsConvertLayout * layout);
 
 G_END_DECLS

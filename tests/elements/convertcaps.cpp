@@ -52,8 +52,9 @@ GST_START_TEST (test_format_lists)
     const char * name = GST_VIDEO_FORMAT_INFO_NAME (info);
     bool listed = false;
     for (guint i = 0; i < gst_value_list_get_size (list); i++)
-      listed = listed ||
-               g_strcmp0 (g_value_get_string (gst_value_list_get_value (list, i)), name) == 0;
+      listed =
+          listed ||
+          g_strcmp0 (g_value_get_string (gst_value_list_get_value (list, i)), name) == 0;
     const gchar * why = gst_cs_convert_format_refusal ((GstVideoFormat)f);
     fail_unless (listed == (why == NULL), "%s: listed %d, refusal %s", name, listed, why);
     if (f == GST_VIDEO_FORMAT_ENCODED || GST_VIDEO_FORMAT_INFO_N_COMPONENTS (info) == 0 ||
