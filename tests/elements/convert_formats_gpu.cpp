@@ -368,9 +368,56 @@ struct Errors {
   std::string where;
 };
 
-/* Converts a random `from` frame into `to` through the element; its frame
- * equals the twin's and, unscaled, is within a code of the exact
- * arithmetic. */
+/* `got` equals `twin`, code for code; unscaled (`ref` given) each code is
+ * within one of the exact one, and on average within half of one. */
+static void
+compare (const Codes & got, const Codes & twin, const Reference * ref,
+    const GstVideoInfo * out_info, const std::string & what, Errors * all)
+{
+  Errors e;
+  for (guint c = 0; c < got.n; c++)
+    for (gint y = 0; y < got.h[c]; y++)
+      for (gint x = 0; x < got.w[c]; x++) {
+        fail_unless (got.at (c, x, y) == twin.at (c, x, y),
+            "%s: component %u at %d,%d is %u, the twin's %u", what.c_str (), c, x, y,
+            got.at (c, x, y), twin.at (c, x, y));
+        if (!ref)
+          continue;
+        const double max = (double)((1u << GST_VIDEO_INFO_COMP_DEPTH (out_info, c)) - 1);
+        const double want = CLAMP (std::floor (ref->code (c, x, y) + 0.5), 0.0, max);
+        const double d = std::fabs ((double)got.at (c, x, y) - want);
+        e.sum += d, e.n += 1.0;
+        if (d > e.max) {
+          e.max = d;
+          e.where = what + ": component " + std::to_string (c) + " at " +
+                    std::to_string (x) + "," + std::to_string (y) + " is " +
+                    std::to_string (got.at (c, x, y)) + ", exactly " +
+                    std::to_string (want);
+        }
+      }
+  fail_unless (e.max <= 1.0 && e.sum <= 0.5 * e.n,
+      "%s: mean %.3f, max %.0f codes off (%s)", what.c_str (), e.sum / e.n, e.max,
+      e.where.c_str ());
+  all->sum += e.sum, all->n += e.n;
+  if (e.max > all->max)
+    all->max = e.max, all->where = e.where;
+}
+
+/* A pool of device frames of `caps` (one frame). */
+static GstBufferPool *
+device_pool (GstCaps * caps, const GstVideoInfo * info)
+{
+  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info->size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
+/* Converts a random `from` frame into `to` through the element (scaled as
+ * `scale` says); compare()s its frame with the twin's and, unscaled, with
+ * the exact arithmetic. */
 static void
 check_pair (const char * from, const char * to, guint32 seed, Errors * all,
     const Scale & scale = {})
@@ -389,11 +436,7 @@ check_pair (const char * from, const char * to, guint32 seed, Errors * all,
   GstCaps * caps = gst_caps_from_string (in_caps);
   GstVideoInfo in_info;
   fail_unless (gst_video_info_from_caps (&in_info, caps), "%s", in_caps);
-  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
-  GstStructure * config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_set_params (config, caps, in_info.size, 1, 1);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  GstBufferPool * pool = device_pool (caps, &in_info);
   gst_caps_unref (caps);
 
   Codes in_codes;
@@ -409,36 +452,9 @@ check_pair (const char * from, const char * to, guint32 seed, Errors * all,
   fail_unless (gst_video_frame_map (&fo, &out_info, out, GST_MAP_READ));
   const Codes got = read (&fo);
   gst_video_frame_unmap (&fo);
-  const Codes twin = twin_codes (in, &in_info, &out_info, scale);
-
   const Reference ref (&in_info, &out_info, in_codes);
-  Errors e;
-  for (guint c = 0; c < got.n; c++)
-    for (gint y = 0; y < got.h[c]; y++)
-      for (gint x = 0; x < got.w[c]; x++) {
-        fail_unless (got.at (c, x, y) == twin.at (c, x, y),
-            "%s: component %u at %d,%d is %u, the twin's %u", what.c_str (), c, x, y,
-            got.at (c, x, y), twin.at (c, x, y));
-        if (scaled)
-          continue;
-        const double max = (double)((1u << GST_VIDEO_INFO_COMP_DEPTH (&out_info, c)) - 1);
-        const double want = CLAMP (std::floor (ref.code (c, x, y) + 0.5), 0.0, max);
-        const double d = std::fabs ((double)got.at (c, x, y) - want);
-        e.sum += d, e.n += 1.0;
-        if (d > e.max) {
-          e.max = d;
-          e.where = what + ": component " + std::to_string (c) + " at " +
-                    std::to_string (x) + "," + std::to_string (y) + " is " +
-                    std::to_string (got.at (c, x, y)) + ", exactly " +
-                    std::to_string (want);
-        }
-      }
-  fail_unless (scaled || (e.max <= 1.0 && e.sum <= 0.5 * e.n),
-      "%s: mean %.3f, max %.0f codes off (%s)", what.c_str (), e.sum / e.n, e.max,
-      e.where.c_str ());
-  all->sum += e.sum, all->n += e.n;
-  if (e.max > all->max)
-    all->max = e.max, all->where = e.where;
+  compare (got, twin_codes (in, &in_info, &out_info, scale), scaled ? NULL : &ref,
+      &out_info, what, all);
 
   gst_buffer_unref (out);
   gst_buffer_unref (in);
