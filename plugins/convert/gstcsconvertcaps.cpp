@@ -472,17 +472,16 @@ gst_cs_convert_formats (void)
   static gsize done = 0;
   if (g_once_init_enter (&done)) {
     g_value_init (&list, GST_TYPE_LIST);
-    /* Every format this GStreamer knows: its table ends where
-     * gst_video_format_to_string has no name. */
-    for (gint f = GST_VIDEO_FORMAT_UNKNOWN + 1;; f++) {
-      const gchar * name = gst_video_format_to_string ((GstVideoFormat)f);
-      if (!name)
-        break;
-      if (gst_cs_convert_format_refusal ((GstVideoFormat)f))
+    /* Every raw format this GStreamer knows, in its order of preference
+     * (videoconvert's templates'). */
+    guint n = 0;
+    const GstVideoFormat * all = gst_video_formats_raw (&n);
+    for (guint i = 0; i < n; i++) {
+      if (gst_cs_convert_format_refusal (all[i]))
         continue;
       GValue v = G_VALUE_INIT;
       g_value_init (&v, G_TYPE_STRING);
-      g_value_set_string (&v, name);
+      g_value_set_string (&v, gst_video_format_to_string (all[i]));
       gst_value_list_append_and_take_value (&list, &v);
     }
     g_once_init_leave (&done, 1);

@@ -26,9 +26,10 @@ G_BEGIN_DECLS
 /**
  * gst_cs_convert_formats:
  *
- * The formats the converter reads and writes, as a list of names in the
- * order of GStreamer's video library (GstVideoFormat): those of this
- * GStreamer for which gst_cs_convert_format_refusal() is %NULL, found once.
+ * The formats the converter reads and writes, as a list of names in
+ * GStreamer's order of preference (gst_video_formats_raw(), videoconvert's
+ * templates): those of this GStreamer for which
+ * gst_cs_convert_format_refusal() is %NULL, found once.
  *
  * Returns: (transfer none): a #GST_TYPE_LIST of strings
  */
