@@ -113,9 +113,10 @@ GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
   const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
-  if (IB == 0)
-    return (
-        float)((read_word (p, c.word, c.big_endian) >> c.shift) & (unsigned)c.max_code);
+  if (IB == 0) {
+    const unsigned w = read_word (p, c.word, c.big_endian);
+    return (float)((w >> c.shift) & (unsigned)c.max_code);
+  }
   if (IB == 1)
     return (float)p[0];
 #if defined(__CUDA_ARCH__)
