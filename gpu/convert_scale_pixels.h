@@ -14,8 +14,12 @@
 
 #if defined(__CUDACC__)
 #define GCS_HD __host__ __device__ __forceinline__
+/* The generic path's sample access, called rather than inlined at each of
+ * its many taps: it compiled for minutes per filter inlined. */
+#define GCS_HD_CALLED __host__ __device__ __noinline__
 #else
 #define GCS_HD inline
+#define GCS_HD_CALLED inline
 #endif
 /* Unrolled on the GPU (fixed-size loops whose arrays then stay in
  * registers); the host compiler decides for itself. */
@@ -81,7 +85,7 @@ generic (const ConvertScale & op)
 }
 
 // A word of `bytes` bytes (1, 2 or 4) at p, little or big endian.
-GCS_HD unsigned
+GCS_HD_CALLED unsigned
 read_word (const std::uint8_t * p, int bytes, bool big_endian)
 {
   unsigned w = 0;
@@ -90,7 +94,7 @@ read_word (const std::uint8_t * p, int bytes, bool big_endian)
   return w;
 }
 
-GCS_HD void
+GCS_HD_CALLED void
 write_word (std::uint8_t * p, int bytes, bool big_endian, unsigned w)
 {
   for (int i = 0; i < bytes; i++)
@@ -685,18 +689,24 @@ first_tap (int n, bool cosited)
   return cosited ? 1 - n : 0;
 }
 
-// write_block_with for the generic path's blocks of more than 2 pixels a
-// side (4:1:1, 4:1:0): the same, in loops, the pixels of the block's
-// chroma computed again where it is filtered down.
+// write_block_with for the generic path: the same, in loops (blocks of
+// up to 4x4 pixels: 4:1:1, 4:1:0), the pixels of the block's chroma
+// computed again where it is filtered down; one copy of the pixel's
+// arithmetic, not one per pixel of an unrolled block.
 template <Filter F, int IB, class PixelAt, class DirectChroma>
 GCS_HD void
-write_wide_block (
+write_generic_block (
     const ConvertScale & op, int bx, int by, PixelAt pixel, DirectChroma direct)
 {
   const Image & o = op.out;
   const Component & chroma = o.comp[1];
-  const int bw = 1 << chroma.log2_x, bh = 1 << chroma.log2_y;
+  const int bw = o.yuv ? 1 << chroma.log2_x : 1, bh = o.yuv ? 1 << chroma.log2_y : 1;
   const int x0 = bx * bw, y0 = by * bh;
+  if (bw == 1 && bh == 1) {
+    if (x0 < o.width && y0 < o.height)
+      store_pixel<0> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
+    return;
+  }
   const bool alone = op.chroma_direct || op.chroma_resampled;
   for (int j = 0; j < bh && y0 + j < o.height; j++)
     for (int i = 0; i < bw && x0 + i < o.width; i++)
@@ -743,12 +753,6 @@ write_block_with (
   const int x0 = bx << lx, y0 = by << ly;
   const int bw = 1 << lx, bh = 1 << ly;
   const bool subsampled = (lx | ly) != 0;
-  if constexpr (OB == 0) {
-    if (bw > 2 || bh > 2) {
-      write_wide_block<F, IB> (op, bx, by, pixel, direct);
-      return;
-    }
-  }
   if (!subsampled) { /* a block of one pixel, without the loops below */
     if (x0 < o.width && y0 < o.height)
       store_pixel<OB> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
@@ -810,15 +814,20 @@ write_block_with (
   store<OB> (o, o.comp[2], bx, by, v);
 }
 
-// write_block_with pixel_at: the reference every kernel equals.
+// write_block_with pixel_at: the reference every kernel equals (sample
+// bytes 0: write_generic_block's, the generic path's).
 template <Filter F, int IB, int OB>
 GCS_HD void
 write_block (const ConvertScale & op, int bx, int by)
 {
-  write_block_with<F, IB, OB> (
-      op, bx, by,
-      [&] (int x, int y, unsigned need) { return pixel_at<F, IB> (op, x, y, need); },
-      [&] (int x0, int y0) { return direct_chroma<F, IB> (op, x0, y0); });
+  auto pixel = [&] (int x, int y, unsigned need) {
+    return pixel_at<F, IB> (op, x, y, need);
+  };
+  auto direct = [&] (int x0, int y0) { return direct_chroma<F, IB> (op, x0, y0); };
+  if constexpr (OB == 0)
+    write_generic_block<F, IB> (op, bx, by, pixel, direct);
+  else
+    write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
 }
 
 GCS_HD int
