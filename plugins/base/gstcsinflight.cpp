@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "base/gstcsinflight.hpp"
 
-#include <chrono>
-
 #include "gstcserror-private.h"
 #include "gstcshostwait-private.h"
 #include "gstcssyncmeta.h"
@@ -13,9 +11,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cs_in_flight_debug);
 namespace gst_cs {
 
 namespace {
-
-/* How long add() polls for a push before it sleeps. */
-constexpr std::chrono::microseconds kPollBeforeSleep{ 30 };
 
 void
 unref_frames (std::deque<GstBuffer *> & frames)
@@ -71,20 +66,8 @@ FramesInFlight::add (GstBuffer * frame, int device, bool spin, guint limit)
       thread_ = std::thread (&FramesInFlight::loop, this, device, generation_);
     queue_.push_back ({ frame, spin });
     wake_.notify_one ();
-    auto room = [&] { return unpushed () <= limit || flushing_ || flow_ != GST_FLOW_OK; };
-    if (!room ()) {
-      /* As gst_cs_host_wait_event does: a frame whose push is a few
-       * microseconds away costs this thread no sleep and wake-up (at
-       * small frames' rates, a tenth of the element's host time). */
-      const guint64 seen = finished_.load (std::memory_order_relaxed);
-      const auto until = std::chrono::steady_clock::now () + kPollBeforeSleep;
-      lock.unlock ();
-      while (finished_.load (std::memory_order_relaxed) == seen &&
-             std::chrono::steady_clock::now () < until) {
-      }
-      lock.lock ();
-    }
-    done_.wait (lock, room);
+    done_.wait (
+        lock, [&] { return unpushed () <= limit || flushing_ || flow_ != GST_FLOW_OK; });
   }
   if (flow_ != GST_FLOW_OK)
     told_ = true;
@@ -226,7 +209,6 @@ FramesInFlight::complete (std::unique_lock<std::mutex> & lock, const Frame & f)
   const GstFlowReturn ret = finish (f);
   lock.lock ();
   busy_ = false;
-  finished_.fetch_add (1, std::memory_order_relaxed);
   std::deque<GstBuffer *> dropped;
   if (ret != GST_FLOW_OK && !flushing_ && flow_ == GST_FLOW_OK) {
     GST_DEBUG_OBJECT (owner_, "push failed: %s", gst_flow_get_name (ret));

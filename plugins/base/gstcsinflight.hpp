@@ -3,7 +3,6 @@
 // one's work completes (internal): cudadownload's frames in flight.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -77,11 +76,10 @@ private:
   GstPad * pad_;
   GstCsWaitCounter * waits_;
   std::mutex lock_;
-  std::condition_variable wake_;       // a frame was queued, or quit
-  std::condition_variable done_;       // a frame was pushed or dropped, or flushing
-  std::deque<Frame> queue_;            // not yet taken by the thread, oldest first
-  bool busy_ = false;                  // the thread has a frame: waits or pushes
-  std::atomic<guint64> finished_{ 0 }; // frames the thread has pushed (or dropped)
+  std::condition_variable wake_; // a frame was queued, or quit
+  std::condition_variable done_; // a frame was pushed or dropped, or flushing
+  std::deque<Frame> queue_;      // not yet taken by the thread, oldest first
+  bool busy_ = false;            // the thread has a frame: waits or pushes
   bool flushing_ = false;
   guint64 generation_ = 0; // stop() ends the thread of the one before
   bool told_ = true;       // add() has answered flow_ (or it is OK)
