@@ -66,6 +66,7 @@
 
 #include "gstcsbufferpool-private.h"
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "base/gstcscompat.hpp"
 #include "crop/gstcscropcopy.hpp"
 #include "crop/gstcscroprect.h"
@@ -136,16 +137,12 @@ struct _GstCsCrop {
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
 
-/* Our memory first: where both sides allow both, ours is chosen. */
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
-
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
+/* Our memory first: where both sides allow both, ours is chosen. Both
+ * pads; the formats are those of gst_cs::video_formats(), set in
+ * class_init. */
+static const gchar sink_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+    GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS;
+static const gchar * const src_caps = sink_caps;
 
 /* --- caps ------------------------------------------------------------- */
 
@@ -822,8 +819,12 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
   install_crop_property (gobject_class, PROP_BOTTOM, "bottom", "Bottom",
       "Pixels to crop at bottom (-1 to auto-crop)");
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA stream crop",
       "Filter/Effect/Video/Hardware",
       "Crops video in CUDA device memory like videocrop: zero-copy where "
