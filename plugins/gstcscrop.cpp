@@ -41,8 +41,11 @@
  * Chroma of subsampled formats is never resampled: a subsampled plane starts
  * at the sample covering the crop origin (the origin rounded down), exactly
  * as videocrop 1.22 does, including its luma shift of YUY2/UYVY at odd
- * columns. P010_10LE and P016_LE, which videocrop does not support, follow
- * its NV12 rule with 2-byte samples. Frames of another device are copied to
+ * columns. The formats videocrop does not support follow the same rules
+ * (P010_10LE and P016_LE its NV12 rule with 2-byte samples; v216 and Y210
+ * the luma shift with 2-byte samples); RGB8P's palette is kept whole; a
+ * crop of IYU1 (4 pixels in 6 bytes) starting inside a group of 4 is an
+ * error. Frames of another device are copied to
  * the element's device first.
  *
  * Built with GStreamer's CUDA library, the element also takes and makes

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "base/gstcsformats.hpp"
 
+#include "gstcsmemory.h"
+
 namespace gst_cs {
 
 bool
@@ -51,6 +53,18 @@ video_formats ()
   return formats;
 }
 
+/* System memory or ours: nvcodec's GstCudaMemory allocates fewer formats,
+ * and its structures keep their own list. */
+static bool
+is_ours_or_system (GstCapsFeatures * features)
+{
+  return !features ||
+         gst_caps_features_is_equal (features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY) ||
+         gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CS) ||
+         (gst_caps_features_get_size (features) == 1 &&
+             gst_caps_features_contains (features, GST_CAPS_FEATURE_FORMAT_INTERLACED));
+}
+
 GstCaps *
 caps_with_video_formats (const gchar * caps)
 {
@@ -59,7 +73,8 @@ caps_with_video_formats (const gchar * caps)
   for (guint i = 0; i < gst_caps_get_size (out); i++) {
     GstStructure * s = gst_caps_get_structure (out, i);
     if (gst_structure_has_name (s, "video/x-raw") &&
-        gst_structure_has_field (s, "format"))
+        gst_structure_has_field (s, "format") &&
+        is_ours_or_system (gst_caps_get_features (out, i)))
       gst_structure_set_value (s, "format", video_formats ());
   }
   return out;

@@ -21,7 +21,9 @@ bool video_format_is_plain (GstVideoFormat format);
 const GValue * video_formats ();
 
 // `caps` (a caps string, as the old static templates wrote them) with the
-// format field of every video/x-raw structure that has one set to video_formats().
+// format field of every video/x-raw structure in system memory or ours
+// (alternate fields too) set to video_formats(); structures in nvcodec's
+// memory keep theirs (GstCudaMemory allocates fewer formats).
 GstCaps * caps_with_video_formats (const gchar * caps);
 
 // A pad template of `caps` made by caps_with_video_formats.

@@ -90,7 +90,9 @@ GST_START_TEST (test_pad_templates)
 }
 GST_END_TEST;
 
-/* The formats of the pad template `pad` of `factory`. */
+/* The formats of the pad template `pad` of `factory`: those of each
+ * video/x-raw structure in system memory or ours (not nvcodec's, whose
+ * GstCudaMemory allocates fewer), which must all be the same. */
 static std::vector<std::string>
 template_formats (const char * factory, const char * pad)
 {
@@ -101,7 +103,25 @@ template_formats (const char * factory, const char * pad)
       gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
   fail_unless (t != NULL, "%s has no %s template", factory, pad);
   GstCaps * caps = gst_pad_template_get_caps (t);
-  std::vector<std::string> out = testutil::caps_formats (caps);
+  std::vector<std::string> out;
+  bool first = true;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCaps * one = gst_caps_copy_nth (caps, i);
+    std::vector<std::string> formats = testutil::caps_formats (one);
+    gst_caps_unref (one);
+    if (gst_caps_features_contains (
+            gst_caps_get_features (caps, i), "memory:CUDAMemory")) {
+      /* GstCudaMemory's own 18 (no gray, no AYUV) */
+      fail_unless (formats.size () == 18, "%s %s: %zu formats in nvcodec memory", factory,
+          pad, formats.size ());
+      continue;
+    }
+    if (formats.empty ())
+      continue; /* other/tensors */
+    fail_unless (first || formats == out, "%s %s: structure %u differs", factory, pad, i);
+    out = formats;
+    first = false;
+  }
   gst_caps_unref (caps);
   gst_object_unref (e);
   gst_object_unref (f);
