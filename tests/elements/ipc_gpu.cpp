@@ -29,6 +29,18 @@
 
 namespace {
 
+/* Bounds in seconds (or ms), stretched by CK_TIMEOUT_MULTIPLIER, check's
+ * own factor for slow runs (it stretches each test's time limit too):
+ * scripts/gpu-ipc.sh sets it for the run under compute-sanitizer, whose
+ * processes start and run many times slower. The peers read it too. */
+guint
+scaled (guint n)
+{
+  const char * v = g_getenv ("CK_TIMEOUT_MULTIPLIER");
+  const double k = v ? g_ascii_strtod (v, NULL) : 1.0;
+  return (guint)(n * (k > 1.0 ? k : 1.0));
+}
+
 /* A peer process (gcs-ipc-peer) and what it printed. */
 struct Peer {
   GPid pid = 0;
@@ -62,10 +74,11 @@ struct Peer {
     }
   }
 
-  /* Whether it printed a line starting with `prefix` within `s` seconds. */
+  /* Whether it printed a line starting with `prefix` within `s` seconds
+   * (scaled). */
   bool wait_line (const std::string & prefix, guint s)
   {
-    const gint64 until = g_get_monotonic_time () + (gint64)s * G_USEC_PER_SEC;
+    const gint64 until = g_get_monotonic_time () + (gint64)scaled (s) * G_USEC_PER_SEC;
     while (g_get_monotonic_time () < until) {
       if (text.find ("\n" + prefix) != std::string::npos || text.rfind (prefix, 0) == 0)
         return true;
@@ -76,10 +89,10 @@ struct Peer {
     return false;
   }
 
-  /* Its exit status within `s` seconds (else it is killed: -1). */
+  /* Its exit status within `s` seconds (scaled; else it is killed: -1). */
   int wait (guint s)
   {
-    const gint64 until = g_get_monotonic_time () + (gint64)s * G_USEC_PER_SEC;
+    const gint64 until = g_get_monotonic_time () + (gint64)scaled (s) * G_USEC_PER_SEC;
     while (status < 0 && g_get_monotonic_time () < until) {
       read_some (20);
       int st;
@@ -455,7 +468,7 @@ GST_START_TEST (test_stop_while_waiting)
   Peer * c = consumer (sock, { "--frames", "10", "--slow-us", "100000000" });
   GstElement * sink = testutil::by_name (pipeline, "sink");
   guint held = 0;
-  for (int i = 0; i < 3000 && held == 0; i++) {
+  for (guint i = 0; i < scaled (3000) && held == 0; i++) {
     g_usleep (10000);
     g_object_get (sink, "frames-held", &held, NULL);
   }
@@ -464,7 +477,8 @@ GST_START_TEST (test_stop_while_waiting)
   const gint64 t0 = g_get_monotonic_time ();
   gst_element_set_state (pipeline, GST_STATE_NULL);
   const gint64 took_ms = (g_get_monotonic_time () - t0) / 1000;
-  fail_unless (took_ms < 10000, "stopping took %" G_GINT64_FORMAT " ms", took_ms);
+  fail_unless (
+      took_ms < scaled (10000), "stopping took %" G_GINT64_FORMAT " ms", took_ms);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
   delete c;
@@ -580,7 +594,8 @@ GST_START_TEST (test_other_device)
   GstElement * out = testutil::by_name (pipeline, "out");
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   for (guint i = 0; i < 10; i++) {
-    GstSample * s = gst_app_sink_try_pull_sample (GST_APP_SINK (out), 30 * GST_SECOND);
+    GstSample * s =
+        gst_app_sink_try_pull_sample (GST_APP_SINK (out), scaled (30) * GST_SECOND);
     fail_unless (s != NULL, "frame %u did not come", i);
     GstBuffer * b = gst_sample_get_buffer (s);
     GstMemory * mem = gst_buffer_peek_memory (b, 0);
@@ -629,7 +644,7 @@ GST_START_TEST (test_socket_rules)
     fail_unless_equals_int (stat (sock.c_str (), &st), 0);
     fail_unless (S_ISSOCK (st.st_mode));
     fail_unless_equals_int (st.st_mode & 0777, g_str_equal (group, "true") ? 0660 : 0600);
-    testutil::Outcome o = testutil::run_to_end (b, 10 * GST_SECOND);
+    testutil::Outcome o = testutil::run_to_end (b, scaled (10) * GST_SECOND);
     fail_unless (o.error.find ("served by another producer") != std::string::npos, "%s",
         o.error.c_str ());
     gst_element_set_state (a, GST_STATE_NULL);
@@ -654,7 +669,7 @@ GST_START_TEST (test_socket_rules)
   gst_object_unref (stale);
   fail_unless (g_file_set_contents (sock.c_str (), "x", 1, NULL));
   GstElement * c = gst_parse_launch (desc, NULL);
-  testutil::Outcome o = testutil::run_to_end (c, 10 * GST_SECOND);
+  testutil::Outcome o = testutil::run_to_end (c, scaled (10) * GST_SECOND);
   fail_unless (
       o.error.find ("is not a socket") != std::string::npos, "%s", o.error.c_str ());
   gst_object_unref (c);
@@ -680,7 +695,7 @@ GST_START_TEST (test_no_ipc_device)
     gchar * desc = g_strdup_printf (what, sock.c_str ());
     GstElement * p = gst_parse_launch (desc, NULL);
     g_free (desc);
-    testutil::Outcome o = testutil::run_to_end (p, 10 * GST_SECOND);
+    testutil::Outcome o = testutil::run_to_end (p, scaled (10) * GST_SECOND);
     fail_unless (
         o.error.find ("CUDA IPC is not available on Jetson") != std::string::npos, "%s",
         o.error.c_str ());
