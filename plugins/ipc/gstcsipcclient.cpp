@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -219,6 +220,7 @@ Client::finished ()
 void
 Client::run ()
 {
+  pthread_setname_np (pthread_self (), "csipc-reader");
   std::vector<std::vector<guint8>> records;
   std::vector<gsize> sizes;
   std::vector<GstClockTime> received; /* each record's receiving time */

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -140,6 +141,7 @@ Server::wake ()
 void
 Server::run ()
 {
+  pthread_setname_np (pthread_self (), "csipc-server");
   /* Its queries of consumers' events are of this device's context. */
   if (cudaSetDevice (device_) != cudaSuccess)
     (void)cudaGetLastError ();
@@ -171,9 +173,7 @@ Server::run ()
         }
         ++it;
       }
-      /* Frames out: look again soon for the ones that came back; else
-       * often enough to ask consumers whether they run. */
-      timeout = frames_.empty () ? 50 : 2;
+      timeout = poll_timeout_ms ();
     }
     pfds.push_back ({ wake_[0], POLLIN, 0 });
     pfds.push_back ({ listen_fd_, POLLIN, 0 });
@@ -447,6 +447,33 @@ Server::tick (std::vector<GstBuffer *> & done)
   collect (done);
 }
 
+/* How long the server thread may sleep (with the lock held). Frames that
+ * consumers hold need nothing: their RELEASE wakes it. A frame given back
+ * whose read event had not completed when asked is asked again in 2 ms,
+ * as is one of a consumer that went (taken back kGraceUs later, or once
+ * its process is gone); otherwise the thread sleeps until a PING is due or
+ * an answer overdue (consumer-timeout), or for ever. */
+int
+Server::poll_timeout_ms ()
+{
+  for (const InFlight & f : frames_)
+    for (const Sent & s : f.to)
+      if (!s.done && (s.released || s.conn->closed))
+        return 2;
+  if (!s_.consumer_timeout_ms)
+    return -1;
+  const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
+  gint64 next = G_MAXINT64;
+  for (auto & c : conns_)
+    if (c->ready && !c->closed)
+      next = MIN (next, c->ping_at + (c->ping ? bound : bound / 4));
+  if (next == G_MAXINT64)
+    return -1;
+  /* Just past it: tick() acts on "more than". */
+  const gint64 left_ms = (next - g_get_monotonic_time ()) / 1000 + 1;
+  return (int)CLAMP (left_ms, 0, G_MAXINT);
+}
+
 /* Whether consumer `s` is done with its frame: it released it and its
  * read has completed (a query, never a wait), or it is gone. */
 bool
@@ -487,7 +514,7 @@ Server::collect (std::vector<GstBuffer *> & done)
       continue;
     }
     done.push_back (it->buffer);
-    free_slots_.push_back (it->slot);
+    free_slot (it->slot);
     it = frames_.erase (it);
   }
   if (any)
@@ -640,9 +667,37 @@ Server::wait_for_room (
   return !c->closed && c->in_flight < s_.max_frames;
 }
 
+/* With the lock held. A slot is recorded again only once its last record
+ * has completed (a query, never a wait): a driver may hold a record of an
+ * interprocess event back until the event's previous one has completed
+ * (one shared signal per event: HIP's does), which would be a host wait in
+ * cudaEventRecord. A slot whose frame came back from consumers that waited
+ * for it has; one nobody took, or whose consumers went, may not have. */
+void
+Server::free_slot (guint32 slot)
+{
+  if (cudaEventQuery (events_.event (slot)) == cudaSuccess) {
+    free_slots_.push_back (slot);
+  } else {
+    (void)cudaGetLastError ();
+    settling_.push_back (slot);
+  }
+}
+
 bool
 Server::take_slot (guint32 * slot, GError ** error)
 {
+  if (free_slots_.empty ()) {
+    for (auto it = settling_.begin (); it != settling_.end ();) {
+      if (cudaEventQuery (events_.event (*it)) == cudaSuccess) {
+        free_slots_.push_back (*it);
+        it = settling_.erase (it);
+      } else {
+        (void)cudaGetLastError ();
+        ++it;
+      }
+    }
+  }
   if (!free_slots_.empty ()) {
     *slot = free_slots_.back ();
     free_slots_.pop_back ();
@@ -655,22 +710,47 @@ Server::take_slot (guint32 * slot, GError ** error)
 }
 
 bool
+Server::wanted ()
+{
+  std::lock_guard<std::mutex> guard (lock_);
+  guint live = 0;
+  bool room = false;
+  for (auto & c : conns_) {
+    if (!c->ready || c->closed || c->draining)
+      continue;
+    live++;
+    room |= s_.wait || c->in_flight < s_.max_frames;
+  }
+  if (!room)
+    dropped_ += live;
+  return room;
+}
+
+bool
 Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
 {
-  std::unique_lock<std::mutex> lk (lock_);
-  bool any = false;
-  for (auto & c : conns_)
-    any |= c->ready && !c->closed && !c->draining;
-  if (!any)
-    return true;
   guint32 slot;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    bool any = false;
+    for (auto & c : conns_)
+      any |= c->ready && !c->closed && !c->draining;
+    if (!any)
+      return true;
+    if (!take_slot (&slot, error))
+      return false;
+  }
+  /* Without the lock: the server thread takes frames back meanwhile (the
+   * slot and its event are this thread's until given back; only this
+   * thread adds events). */
   Export ex;
-  if (!take_slot (&slot, error))
-    return false;
-  if (!gst_cs_sync_meta_wait (f.buffer, stream, error) ||
-      !GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) ||
-          !export_memory (f.exportable, device_, shared_from_this (), &ex, error)) {
-    free_slots_.push_back (slot);
+  const bool recorded =
+      gst_cs_sync_meta_wait (f.buffer, stream, error) &&
+      GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) &&
+          export_memory (f.exportable, device_, shared_from_this (), &ex, error);
+  std::unique_lock<std::mutex> lk (lock_);
+  if (!recorded) {
+    free_slot (slot);
     return false;
   }
   /* In the list before it goes out: a consumer may give it back before it
@@ -722,7 +802,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
   out.sending = false;
   GstBuffer * unused = nullptr;
   if (out.to.empty ()) {
-    free_slots_.push_back (slot);
+    free_slot (slot);
     unused = out.buffer;
     for (auto it = frames_.begin (); it != frames_.end (); ++it) {
       if (&*it == &out) {

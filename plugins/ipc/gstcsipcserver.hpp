@@ -83,9 +83,15 @@ public:
   void set_segment (const GstSegment & segment);
   // EOS, FLUSH_START, FLUSH_STOP (with reset_time) to every consumer.
   void broadcast (Msg type, bool reset_time = false);
+  // Whether a frame rendered now goes to any consumer: one with room for
+  // it, or any with slow-consumer=wait. When none takes it, each misses
+  // it (counted) and nothing else is to be done for it: no copy, no GPU
+  // work (a producer faster than its consumers renders many such).
+  bool wanted ();
   // Sends `f` to every consumer with room for it (see ServerSettings):
   // after `stream` waits for the frame's producer and the frame's event is
-  // recorded on it. False with `error` set on a CUDA failure.
+  // recorded on it (outside the lock: the server thread goes on taking
+  // frames back meanwhile). False with `error` set on a CUDA failure.
   bool send (const OutFrame & f, cudaStream_t stream, GError ** error);
   // Takes back the frames every consumer is done with (never blocks).
   void reclaim ();
@@ -125,6 +131,8 @@ private:
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
   bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
   bool take_slot (guint32 * slot, GError ** error);
+  void free_slot (guint32 slot);
+  int poll_timeout_ms ();
   void wake ();
 
   GstElement * owner_;
@@ -147,7 +155,8 @@ private:
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;
-  std::vector<guint32> free_slots_;
+  std::vector<guint32> free_slots_; /* their last record has completed */
+  std::vector<guint32> settling_;   /* their last record may still be pending */
   guint64 seq_ = 0;
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;

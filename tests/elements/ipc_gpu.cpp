@@ -227,6 +227,92 @@ check_producer (Peer * p, const char * what)
       r["host_waits"].c_str ());
 }
 
+/* Sleeps so far of this process's thread named `name` (voluntary context
+ * switches: each ends in a wake-up); -1 where no thread has that name. */
+long long
+thread_sleeps (const char * name)
+{
+  GDir * dir = g_dir_open ("/proc/self/task", 0, NULL);
+  long long sleeps = -1;
+  const gchar * tid;
+  while (dir && sleeps < 0 && (tid = g_dir_read_name (dir))) {
+    gchar * comm_path = g_strdup_printf ("/proc/self/task/%s/comm", tid);
+    gchar * status_path = g_strdup_printf ("/proc/self/task/%s/status", tid);
+    gchar *comm = NULL, *status = NULL;
+    if (g_file_get_contents (comm_path, &comm, NULL, NULL) &&
+        g_str_equal (g_strstrip (comm), name) &&
+        g_file_get_contents (status_path, &status, NULL, NULL)) {
+      const char * at = strstr (status, "voluntary_ctxt_switches:");
+      if (at)
+        sleeps = g_ascii_strtoll (at + strlen ("voluntary_ctxt_switches:"), NULL, 10);
+    }
+    g_free (comm);
+    g_free (status);
+    g_free (comm_path);
+    g_free (status_path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  return sleeps;
+}
+
+/* A producer in this process (live, 30 fps, `width` x `height` NV12) and
+ * a consumer that holds its first frame for ever, so that it has taken
+ * max-frames=2 frames and misses every later one. */
+struct HeldProducer {
+  GstElement * pipeline = nullptr;
+  GstElement * sink = nullptr;
+  Peer * consumer = nullptr;
+
+  HeldProducer (const std::string & sock, int width, int height)
+  {
+    gchar * desc = g_strdup_printf (
+        "videotestsrc is-live=true ! "
+        "video/x-raw,format=NV12,width=%d,height=%d,framerate=30/1 ! cudaupload ! "
+        "cudastreamsipcsink name=sink socket-path=%s max-frames=2 consumer-timeout=0",
+        width, height, sock.c_str ());
+    pipeline = gst_parse_launch (desc, NULL);
+    g_free (desc);
+    sink = testutil::by_name (pipeline, "sink");
+    fail_unless (
+        gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
+    consumer = ::consumer (sock, { "--frames", "10", "--slow-us", "100000000" });
+    guint held = 0;
+    const gint64 until = g_get_monotonic_time () + scaled (30) * G_USEC_PER_SEC;
+    while (held < 2 && g_get_monotonic_time () < until) {
+      g_usleep (10000);
+      g_object_get (sink, "frames-held", &held, NULL);
+    }
+    fail_unless_equals_int (held, 2);
+  }
+
+  guint64 get (const char * property)
+  {
+    guint64 v = 0;
+    g_object_get (sink, property, &v, NULL);
+    return v;
+  }
+
+  /* Until `more` frames more were dropped. */
+  void drop (guint64 more)
+  {
+    const guint64 want = get ("frames-dropped") + more;
+    const gint64 until = g_get_monotonic_time () + scaled (30) * G_USEC_PER_SEC;
+    while (get ("frames-dropped") < want && g_get_monotonic_time () < until)
+      g_usleep (10000);
+    fail_unless (get ("frames-dropped") >= want,
+        "frames-dropped stayed at %" G_GUINT64_FORMAT, get ("frames-dropped"));
+  }
+
+  ~HeldProducer ()
+  {
+    delete consumer; /* killed */
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (sink);
+    gst_object_unref (pipeline);
+  }
+};
+
 } // namespace
 
 /* Every frame, right and in order, from one process to another, without a
@@ -485,6 +571,48 @@ GST_START_TEST (test_stop_while_waiting)
 }
 GST_END_TEST;
 
+/* A frame that no consumer takes (each holds max-frames already) costs
+ * the producer nothing on the GPU: small frames are not copied to be
+ * exported, and no interprocess event is recorded for a frame of either
+ * size (counted on the stand-in). A producer faster than its consumers
+ * (imagefreeze at full speed) once recorded one for every frame it
+ * rendered; its stream ran far behind, and so did its consumers. */
+GST_START_TEST (test_missed_frames_cost_nothing)
+{
+  struct Case {
+    int width, height;
+    guint64 copied; /* the two frames the consumer took */
+  } cases[] = { { 64, 48, 2 }, { 1920, 1080, 0 } };
+  for (const Case & k : cases) {
+    HeldProducer p (socket_path ("missed"), k.width, k.height);
+    const unsigned long long records = fakecuda_present () ? fakecuda_ipc_records () : 0;
+    p.drop (10);
+    fail_unless_equals_uint64 (p.get ("frames-copied"), k.copied);
+    if (fakecuda_present ())
+      fail_unless_equals_uint64 (fakecuda_ipc_records (), records);
+  }
+  /* Neither was one recorded again before its last record completed (a
+   * driver may hold such a record back: a host wait). */
+  if (fakecuda_present ())
+    fail_unless_equals_uint64 (fakecuda_ipc_early_rerecords (), 0);
+}
+GST_END_TEST;
+
+/* Frames a consumer holds (not given back yet) need no looking after: the
+ * producer's server thread sleeps until the consumer says something (it
+ * once looked every 2 ms while any frame was out: 500 wake-ups a second
+ * whatever the frame rate). Here consumer-timeout=0 (no PINGs). */
+GST_START_TEST (test_no_polling_while_frames_held)
+{
+  HeldProducer p (socket_path ("held"), 64, 48);
+  const long long before = thread_sleeps ("csipc-server");
+  fail_unless (before >= 0, "no thread named csipc-server");
+  g_usleep (G_USEC_PER_SEC);
+  const long long woke = thread_sleeps ("csipc-server") - before;
+  fail_unless (woke <= 5, "the server thread woke %lld times in a second", woke);
+}
+GST_END_TEST;
+
 /* The consumer may start first and waits for the producer; with no
  * producer at all it gives up after connection-timeout, saying so. */
 GST_START_TEST (test_consumer_first)
@@ -721,6 +849,8 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_slow_consumer);
   tcase_add_test (tc, test_consumer_first);
   tcase_add_test (tc, test_stop_while_waiting);
+  tcase_add_test (tc, test_missed_frames_cost_nothing);
+  tcase_add_test (tc, test_no_polling_while_frames_held);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_batches);
