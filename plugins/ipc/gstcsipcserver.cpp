@@ -233,7 +233,6 @@ Server::accept_all ()
 void
 Server::read_conn (const std::shared_ptr<Conn> & c)
 {
-  std::vector<guint8> & buf = rbuf_;
   for (;;) {
     int fd;
     {
@@ -242,23 +241,22 @@ Server::read_conn (const std::shared_ptr<Conn> & c)
         return;
       fd = c->fd;
     }
-    const gssize n = recv_record (fd, buf.data (), MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-      return;
+    const int n = rbatch_.receive (fd);
+    const int err = errno;
     std::lock_guard<std::mutex> guard (lock_);
-    if (n == 0) {
-      close_conn (c, "it left", false);
-      return;
+    for (int i = 0; i < n && !c->closed; i++) {
+      if (rbatch_.size (i) == 0)
+        close_conn (c, "it left", false);
+      else if (rbatch_.size (i) > kMaxMessage)
+        close_conn (c, "it sent an oversized record", true);
+      else
+        handle (c, rbatch_.data (i), rbatch_.size (i));
     }
-    if (n < 0) {
-      close_conn (c,
-          errno == EMSGSIZE
-              ? std::string ("it sent an oversized record")
-              : std::string ("its connection failed: ") + g_strerror (errno),
-          errno == EMSGSIZE);
+    if (n < 0 && err != EINTR && !c->closed)
+      close_conn (c, std::string ("its connection failed: ") + g_strerror (err), false);
+    /* All that was waiting, unless the batch was full. */
+    if (n < (int)RecvBatch::kMax)
       return;
-    }
-    handle (c, buf.data (), (gsize)n);
   }
 }
 
@@ -514,7 +512,7 @@ Server::collect (std::vector<GstBuffer *> & done)
       continue;
     }
     done.push_back (it->buffer);
-    free_slot (it->slot);
+    events_.put_back (it->slot);
     it = frames_.erase (it);
   }
   if (any)
@@ -667,48 +665,6 @@ Server::wait_for_room (
   return !c->closed && c->in_flight < s_.max_frames;
 }
 
-/* With the lock held. A slot is recorded again only once its last record
- * has completed (a query, never a wait): a driver may hold a record of an
- * interprocess event back until the event's previous one has completed
- * (one shared signal per event: HIP's does), which would be a host wait in
- * cudaEventRecord. A slot whose frame came back from consumers that waited
- * for it has; one nobody took, or whose consumers went, may not have. */
-void
-Server::free_slot (guint32 slot)
-{
-  if (cudaEventQuery (events_.event (slot)) == cudaSuccess) {
-    free_slots_.push_back (slot);
-  } else {
-    (void)cudaGetLastError ();
-    settling_.push_back (slot);
-  }
-}
-
-bool
-Server::take_slot (guint32 * slot, GError ** error)
-{
-  if (free_slots_.empty ()) {
-    for (auto it = settling_.begin (); it != settling_.end ();) {
-      if (cudaEventQuery (events_.event (*it)) == cudaSuccess) {
-        free_slots_.push_back (*it);
-        it = settling_.erase (it);
-      } else {
-        (void)cudaGetLastError ();
-        ++it;
-      }
-    }
-  }
-  if (!free_slots_.empty ()) {
-    *slot = free_slots_.back ();
-    free_slots_.pop_back ();
-    return true;
-  }
-  if (!events_.add (error))
-    return false;
-  *slot = events_.size () - 1;
-  return true;
-}
-
 bool
 Server::wanted ()
 {
@@ -737,7 +693,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
       any |= c->ready && !c->closed && !c->draining;
     if (!any)
       return true;
-    if (!take_slot (&slot, error))
+    if (!events_.take (&slot, error))
       return false;
   }
   /* Without the lock: the server thread takes frames back meanwhile (the
@@ -750,7 +706,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
           export_memory (f.exportable, device_, shared_from_this (), &ex, error);
   std::unique_lock<std::mutex> lk (lock_);
   if (!recorded) {
-    free_slot (slot);
+    events_.put_back (slot);
     return false;
   }
   /* In the list before it goes out: a consumer may give it back before it
@@ -802,7 +758,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
   out.sending = false;
   GstBuffer * unused = nullptr;
   if (out.to.empty ()) {
-    free_slot (slot);
+    events_.put_back (slot);
     unused = out.buffer;
     for (auto it = frames_.begin (); it != frames_.end (); ++it) {
       if (&*it == &out) {

@@ -130,8 +130,6 @@ private:
   bool preamble (
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
   bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
-  bool take_slot (guint32 * slot, GError ** error);
-  void free_slot (guint32 slot);
   int poll_timeout_ms ();
   void wake ();
 
@@ -155,8 +153,6 @@ private:
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;
-  std::vector<guint32> free_slots_; /* their last record has completed */
-  std::vector<guint32> settling_;   /* their last record may still be pending */
   guint64 seq_ = 0;
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
@@ -165,7 +161,7 @@ private:
   GstSegment segment_;
   guint64 segment_gen_ = 0;
   Writer frame_w_, ctl_w_;
-  std::vector<guint8> rbuf_ = std::vector<guint8> (kMaxMessage); /* server thread */
+  RecvBatch rbatch_; /* server thread */
 };
 
 } // namespace ipc

@@ -613,6 +613,59 @@ GST_START_TEST (test_no_polling_while_frames_held)
 }
 GST_END_TEST;
 
+/* The consumer (this process) opens each memory of the producer once and
+ * each of its events once, not once a frame; and it records none of its
+ * own read events again before that event's last record has completed
+ * (counted on the stand-in): a driver may hold such a record back, a host
+ * wait in the consumer's release of every frame. Frames at full speed
+ * once reached a consumer at one a second, its src at 37 ms a frame. */
+GST_START_TEST (test_consumer_opens_once)
+{
+  const guint frames = 200;
+  const std::string sock = socket_path ("opens");
+  Peer * p = producer (sock, { "--frames", std::to_string (frames), "--width", "1920",
+                                 "--height", "1080", "--fps", "0" });
+  const bool fake = fakecuda_present ();
+  const unsigned long long mem0 = fake ? fakecuda_ipc_mem_opens () : 0;
+  const unsigned long long ev0 = fake ? fakecuda_ipc_event_opens () : 0;
+  const unsigned long long early0 = fake ? fakecuda_ipc_early_rerecords () : 0;
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s "
+                                  "connection-timeout=%u ! fakesink name=out sync=false",
+      sock.c_str (), scaled (30000));
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  GstElement * out = testutil::by_name (pipeline, "out");
+  GstPad * pad = gst_element_get_static_pad (out, "sink");
+  guint rendered = 0;
+  gst_pad_add_probe (
+      pad, GST_PAD_PROBE_TYPE_BUFFER,
+      [] (GstPad *, GstPadProbeInfo *, gpointer n) {
+        (*static_cast<guint *> (n))++;
+        return GST_PAD_PROBE_OK;
+      },
+      &rendered, NULL);
+  gst_object_unref (pad);
+  testutil::run_to_eos (pipeline, "a consumer of 200 frames", scaled (120) * GST_SECOND);
+  fail_unless_equals_int (rendered, frames);
+  if (fake) {
+    const unsigned long long mems = fakecuda_ipc_mem_opens () - mem0;
+    const unsigned long long events = fakecuda_ipc_event_opens () - ev0;
+    g_print ("test_consumer_opens_once: %llu memories, %llu events opened, %llu early "
+             "records of our events, for %u frames\n",
+        mems, events, fakecuda_ipc_early_rerecords () - early0, frames);
+    fail_unless (
+        mems >= 1 && mems <= 32, "%llu memories opened for %u frames", mems, frames);
+    fail_unless (events >= 1 && events <= 32,
+        "%llu producer's events opened for %u frames", events, frames);
+    fail_unless_equals_uint64 (fakecuda_ipc_early_rerecords () - early0, 0);
+  }
+  gst_object_unref (out);
+  gst_object_unref (pipeline);
+  check_producer (p, "producer of 200 frames at full speed");
+  delete p;
+}
+GST_END_TEST;
+
 /* The consumer may start first and waits for the producer; with no
  * producer at all it gives up after connection-timeout, saying so. */
 GST_START_TEST (test_consumer_first)
@@ -851,6 +904,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_stop_while_waiting);
   tcase_add_test (tc, test_missed_frames_cost_nothing);
   tcase_add_test (tc, test_no_polling_while_frames_held);
+  tcase_add_test (tc, test_consumer_opens_once);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_flush);
   tcase_add_test (tc, test_batches);

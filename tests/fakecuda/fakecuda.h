@@ -93,6 +93,12 @@ FAKECUDA_API unsigned long long fakecuda_ipc_records (void);
  * cudaEventRecord. */
 FAKECUDA_API unsigned long long fakecuda_ipc_early_rerecords (void);
 
+/* Successful cudaIpcOpenMemHandle and cudaIpcOpenEventHandle calls of this
+ * process so far: an importer opens each memory and each event once and
+ * keeps it, not once a frame. */
+FAKECUDA_API unsigned long long fakecuda_ipc_mem_opens (void);
+FAKECUDA_API unsigned long long fakecuda_ipc_event_opens (void);
+
 /* Runs every pending operation of every device, without counting a host
  * block (for a test's own checks at the end). */
 FAKECUDA_API void fakecuda_run_all (void);

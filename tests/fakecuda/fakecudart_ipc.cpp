@@ -293,6 +293,8 @@ new_shared_event ()
 
 std::atomic<unsigned long long> ipc_records{ 0 };
 std::atomic<unsigned long long> ipc_early_rerecords{ 0 };
+std::atomic<unsigned long long> ipc_mem_opens{ 0 };
+std::atomic<unsigned long long> ipc_event_opens{ 0 };
 
 std::uint64_t
 shared_record (Event & e)
@@ -398,6 +400,18 @@ fakecuda_ipc_early_rerecords (void)
   return ipc_early_rerecords.load (std::memory_order_relaxed);
 }
 
+unsigned long long
+fakecuda_ipc_mem_opens (void)
+{
+  return ipc_mem_opens.load (std::memory_order_relaxed);
+}
+
+unsigned long long
+fakecuda_ipc_event_opens (void)
+{
+  return ipc_event_opens.load (std::memory_order_relaxed);
+}
+
 /* ---- events ---- */
 
 cudaError_t
@@ -448,6 +462,7 @@ cudaIpcOpenEventHandle (cudaEvent_t * event, cudaIpcEventHandle_t handle)
     e->owner = p;
     st.live_events.insert (e);
     *event = reinterpret_cast<cudaEvent_t> (e);
+    ipc_event_opens.fetch_add (1, std::memory_order_relaxed);
     return cudaSuccess;
   });
 }
@@ -505,6 +520,7 @@ cudaIpcOpenMemHandle (void ** devPtr, cudaIpcMemHandle_t handle, unsigned int fl
           a.serial == h.serial) {
         a.import_refs++;
         *devPtr = reinterpret_cast<void *> (start);
+        ipc_mem_opens.fetch_add (1, std::memory_order_relaxed);
         return cudaSuccess;
       }
     }
@@ -536,6 +552,7 @@ cudaIpcOpenMemHandle (void ** devPtr, cudaIpcMemHandle_t handle, unsigned int fl
     if (h.device != current_device ())
       st.peer[current_device ()][h.device] = true;
     *devPtr = m;
+    ipc_mem_opens.fetch_add (1, std::memory_order_relaxed);
     return cudaSuccess;
   });
 }
