@@ -51,7 +51,8 @@ say "PASS build ($(elapsed) s)"
 # ---- 2. tests, and memcheck beside them (functional runs: the GPU is shared) ----
 listed=$(meson test -C "$B" --list --no-rebuild 2> /dev/null)
 TESTS="" missing=""
-for t in ipc_gpu ipc_gpu_fake fakecuda_selftest python_fakecuda_ipc ipc_models_example \
+for t in ipc_gpu ipc_gpu_fake ipc_events_gpu ipc_events_gpu_fake fakecuda_selftest \
+  python_fakecuda_ipc ipc_models_example \
   registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
