@@ -197,7 +197,7 @@ Client::take_welcome (Reader & r, GError ** error)
   if (!guard.ok () ||
       !GST_CS_CHECK (cudaStreamCreateWithFlags (&stream_, cudaStreamNonBlocking), error))
     return false;
-  read_events_ = std::make_unique<OwnEvents> (device_, kReadEvents);
+  read_events_ = std::make_unique<OwnEvents> (device_, kReadEvents, true);
   write_events_ = std::make_unique<PeerEvents> (device_);
   GST_INFO (
       "connected to producer %d, its frames on device %d here", producer_pid_, device_);

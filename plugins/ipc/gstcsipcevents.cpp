@@ -36,8 +36,6 @@ OwnEvents::add (GError ** error)
   return true;
 }
 
-/* In order: a stream records our events in turn, so the first one still
- * pending is usually followed by others. */
 bool
 OwnEvents::take (guint32 * slot, GError ** error, bool * is_new)
 {
@@ -50,6 +48,8 @@ OwnEvents::take (guint32 * slot, GError ** error, bool * is_new)
         it = settling_.erase (it);
       } else {
         (void)cudaGetLastError ();
+        if (in_order_)
+          break;
         ++it;
       }
     }

@@ -28,9 +28,13 @@ namespace ipc {
 // cudaEventRecord; and a peer still asking about the older record would
 // learn of the later one. With a `limit`, past that many events the
 // oldest slot put back is handed out even so (the GPU is that far behind).
+// `in_order`: slots are put back in the order of their records on one
+// stream, so the first still pending ends the search.
 class OwnEvents {
 public:
-  explicit OwnEvents (int device, guint32 limit = 0) : device_ (device), limit_ (limit) {}
+  explicit OwnEvents (int device, guint32 limit = 0, bool in_order = false)
+      : device_ (device), limit_ (limit), in_order_ (in_order)
+  {}
   ~OwnEvents ();
   OwnEvents (const OwnEvents &) = delete;
   OwnEvents & operator= (const OwnEvents &) = delete;
@@ -49,6 +53,7 @@ public:
 private:
   int device_;
   guint32 limit_;
+  bool in_order_;
   std::vector<cudaEvent_t> events_;
   std::vector<cudaIpcEventHandle_t> handles_;
   std::vector<guint32> free_; /* their last record has completed */

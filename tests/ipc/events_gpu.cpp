@@ -134,6 +134,46 @@ GST_START_TEST (test_no_limit_grows)
 }
 GST_END_TEST;
 
+/* A set whose slots come back in the order of their records on one stream
+ * (the src's read events) looks no further than the first still pending;
+ * another set looks at each. Here the second record is on a stream of its
+ * own, and completes while the first is pending. */
+GST_START_TEST (test_in_order_stops_at_pending)
+{
+  fail_unless_equals_int (cudaSetDevice (0), cudaSuccess);
+  cudaStream_t held, later;
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&held, cudaStreamNonBlocking), cudaSuccess);
+  fail_unless_equals_int (
+      cudaStreamCreateWithFlags (&later, cudaStreamNonBlocking), cudaSuccess);
+  Gate gate;
+  gate.close (held);
+  for (bool in_order : { true, false }) {
+    OwnEvents ev (0, 0, in_order);
+    bool is_new = false;
+    const guint32 first = take (ev, &is_new);
+    fail_unless_equals_int (cudaEventRecord (ev.event (first), held), cudaSuccess);
+    ev.put_back (first);
+    Gate second_gate;
+    second_gate.close (later);
+    const guint32 second = take (ev, &is_new);
+    fail_unless_equals_int (cudaEventRecord (ev.event (second), later), cudaSuccess);
+    ev.put_back (second);
+    second_gate.open ();
+    fail_unless_equals_int (cudaStreamSynchronize (later), cudaSuccess);
+    const guint32 third = take (ev, &is_new);
+    if (in_order)
+      fail_unless (is_new && third == 2, "in order: slot %u", third);
+    else
+      fail_unless (!is_new && third == second, "any order: slot %u", third);
+  }
+  gate.open ();
+  fail_unless_equals_int (cudaStreamSynchronize (held), cudaSuccess);
+  fail_unless_equals_int (cudaStreamDestroy (held), cudaSuccess);
+  fail_unless_equals_int (cudaStreamDestroy (later), cudaSuccess);
+}
+GST_END_TEST;
+
 static Suite *
 ipc_events_gpu_suite (void)
 {
@@ -142,6 +182,7 @@ ipc_events_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_pending_slots_wait);
   tcase_add_test (tc, test_no_limit_grows);
+  tcase_add_test (tc, test_in_order_stops_at_pending);
   return s;
 }
 
