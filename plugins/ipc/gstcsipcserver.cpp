@@ -27,6 +27,8 @@ namespace ipc {
  * ends with its context (its process was reaped 61 ms after SIGKILL on an
  * H200, pipelines/ipc_probe.cu). */
 static constexpr gint64 kGraceUs = 250 * 1000;
+/* Frames closer than this count as a steady rate (settle_ms). */
+static constexpr gint64 kSteadyUs = 100 * 1000;
 
 struct Server::Conn {
   guint32 id = 0;
@@ -446,30 +448,50 @@ Server::tick (std::vector<GstBuffer *> & done)
 }
 
 /* How long the server thread may sleep (with the lock held). Frames that
- * consumers hold need nothing: their RELEASE wakes it. A frame given back
- * whose read event had not completed when asked is asked again in 2 ms,
- * as is one of a consumer that went (taken back kGraceUs later, or once
- * its process is gone); otherwise the thread sleeps until a PING is due or
- * an answer overdue (consumer-timeout), or for ever. */
+ * consumers hold need nothing: their RELEASE wakes it. A frame of a
+ * consumer that went is looked at again in 2 ms (taken back kGraceUs
+ * later, or once its process is gone); one given back whose read had not
+ * completed when asked, once the streaming thread has had its chance to
+ * collect it (settle_ms); otherwise the thread sleeps until a PING is due
+ * or an answer overdue (consumer-timeout), or for ever. */
 int
 Server::poll_timeout_ms ()
 {
+  bool settling = false;
   for (const InFlight & f : frames_)
     for (const Sent & s : f.to)
-      if (!s.done && (s.released || s.conn->closed))
+      if (!s.done && s.conn->closed)
         return 2;
-  if (!s_.consumer_timeout_ms)
-    return -1;
-  const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
-  gint64 next = G_MAXINT64;
-  for (auto & c : conns_)
-    if (c->ready && !c->closed)
-      next = MIN (next, c->ping_at + (c->ping ? bound : bound / 4));
+      else if (!s.done && s.released)
+        settling = true;
+  const gint64 now = g_get_monotonic_time ();
+  gint64 next = settling ? now + settle_ms (now) * 1000 : G_MAXINT64;
+  if (s_.consumer_timeout_ms) {
+    const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
+    for (auto & c : conns_)
+      if (c->ready && !c->closed)
+        next = MIN (next, c->ping_at + (c->ping ? bound : bound / 4));
+  }
   if (next == G_MAXINT64)
     return -1;
   /* Just past it: tick() acts on "more than". */
-  const gint64 left_ms = (next - g_get_monotonic_time ()) / 1000 + 1;
+  const gint64 left_ms = (next - now) / 1000 + 1;
   return (int)CLAMP (left_ms, 0, G_MAXINT);
+}
+
+/* While frames come at a steady rate, the streaming thread collects frames
+ * given back as the next goes by (reclaim): the server thread looks only
+ * once that is overdue by half a frame, not 2 ms after each RELEASE (a
+ * second wake-up for every frame and consumer at 30 fps). At high rates,
+ * after the last frame, or while the streaming thread waits (for room
+ * with slow-consumer=wait, for upstream's pool), every 2 ms. */
+gint64
+Server::settle_ms (gint64 now) const
+{
+  if (!last_render_ || now - last_render_ > kSteadyUs)
+    return 2;
+  const gint64 due = last_render_ + render_interval_ * 3 / 2;
+  return CLAMP ((due - now) / 1000 + 1, 2, kSteadyUs / 1000);
 }
 
 /* Whether consumer `s` is done with its frame: it released it and its
@@ -527,6 +549,9 @@ Server::reclaim ()
   std::vector<GstBuffer *> done;
   {
     std::lock_guard<std::mutex> guard (lock_);
+    const gint64 now = g_get_monotonic_time ();
+    render_interval_ = last_render_ ? MIN (now - last_render_, kSteadyUs) : 0;
+    last_render_ = now;
     collect (done);
   }
   for (GstBuffer * b : done)

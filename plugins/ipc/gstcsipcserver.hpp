@@ -131,6 +131,7 @@ private:
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
   bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
   int poll_timeout_ms ();
+  gint64 settle_ms (gint64 now) const;
   void wake ();
 
   GstElement * owner_;
@@ -154,6 +155,8 @@ private:
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;
   guint64 seq_ = 0;
+  gint64 last_render_ = 0;     /* reclaim (), once a frame: when */
+  gint64 render_interval_ = 0; /* and how long after the one before */
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
   std::string caps_;
