@@ -431,7 +431,7 @@ gst_cs_ipc_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   /* Frames given back, as frames go by (and on the server's own tick). */
   server.reclaim ();
   GstFlowReturn ret = GST_FLOW_OK;
-  if (server.consumers () > 0)
+  if (server.wanted ())
     ret = send_frame (self, buffer);
   self->device->count_frame ();
   /* The server thread's time is the element's too: the span starts that
