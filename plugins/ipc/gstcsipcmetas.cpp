@@ -248,12 +248,6 @@ read_metas (Reader & r, GstBuffer * buffer, std::string * why)
         break;
       case Kind::SERIALIZED: {
 #if GST_CHECK_VERSION(1, 24, 0)
-        /* gst_meta_deserialize finds a meta's type by name among those
-         * registered in this process, and GStreamer registers its
-         * reference timestamp meta only once one is made: without this the
-         * first frame's was dropped (1.24.2). */
-        static const GstMetaInfo * reference = gst_reference_timestamp_meta_get_info ();
-        (void)reference;
         std::vector<guint8> bytes (len);
         guint32 consumed = 0;
         /* An unknown type is no error: the consumer may lack its library.
