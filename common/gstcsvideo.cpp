@@ -3,19 +3,33 @@
 
 #include <algorithm>
 
+/* The palette of RGB8P: 256 entries of 4 bytes, as GstVideoInfo lays it
+ * out (a stride of 4, 256 rows). */
+static gboolean
+is_palette (const GstVideoInfo * info, guint plane)
+{
+  return GST_VIDEO_FORMAT_INFO_HAS_PALETTE (info->finfo) && plane == 1;
+}
+
 /**
  * gst_cs_video_plane_row_bytes:
  * @info: a video info
  * @plane: a plane index
  *
  * Returns: the bytes of visible pixels in one row of @plane (no padding),
- * counting whole macro-pixels for formats such as YUY2
+ * counting whole macro-pixels for formats such as YUY2 and IYU1; 4 for a
+ * palette (one entry a row)
  */
 gsize
 gst_cs_video_plane_row_bytes (const GstVideoInfo * info, guint plane)
 {
   gint comps[GST_VIDEO_MAX_COMPONENTS];
   gsize bytes = 0;
+  if (is_palette (info, plane))
+    return 4;
+  /* IYU1 (4:1:1 packed) has no bytes per pixel: 4 pixels in 6 bytes. */
+  if (GST_VIDEO_INFO_FORMAT (info) == GST_VIDEO_FORMAT_IYU1)
+    return (gsize)(GST_VIDEO_INFO_WIDTH (info) + 3) / 4 * 6;
   gst_video_format_info_component (info->finfo, plane, comps);
   /* The widest component decides: in YUY2 the chroma component spans two
    * pixels (pstride 4), so an odd width still covers a whole macro-pixel. */
@@ -31,13 +45,15 @@ gst_cs_video_plane_row_bytes (const GstVideoInfo * info, guint plane)
  * @info: a video info
  * @plane: a plane index
  *
- * Returns: the number of rows of @plane
+ * Returns: the number of rows of @plane (256 for a palette)
  */
 guint
 gst_cs_video_plane_rows (const GstVideoInfo * info, guint plane)
 {
   gint comps[GST_VIDEO_MAX_COMPONENTS];
   guint rows = 0;
+  if (is_palette (info, plane))
+    return 256;
   gst_video_format_info_component (info->finfo, plane, comps);
   for (gint i = 0; i < GST_VIDEO_MAX_COMPONENTS && comps[i] >= 0; i++)
     rows = std::max<guint> (rows, GST_VIDEO_INFO_COMP_HEIGHT (info, comps[i]));

@@ -24,7 +24,7 @@ copy_rows (const PlaneCopy & p, unsigned words_per_row)
   }
 }
 
-// Byte by byte: the shifted luma samples sit between chroma bytes.
+// Byte by byte: the shifted luma samples sit between chroma samples.
 __device__ void
 copy_rows_shifted (const PlaneCopy & p)
 {
@@ -33,9 +33,9 @@ copy_rows_shifted (const PlaneCopy & p)
     unsigned char * dst = p.dst + y * p.dst_pitch;
     for (unsigned x = blockIdx.x * blockDim.x + threadIdx.x; x < p.row_bytes;
          x += gridDim.x * blockDim.x) {
-      const bool luma =
-          x >= p.shift_first && x < p.shift_end && ((x - p.shift_first) & 1u) == 0;
-      dst[x] = src[luma ? x + 2 : x];
+      const bool luma = x >= p.shift_first && x < p.shift_end &&
+                        (x - p.shift_first) % p.shift_step < p.shift_step / 2;
+      dst[x] = src[luma ? x + p.shift_step : x];
     }
   }
 }

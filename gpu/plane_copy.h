@@ -20,13 +20,15 @@ struct PlaneCopy {
   std::size_t dst_pitch = 0;
   std::size_t row_bytes = 0;
   unsigned rows = 0;
-  // Packed 4:2:2 (YUY2, UYVY) cropped at an odd column, as videocrop does it:
-  // the row is copied from the macro-pixel boundary, then the output bytes
-  // shift_first, shift_first + 2, ... below shift_end (the luma samples) take
-  // the source byte one luma sample (2 bytes) further on; chroma stays put.
-  // shift_end == 0: a plain copy.
+  // Packed 4:2:2 (YUY2, UYVY; v216, Y210 with 2-byte samples) cropped at an
+  // odd column, as videocrop does it: the row is copied from the
+  // macro-pixel boundary, then the luma samples (shift_step / 2 bytes each,
+  // from output byte shift_first on, shift_step apart, below shift_end)
+  // take the source bytes one luma sample (shift_step bytes) further on;
+  // chroma stays put. shift_end == 0: a plain copy.
   unsigned shift_first = 0;
   unsigned shift_end = 0;
+  unsigned shift_step = 2;
 };
 
 constexpr int kMaxPlanes = 4;

@@ -41,8 +41,11 @@
  * Chroma of subsampled formats is never resampled: a subsampled plane starts
  * at the sample covering the crop origin (the origin rounded down), exactly
  * as videocrop 1.22 does, including its luma shift of YUY2/UYVY at odd
- * columns. P010_10LE and P016_LE, which videocrop does not support, follow
- * its NV12 rule with 2-byte samples. Frames of another device are copied to
+ * columns. The formats videocrop does not support follow the same rules
+ * (P010_10LE and P016_LE its NV12 rule with 2-byte samples; v216 and Y210
+ * the luma shift with 2-byte samples); RGB8P's palette is kept whole; a
+ * crop of IYU1 (4 pixels in 6 bytes) starting inside a group of 4 is an
+ * error. Frames of another device are copied to
  * the element's device first.
  *
  * Built with GStreamer's CUDA library, the element also takes and makes
@@ -66,6 +69,7 @@
 
 #include "gstcsbufferpool-private.h"
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "base/gstcscompat.hpp"
 #include "crop/gstcscropcopy.hpp"
 #include "crop/gstcscroprect.h"
@@ -136,16 +140,12 @@ struct _GstCsCrop {
 
 G_DEFINE_TYPE (GstCsCrop, gst_cs_crop, GST_TYPE_CS_BASE_TRANSFORM);
 
-/* Our memory first: where both sides allow both, ours is chosen. */
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
-
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
+/* Our memory first: where both sides allow both, ours is chosen. Both
+ * pads; the formats are those of gst_cs::video_formats(), set in
+ * class_init. */
+static const gchar sink_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+    GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS;
+static const gchar * const src_caps = sink_caps;
 
 /* --- caps ------------------------------------------------------------- */
 
@@ -822,8 +822,12 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
   install_crop_property (gobject_class, PROP_BOTTOM, "bottom", "Bottom",
       "Pixels to crop at bottom (-1 to auto-crop)");
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA stream crop",
       "Filter/Effect/Video/Hardware",
       "Crops video in CUDA device memory like videocrop: zero-copy where "

@@ -34,6 +34,7 @@
 #include "gstcsdownload.h"
 
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "crop/gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
@@ -72,15 +73,13 @@ struct _GstCsDownload {
 
 G_DEFINE_TYPE (GstCsDownload, gst_cs_download, GST_TYPE_CS_BASE_TRANSFORM);
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS
-            "; " GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS));
+/* The templates' formats are those of gst_cs::video_formats(), set in
+ * class_init. */
+static const gchar sink_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+    GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS
+    "; " GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS;
 
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS));
+static const gchar src_caps[] = GST_CS_VIDEO_SYSTEM_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS;
 
 static GstCaps *
 gst_cs_download_transform_caps (
@@ -471,8 +470,12 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA stream download",
       "Filter/Video/Hardware",
       "Copies raw video from CUDA device memory to system memory, waiting "

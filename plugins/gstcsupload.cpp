@@ -48,6 +48,7 @@
 
 #include "gstcsbufferpool-private.h"
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "crop/gstcscropcopy.hpp"
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
@@ -102,17 +103,15 @@ struct _GstCsUpload {
 
 G_DEFINE_TYPE (GstCsUpload, gst_cs_upload, GST_TYPE_CS_BASE_TRANSFORM);
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_SYSTEM_CAPS
-            "; " GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS
-                GST_CS_VIDEO_DEVICE_FIELD_CAPS));
+/* The templates' formats are those of gst_cs::video_formats(), set in
+ * class_init. */
+static const gchar sink_caps[] =
+    GST_CS_VIDEO_SYSTEM_CAPS "; " GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_SYSTEM_FIELD_CAPS
+        GST_CS_VIDEO_DEVICE_FIELD_CAPS;
 
 /* nvcodec's memory for a downstream that takes nothing else; ours first. */
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
+static const gchar src_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
+    GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS;
 
 static GstCaps *
 gst_cs_upload_transform_caps (
@@ -619,8 +618,12 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   gobject_class->get_property = gst_cs_upload_get_property;
   gobject_class->finalize = gst_cs_upload_finalize;
   install_properties (gobject_class);
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA stream upload",
       "Filter/Video/Hardware",
       "Copies raw video into CUDA device memory on a pooled CUDA stream, "

@@ -64,7 +64,10 @@ memcheck() {
   local which=(--suite gpu --no-suite torch)
   # shellcheck disable=SC2206
   [ -n "${MEMCHECK_TESTS:-}" ] && which=($MEMCHECK_TESTS)
-  timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" "${which[@]}" --no-rebuild \
+  # CK_TIMEOUT_MULTIPLIER: check's factor for slow runs, which ipc_gpu and its
+  # peer processes stretch their own waits by too (each process starts many
+  # times slower under the sanitizer).
+  CK_TIMEOUT_MULTIPLIER=10 timeout "${MEMCHECK_SECONDS:-420}" meson test -C "$B" "${which[@]}" --no-rebuild \
     --print-errorlogs --timeout-multiplier 10 --logbase memcheck \
     --wrapper "$sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" \
     > "$OUT/memcheck.txt" 2>&1

@@ -7,6 +7,7 @@
 # of it, made where git is:
 #   git archive BASE -o .base.tar   # ignored: name it in the call's carry
 #   OUT=$OUT scripts/gpu-host-ab.sh
+# Prints each row's frames/s and CPU us/frame, a line a row and round.
 # Env: ROUNDS (4), HOST_ROWS (a BENCH_ONLY regex, ours' host-base, -convert,
 #   -crop), MATRIX=0 (the A/B alone).
 set -u
@@ -38,11 +39,27 @@ b, r, path = sys.argv[1:]
 rows = []
 for line in open(path):
     j = json.loads(line[7:] if line.startswith("RESULT ") else line)
-    rows.append("%s %.2f" % (j["case"], j.get("cpu_us") or 0))
-print("round %s %-4s %s" % (r, b, "  ".join(rows)))
+    rows.append("%s %s %s %s: %.0f fps %.2f us" % (j["case"], j.get("format", ""),
+        "%sx%s" % (j.get("width"), j.get("height")), j.get("source", ""),
+        j.get("fps") or 0, j.get("cpu_us") or 0))
+for row in rows:
+    print("round %s %-4s %s" % (r, b, row))
 PY
   done
 done
+# Each row's median over the rounds, base against new.
+python3 - "$OUT/host-ab.txt" << 'PY' | tee "$OUT/host-ab-median.txt"
+import re,sys,statistics as st,collections
+d=collections.defaultdict(lambda: collections.defaultdict(list))
+for l in open(sys.argv[1]):
+    m=re.match(r'round (\d+) (\w+)\s+(.*): (\d+) fps ([\d.]+) us',l)
+    if m: d[m.group(3)][m.group(2)].append((int(m.group(4)),float(m.group(5))))
+for row,v in d.items():
+    b=v.get('base',[]); n=v.get('new',[])
+    if b and n:
+        bf=st.median(x[0] for x in b); nf=st.median(x[0] for x in n)
+        print(f"{row:45s} base {bf:8.0f} fps {st.median(x[1] for x in b):6.1f}us  new {nf:8.0f} fps {st.median(x[1] for x in n):6.1f}us  ratio {nf/bf:.2f}")
+PY
 [ "${MATRIX:-1}" = 0 ] && exit 0
 BUILD_DIR=/tmp/ab-new OUT=$OUT/bench BENCH_SECONDS=0.8 BENCH_WARMUP=0.3 \
   BENCH_ONLY="^(ours|nvcodec-[0-9.]*) (convert|host)" BENCH_PEER_GST=/tmp/gst-1.28.6 \

@@ -51,7 +51,8 @@ say "PASS build ($(elapsed) s)"
 # ---- 2. tests, and memcheck beside them (functional runs: the GPU is shared) ----
 listed=$(meson test -C "$B" --list --no-rebuild 2> /dev/null)
 TESTS="" missing=""
-for t in ipc_gpu ipc_gpu_fake fakecuda_selftest python_fakecuda_ipc ipc_models_example \
+for t in ipc_gpu ipc_gpu_fake ipc_events_gpu ipc_events_gpu_fake fakecuda_selftest \
+  python_fakecuda_ipc ipc_models_example \
   registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
@@ -59,7 +60,10 @@ CHECKS=test_frames_in_order,test_in_place_or_copied,test_consumer_killed,test_pr
 CHECKS=$CHECKS,test_malformed_records,test_batches,test_flush,test_socket_rules
 memcheck_pid=""
 if grep -qE "[:/ ]ipc_gpu\$" <<< "$listed"; then
-  GST_CHECKS=$CHECKS timeout 300 meson test -C "$B" ipc_gpu --no-rebuild --timeout-multiplier 10 \
+  # CK_TIMEOUT_MULTIPLIER: check's own factor for slow runs; ipc_gpu and its peer
+  # processes stretch their waits by it too (the sanitizer starts each
+  # process many times slower).
+  GST_CHECKS=$CHECKS CK_TIMEOUT_MULTIPLIER=10 timeout 300 meson test -C "$B" ipc_gpu --no-rebuild --timeout-multiplier 10 \
     --logbase memcheck --wrapper "compute-sanitizer --tool memcheck --target-processes all \
     --report-api-errors no --error-exitcode 66 --print-limit 20" > "$OUT/memcheck.txt" 2>&1 &
   memcheck_pid=$!

@@ -96,6 +96,14 @@ locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint 
             : "frame");
     return false;
   }
+  if (!gst_cs_crop_can_start_at (frame.finfo, (guint)fx)) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "A region of %s cannot start at column %" G_GUINT64_FORMAT
+        ": 4 pixels share 6 bytes there; start it at a multiple of 4 "
+        "(counting the buffer's crop meta, if any)",
+        GST_VIDEO_INFO_NAME (&frame), fx);
+    return false;
+  }
   region->x = (guint)fx;
   region->y = (guint)fy;
   region->width = width;

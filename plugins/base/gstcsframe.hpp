@@ -44,7 +44,8 @@ struct Region {
 // must; all in lines of the buffer's picture (a field's, for alternate
 // fields: crop metas on them count field lines). Rounded for subsampled
 // planes as videocrop does. Fails with a message when the region does not
-// fit in the picture.
+// fit in the picture, or starts where no byte offset reaches (IYU1 inside
+// its groups of 4 pixels: gst_cs_crop_can_start_at).
 bool locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize size, guint x,
     guint y, guint width, guint height, Region * region, GError ** error);
 

@@ -86,6 +86,10 @@ struct _GstCsBatch {
 
 G_DEFINE_TYPE (GstCsBatch, gst_cs_batch, GST_TYPE_AGGREGATOR);
 
+/* The converter's input formats (GST_CS_CONVERT_IN_FORMATS, today
+ * GST_CS_VIDEO_FORMATS): each frame is read through the converter's
+ * description of it (describe_convert), so the formats follow the
+ * converter's, not gst_cs::video_formats(). */
 static GstStaticPadTemplate sink_template =
     GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
         GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));

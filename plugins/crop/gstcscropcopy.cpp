@@ -23,6 +23,7 @@ launch_region_copy (const guint8 * src, const Region & region, guint8 * dst,
     copies[p].rows = plane.rows;
     copies[p].shift_first = plane.shift_first;
     copies[p].shift_end = plane.shift_end;
+    copies[p].shift_step = plane.shift_step;
   }
   return GST_CS_CHECK (gpu::copy_planes (copies, (int)n, stream), error);
 }

@@ -58,6 +58,23 @@ gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finfo, guint x)
 }
 
 gboolean
+gst_cs_crop_can_start_at (const GstVideoFormatInfo * finfo, guint x)
+{
+  return GST_VIDEO_FORMAT_INFO_FORMAT (finfo) != GST_VIDEO_FORMAT_IYU1 || x % 4 == 0;
+}
+
+/* Bytes from the start of a row of plane @p to the column @x. */
+static gsize
+column_offset (const GstVideoInfo * src, guint p, const PlaneSampling & s, guint x)
+{
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (src->finfo) && p == 1)
+    return 0;
+  if (GST_VIDEO_INFO_FORMAT (src) == GST_VIDEO_FORMAT_IYU1)
+    return (gsize)(x / 4) * 6;
+  return (gsize)(x >> s.ws_max) * s.pstride;
+}
+
+gboolean
 gst_cs_crop_planes (const GstVideoInfo * src, guint x, guint y, guint width, guint height,
     GstCsCropPlane * planes)
 {
@@ -71,17 +88,23 @@ gst_cs_crop_planes (const GstVideoInfo * src, guint x, guint y, guint width, gui
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (src); p++) {
     const PlaneSampling s = plane_sampling (src->finfo, p);
     GstCsCropPlane * plane = &planes[p];
-    /* Rounding down to the subsampling, then scaling, is a shift. */
-    plane->offset =
-        (gsize)(y >> s.hs) * (gsize)src->stride[p] + (gsize)(x >> s.ws_max) * s.pstride;
+    /* Rounding down to the subsampling, then scaling, is a shift. A
+     * palette has no rows of the picture. */
+    const bool palette = GST_VIDEO_FORMAT_INFO_HAS_PALETTE (src->finfo) && p == 1;
+    plane->offset = (palette ? 0 : (gsize)(y >> s.hs) * (gsize)src->stride[p]) +
+                    column_offset (src, p, s, x);
     plane->row_bytes = gst_cs_video_plane_row_bytes (&out, p);
     plane->rows = gst_cs_video_plane_rows (&out, p);
     plane->shift_first = 0;
     plane->shift_end = 0;
-    if (splits_macro_pixel (s, x)) {
+    plane->shift_step = 2;
+    if (splits_macro_pixel (s, x) && s.pstride > 0) {
+      /* The luma's pixel stride: 2 bytes, 4 with 16-bit samples. */
+      const guint step = s.pstride / 2;
       offsets_only = FALSE;
       plane->shift_first = s.luma_offset;
-      plane->shift_end = (guint)MAX (out.stride[p] - 2, 0);
+      plane->shift_step = step;
+      plane->shift_end = (guint)MAX (out.stride[p] - (gint)step, 0);
     }
   }
   return offsets_only;

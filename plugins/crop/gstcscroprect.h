@@ -16,9 +16,12 @@ G_BEGIN_DECLS
  * @rows: rows of the cropped plane
  * @shift_first: first output byte of a luma shift, see @shift_end
  * @shift_end: 0, or (packed 4:2:2 cropped at an odd column only) the end of
- *   videocrop's luma shift: after copying @row_bytes from @offset, the
- *   output bytes @shift_first, @shift_first + 2, ... below @shift_end take
- *   the source byte 2 further on (the next luma sample); chroma is not moved
+ *   videocrop's luma shift: after copying @row_bytes from @offset, the luma
+ *   samples of the output (@shift_step / 2 bytes each, from byte
+ *   @shift_first on, @shift_step apart, below @shift_end) take the source
+ *   bytes @shift_step further on (the next luma sample); chroma is not moved
+ * @shift_step: bytes from one luma sample to the next in a packed 4:2:2
+ *   row: 2, or 4 for 16-bit samples (v216, Y210, Y212)
  *
  * One plane of a crop. Rows of the source plane are its stride apart.
 
@@ -29,6 +32,7 @@ typedef struct {
   guint rows;
   guint shift_first;
   guint shift_end;
+  guint shift_step;
 } GstCsCropPlane;
 
 /**
@@ -37,12 +41,25 @@ typedef struct {
  * @x: the crop's first column
  *
  * Returns: whether a crop starting at column @x is a plain change of plane
- * offsets (a zero-copy crop). Only packed 4:2:2 (YUY2, UYVY) at an odd
- * column is not: its first pixel starts inside a macro-pixel.
+ * offsets (a zero-copy crop). Only packed 4:2:2 (YUY2, UYVY, v216, ...) at
+ * an odd column is not: its first pixel starts inside a macro-pixel.
 
  */
 /* clang-format off */
 gboolean gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finfo,
+                                     guint                      x);
+
+/**
+ * gst_cs_crop_can_start_at:
+ * @finfo: a video format
+ * @x: the crop's first column
+ *
+ * Returns: whether a crop of @finfo can start at column @x: always, except
+ * IYU1 inside its groups of 4 pixels (6 bytes of U, Y, Y, V, Y, Y, whose
+ * luma no byte shift reaches)
+
+ */
+gboolean gst_cs_crop_can_start_at    (const GstVideoFormatInfo * finfo,
                                      guint                      x);
 
 /**
@@ -58,10 +75,14 @@ gboolean gst_cs_crop_is_offsets_only (const GstVideoFormatInfo * finfo,
  * planes start at the sample covering (@x, @y): @x and @y rounded down to
  * the subsampling (chroma is never resampled). Sizes are the output's plane
  * sizes; odd sizes stay odd. P010_10LE and P016_LE, which videocrop does not
- * support, follow its NV12 rule with 2-byte samples. Packed 4:2:2 at an odd
- * @x copies from the macro-pixel boundary and shifts the luma by one sample
- * (see #GstCsCropPlane); like videocrop, it leaves the last luma sample of
- * even-width rows unshifted (its shift loop stops at the default stride).
+ * support, follow its NV12 rule with 2-byte samples, and so do the other
+ * formats it does not take: planes start at (@x, @y) rounded down to their
+ * subsampling. A palette (RGB8P) is copied whole. IYU1 starts at @x
+ * rounded down to its groups of 4 pixels (see gst_cs_crop_can_start_at()).
+ * Packed 4:2:2 at an odd @x copies from the macro-pixel boundary and shifts
+ * the luma by one sample (see #GstCsCropPlane), 8-bit or 16-bit; like
+ * videocrop, it leaves the last luma sample of even-width rows unshifted
+ * (its shift loop stops at the default stride).
  *
  * Returns: gst_cs_crop_is_offsets_only() of @x: %TRUE when every plane is
  * just @offset further on (no shift)

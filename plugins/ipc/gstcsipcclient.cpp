@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,11 +24,12 @@ GST_DEBUG_CATEGORY_EXTERN (gst_cs_ipc_src_debug);
 namespace gst_cs {
 namespace ipc {
 
-/* Our read events, recorded in turn: a slot is recorded again 64 releases
- * later, on the same stream, so a producer still asking about the older
- * record learns of a later one, which completes after it: it waits longer,
- * never too little. */
-static constexpr guint32 kReadEvents = 64;
+/* Our read events: one is recorded again only once its last record has
+ * completed (OwnEvents::take), up to this many; past that (our stream that
+ * far behind) the oldest is, and a producer still asking about its older
+ * record learns of the later one, which completes after it: it waits
+ * longer, never too little. */
+static constexpr guint32 kReadEvents = 128;
 
 /* What a frame's memory knows of where it came from. */
 struct Client::FrameRef {
@@ -195,9 +197,8 @@ Client::take_welcome (Reader & r, GError ** error)
   if (!guard.ok () ||
       !GST_CS_CHECK (cudaStreamCreateWithFlags (&stream_, cudaStreamNonBlocking), error))
     return false;
-  read_events_ = std::make_unique<OwnEvents> (device_);
+  read_events_ = std::make_unique<OwnEvents> (device_, kReadEvents, true);
   write_events_ = std::make_unique<PeerEvents> (device_);
-  read_sent_.assign (kReadEvents, false);
   GST_INFO (
       "connected to producer %d, its frames on device %d here", producer_pid_, device_);
   return true;
@@ -219,57 +220,57 @@ Client::finished ()
 void
 Client::run ()
 {
-  std::vector<std::vector<guint8>> records;
-  std::vector<gsize> sizes;
-  std::vector<GstClockTime> received; /* each record's receiving time */
+  pthread_setname_np (pthread_self (), "csipc-reader");
+  RecvBatch batch;
   std::string why;
   bool gone = false;
   while (!gone && !finished ()) {
     pollfd p[2] = { { fd_, POLLIN, 0 }, { wake_[0], POLLIN, 0 } };
     if (poll (p, 2, -1) < 0 && errno != EINTR)
       break;
-    char drain[64];
-    while (read (wake_[0], drain, sizeof drain) > 0) {
-    }
-    sizes.clear ();
-    received.clear ();
-    while (sizes.size () < 256) {
-      if (records.size () <= sizes.size ())
-        records.emplace_back (kMaxMessage);
-      const GstClockTime t0 = gst_util_get_timestamp ();
-      const gssize n = recv_record (fd_, records[sizes.size ()].data (), MSG_DONTWAIT);
-      received.push_back (gst_util_get_timestamp () - t0);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        break;
-      if (n <= 0) {
-        why = n == 0 ? std::string ("the producer closed the connection")
-              : errno == EMSGSIZE
-                  ? std::string ("the producer sent an oversized record")
-                  : std::string ("the connection failed: ") + g_strerror (errno);
-        gone = true;
-        break;
+    if (p[1].revents) {
+      char drain[64];
+      while (read (wake_[0], drain, sizeof drain) > 0) {
       }
-      sizes.push_back ((gsize)n);
+    }
+    if (!p[0].revents)
+      continue;
+    const GstClockTime t0 = gst_util_get_timestamp ();
+    const int n = batch.receive (fd_);
+    /* Each record's share of receiving them: the element's time too. */
+    const GstClockTime each = n > 0 ? (gst_util_get_timestamp () - t0) / n : 0;
+    if (n < 0 || (n == 0 && (p[0].revents & (POLLHUP | POLLERR)))) {
+      why = n == 0 ? std::string ("the producer closed the connection")
+                   : std::string ("the connection failed: ") + g_strerror (errno);
+      gone = true;
+    }
+    for (int i = 0; i < n && !gone; i++) {
+      if (batch.size (i) == 0 || batch.size (i) > kMaxMessage) {
+        why = batch.size (i) == 0 ? "the producer closed the connection"
+                                  : "the producer sent an oversized record";
+        gone = true;
+      }
     }
     /* Its BYE says more than the end of the connection after it. */
-    for (gsize i = 0; i < sizes.size (); i++) {
+    for (int i = 0; i < n; i++) {
       Msg type;
-      Reader r (records[i].data (), 0);
+      Reader r (batch.data (i), 0);
       std::string bad;
-      if (parse_header (records[i].data (), sizes[i], &type, &r, &bad) &&
+      if (batch.size (i) <= kMaxMessage &&
+          parse_header (batch.data (i), batch.size (i), &type, &r, &bad) &&
           type == Msg::BYE) {
         why = "the producer said: " + r.str (1024);
         gone = true;
         break;
       }
     }
-    for (gsize i = 0; i < sizes.size () && !gone; i++) {
+    for (int i = 0; i < n && !gone; i++) {
       Msg type;
-      Reader r (records[i].data (), 0);
-      if (!parse_header (records[i].data (), sizes[i], &type, &r, &why)) {
+      Reader r (batch.data (i), 0);
+      if (!parse_header (batch.data (i), batch.size (i), &type, &r, &why)) {
         why = "the producer sent " + why;
         gone = true;
-      } else if (!handle (type, r, &why, received[i])) {
+      } else if (!handle (type, r, &why, each)) {
         gone = true;
       }
     }
@@ -277,8 +278,8 @@ Client::run ()
   if (gone) {
     lost (why, true);
   } else {
-    std::lock_guard<std::mutex> guard (lock_);
-    if (!closed_) {
+    std::lock_guard<std::mutex> guard (wlock_);
+    if (!closed_.load ()) {
       w_.begin (Msg::BYE);
       w_.str ("the consumer stopped");
       w_.finish ();
@@ -363,7 +364,7 @@ Client::handle (Msg type, Reader & r, std::string * why, GstClockTime spent)
       const guint64 token = r.u64 ();
       if (!r.done ())
         break;
-      std::lock_guard<std::mutex> lock (lock_);
+      std::lock_guard<std::mutex> lock (wlock_);
       w_.begin (Msg::PONG);
       w_.u64 (token);
       w_.finish ();
@@ -441,7 +442,8 @@ Client::close_import (guint32 id, Import & im)
       GST_WARNING ("closing the producer's memory %u: %s", id,
           cudaGetErrorString (cudaGetLastError ()));
   }
-  if (im.forgotten && !closed_) {
+  std::lock_guard<std::mutex> lock (wlock_);
+  if (im.forgotten && !closed_.load ()) {
     w_.begin (Msg::FORGOTTEN);
     w_.u32 (id);
     w_.finish ();
@@ -540,40 +542,17 @@ Client::frame_freed (gpointer data)
 
 /* The memory's readers here are done on the GPU once our stream has run
  * past them (the wrapped memory's release made it wait): an event there
- * tells the producer when. */
+ * tells the producer when. Not under lock_: the reader thread goes on
+ * taking frames meanwhile. */
 void
 Client::give_back (guint64 seq, guint32 import_id)
 {
-  std::lock_guard<std::mutex> lock (lock_);
-  if (!closed_) {
-    const guint32 slot = next_read_++ % kReadEvents;
-    GError * err = NULL;
-    bool ok = true;
-    while (ok && read_events_->size () <= slot)
-      ok = read_events_->add (&err);
-    if (ok && !read_sent_[slot]) {
-      w_.begin (Msg::READ_EVENT);
-      w_.u32 (slot);
-      w_.bytes (&read_events_->handle (slot), kHandleSize);
-      w_.finish ();
-      read_sent_[slot] = send_record (fd_, w_) == 0;
-      ok = read_sent_[slot];
-    }
-    ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
-    if (ok) {
-      w_.begin (Msg::RELEASE);
-      w_.u64 (seq);
-      w_.u32 (slot);
-      w_.finish ();
-      (void)send_record (fd_, w_);
-    } else {
-      /* Without a read event the producer would rewrite memory we may
-       * still read: it takes the frame back when we are gone instead. */
-      GST_WARNING ("cannot give frame %" G_GUINT64_FORMAT " back: %s", seq,
-          err ? err->message : "the connection failed");
-      g_clear_error (&err);
-    }
+  {
+    std::lock_guard<std::mutex> lock (wlock_);
+    if (!closed_.load ())
+      send_release (seq);
   }
+  std::lock_guard<std::mutex> lock (lock_);
   auto it = imports_.find (import_id);
   if (it != imports_.end () && --it->second.alive == 0 && it->second.forgotten) {
     close_import (import_id, it->second);
@@ -585,12 +564,49 @@ Client::give_back (guint64 seq, guint32 import_id)
   }
 }
 
+/* With wlock_ held: a read event recorded after our stream's reads, its
+ * handle first where the producer has not had it, then RELEASE. */
+void
+Client::send_release (guint64 seq)
+{
+  guint32 slot = 0;
+  GError * err = NULL;
+  const bool taken = read_events_->take (&slot, &err);
+  bool ok = taken;
+  if (ok && read_sent_.size () <= slot)
+    read_sent_.resize (slot + 1, false);
+  if (ok && !read_sent_[slot]) {
+    w_.begin (Msg::READ_EVENT);
+    w_.u32 (slot);
+    w_.bytes (&read_events_->handle (slot), kHandleSize);
+    w_.finish ();
+    read_sent_[slot] = send_record (fd_, w_) == 0;
+    ok = read_sent_[slot];
+  }
+  ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
+  if (ok) {
+    w_.begin (Msg::RELEASE);
+    w_.u64 (seq);
+    w_.u32 (slot);
+    w_.finish ();
+    (void)send_record (fd_, w_);
+  } else {
+    /* Without a read event the producer would rewrite memory we may
+     * still read: it takes the frame back when we are gone instead. */
+    GST_WARNING ("cannot give frame %" G_GUINT64_FORMAT " back: %s", seq,
+        err ? err->message : "the connection failed");
+    g_clear_error (&err);
+  }
+  if (taken)
+    read_events_->put_back (slot);
+}
+
 /* The connection is gone: whoever waits learns why, after what is queued. */
 void
 Client::lost (const std::string & why, bool error)
 {
   {
-    std::lock_guard<std::mutex> lock (lock_);
+    std::lock_guard<std::mutex> lock (wlock_);
     closed_ = true;
   }
   GST_INFO ("connection to producer %d ended: %s", producer_pid_, why.c_str ());
@@ -659,9 +675,9 @@ Client::stop ()
 {
   stopping_ = true;
   {
-    std::lock_guard<std::mutex> lock (lock_);
+    std::lock_guard<std::mutex> lock (wlock_);
     owner_ = nullptr;
-    if (!closed_) {
+    if (!closed_.load ()) {
       w_.begin (Msg::DRAIN);
       w_.finish ();
       (void)send_record (fd_, w_);

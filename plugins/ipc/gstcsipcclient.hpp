@@ -111,6 +111,7 @@ private:
   // A frame's memory was freed (any thread).
   static void frame_freed (gpointer data);
   void give_back (guint64 seq, guint32 import_id);
+  void send_release (guint64 seq);
   void close_import (guint32 id, Import & im);
 
   void drop_queue ();
@@ -130,11 +131,12 @@ private:
   std::unique_ptr<OwnEvents> read_events_;
   std::unique_ptr<PeerEvents> write_events_;
 
-  std::mutex lock_; /* imports, read events, sending */
+  std::mutex lock_; /* imports (taken before wlock_ where both are) */
   std::map<guint32, Import> imports_;
-  guint32 next_read_ = 0;
-  std::vector<bool> read_sent_;
-  bool closed_ = false;
+
+  std::mutex wlock_;                  /* sending, read events */
+  std::vector<bool> read_sent_;       /* the producer has the handle of this read event */
+  std::atomic<bool> closed_{ false }; /* set under wlock_: nothing more is sent */
   Writer w_;
 
   std::mutex qlock_; /* the queue */

@@ -36,6 +36,53 @@ OwnEvents::add (GError ** error)
   return true;
 }
 
+bool
+OwnEvents::take (guint32 * slot, GError ** error, bool * is_new)
+{
+  if (is_new)
+    *is_new = false;
+  if (free_.empty ()) {
+    for (auto it = settling_.begin (); it != settling_.end ();) {
+      if (cudaEventQuery (events_[*it]) == cudaSuccess) {
+        free_.push_back (*it);
+        it = settling_.erase (it);
+      } else {
+        (void)cudaGetLastError ();
+        if (in_order_)
+          break;
+        ++it;
+      }
+    }
+  }
+  if (!free_.empty ()) {
+    *slot = free_.back ();
+    free_.pop_back ();
+    return true;
+  }
+  if (limit_ && size () >= limit_ && !settling_.empty ()) {
+    *slot = settling_.front ();
+    settling_.pop_front ();
+    return true;
+  }
+  if (!add (error))
+    return false;
+  *slot = size () - 1;
+  if (is_new)
+    *is_new = true;
+  return true;
+}
+
+void
+OwnEvents::put_back (guint32 slot)
+{
+  if (cudaEventQuery (events_[slot]) == cudaSuccess) {
+    free_.push_back (slot);
+  } else {
+    (void)cudaGetLastError ();
+    settling_.push_back (slot);
+  }
+}
+
 PeerEvents::~PeerEvents ()
 {
   DeviceGuard guard (device_, nullptr);

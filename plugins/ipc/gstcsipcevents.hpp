@@ -3,6 +3,7 @@
 // process opens them by, and those another process handed us.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <vector>
 
@@ -18,15 +19,32 @@ namespace ipc {
 // still wait for is never destroyed while its owner runs. Recording one
 // costs about 3.5 us of host time against 0.4 for a plain event (H200):
 // only the IPC elements' own frames get one.
+//
+// take () hands out a slot to record, put_back () returns it: a slot is
+// handed out again only once its last record has completed (a query, 0.2
+// us, never a wait), else a new event is made. A driver may hold back a
+// record of an interprocess event whose previous record is still pending
+// (one shared signal per event: HIP's does), a host wait in
+// cudaEventRecord; and a peer still asking about the older record would
+// learn of the later one. With a `limit`, past that many events the
+// oldest slot put back is handed out even so (the GPU is that far behind).
+// `in_order`: slots are put back in the order of their records on one
+// stream, so the first still pending ends the search.
 class OwnEvents {
 public:
-  explicit OwnEvents (int device) : device_ (device) {}
+  explicit OwnEvents (int device, guint32 limit = 0, bool in_order = false)
+      : device_ (device), limit_ (limit), in_order_ (in_order)
+  {}
   ~OwnEvents ();
   OwnEvents (const OwnEvents &) = delete;
   OwnEvents & operator= (const OwnEvents &) = delete;
 
   // A new event and its handle, in slot size () - 1 on success.
   bool add (GError ** error);
+  // A slot to record now; `is_new`: made for this call.
+  bool take (guint32 * slot, GError ** error, bool * is_new = nullptr);
+  // `slot` recorded (or not) and no longer in use.
+  void put_back (guint32 slot);
   guint32 size () const { return (guint32)events_.size (); }
   cudaEvent_t event (guint32 slot) const { return events_[slot]; }
   const cudaIpcEventHandle_t & handle (guint32 slot) const { return handles_[slot]; }
@@ -34,8 +52,13 @@ public:
 
 private:
   int device_;
+  guint32 limit_;
+  bool in_order_;
   std::vector<cudaEvent_t> events_;
   std::vector<cudaIpcEventHandle_t> handles_;
+  std::vector<guint32> free_; /* their last record has completed */
+  std::deque<guint32>
+      settling_; /* put back, their last record maybe pending: oldest first */
 };
 
 // Events another process exported, opened here on `device` by their slot

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +27,8 @@ namespace ipc {
  * ends with its context (its process was reaped 61 ms after SIGKILL on an
  * H200, pipelines/ipc_probe.cu). */
 static constexpr gint64 kGraceUs = 250 * 1000;
+/* Frames closer than this count as a steady rate (settle_ms). */
+static constexpr gint64 kSteadyUs = 100 * 1000;
 
 struct Server::Conn {
   guint32 id = 0;
@@ -140,6 +143,7 @@ Server::wake ()
 void
 Server::run ()
 {
+  pthread_setname_np (pthread_self (), "csipc-server");
   /* Its queries of consumers' events are of this device's context. */
   if (cudaSetDevice (device_) != cudaSuccess)
     (void)cudaGetLastError ();
@@ -171,9 +175,7 @@ Server::run ()
         }
         ++it;
       }
-      /* Frames out: look again soon for the ones that came back; else
-       * often enough to ask consumers whether they run. */
-      timeout = frames_.empty () ? 50 : 2;
+      timeout = poll_timeout_ms ();
     }
     pfds.push_back ({ wake_[0], POLLIN, 0 });
     pfds.push_back ({ listen_fd_, POLLIN, 0 });
@@ -233,7 +235,6 @@ Server::accept_all ()
 void
 Server::read_conn (const std::shared_ptr<Conn> & c)
 {
-  std::vector<guint8> & buf = rbuf_;
   for (;;) {
     int fd;
     {
@@ -242,23 +243,22 @@ Server::read_conn (const std::shared_ptr<Conn> & c)
         return;
       fd = c->fd;
     }
-    const gssize n = recv_record (fd, buf.data (), MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-      return;
+    const int n = rbatch_.receive (fd);
+    const int err = errno;
     std::lock_guard<std::mutex> guard (lock_);
-    if (n == 0) {
-      close_conn (c, "it left", false);
-      return;
+    for (int i = 0; i < n && !c->closed; i++) {
+      if (rbatch_.size (i) == 0)
+        close_conn (c, "it left", false);
+      else if (rbatch_.size (i) > kMaxMessage)
+        close_conn (c, "it sent an oversized record", true);
+      else
+        handle (c, rbatch_.data (i), rbatch_.size (i));
     }
-    if (n < 0) {
-      close_conn (c,
-          errno == EMSGSIZE
-              ? std::string ("it sent an oversized record")
-              : std::string ("its connection failed: ") + g_strerror (errno),
-          errno == EMSGSIZE);
+    if (n < 0 && err != EINTR && !c->closed)
+      close_conn (c, std::string ("its connection failed: ") + g_strerror (err), false);
+    /* All that was waiting, unless the batch was full. */
+    if (n < (int)RecvBatch::kMax)
       return;
-    }
-    handle (c, buf.data (), (gsize)n);
   }
 }
 
@@ -447,6 +447,53 @@ Server::tick (std::vector<GstBuffer *> & done)
   collect (done);
 }
 
+/* How long the server thread may sleep (with the lock held). Frames that
+ * consumers hold need nothing: their RELEASE wakes it. A frame of a
+ * consumer that went is looked at again in 2 ms (taken back kGraceUs
+ * later, or once its process is gone); one given back whose read had not
+ * completed when asked, once the streaming thread has had its chance to
+ * collect it (settle_ms); otherwise the thread sleeps until a PING is due
+ * or an answer overdue (consumer-timeout), or for ever. */
+int
+Server::poll_timeout_ms ()
+{
+  bool settling = false;
+  for (const InFlight & f : frames_)
+    for (const Sent & s : f.to)
+      if (!s.done && s.conn->closed)
+        return 2;
+      else if (!s.done && s.released)
+        settling = true;
+  const gint64 now = g_get_monotonic_time ();
+  gint64 next = settling ? now + settle_ms (now) * 1000 : G_MAXINT64;
+  if (s_.consumer_timeout_ms) {
+    const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
+    for (auto & c : conns_)
+      if (c->ready && !c->closed)
+        next = MIN (next, c->ping_at + (c->ping ? bound : bound / 4));
+  }
+  if (next == G_MAXINT64)
+    return -1;
+  /* Just past it: tick() acts on "more than". */
+  const gint64 left_ms = (next - now) / 1000 + 1;
+  return (int)CLAMP (left_ms, 0, G_MAXINT);
+}
+
+/* While frames come at a steady rate, the streaming thread collects frames
+ * given back as the next goes by (reclaim): the server thread looks only
+ * once that is overdue by half a frame, not 2 ms after each RELEASE (a
+ * second wake-up for every frame and consumer at 30 fps). At high rates,
+ * after the last frame, or while the streaming thread waits (for room
+ * with slow-consumer=wait, for upstream's pool), every 2 ms. */
+gint64
+Server::settle_ms (gint64 now) const
+{
+  if (!last_render_ || now - last_render_ > kSteadyUs)
+    return 2;
+  const gint64 due = last_render_ + render_interval_ * 3 / 2;
+  return CLAMP ((due - now) / 1000 + 1, 2, kSteadyUs / 1000);
+}
+
 /* Whether consumer `s` is done with its frame: it released it and its
  * read has completed (a query, never a wait), or it is gone. */
 bool
@@ -487,7 +534,7 @@ Server::collect (std::vector<GstBuffer *> & done)
       continue;
     }
     done.push_back (it->buffer);
-    free_slots_.push_back (it->slot);
+    events_.put_back (it->slot);
     it = frames_.erase (it);
   }
   if (any)
@@ -502,6 +549,9 @@ Server::reclaim ()
   std::vector<GstBuffer *> done;
   {
     std::lock_guard<std::mutex> guard (lock_);
+    const gint64 now = g_get_monotonic_time ();
+    render_interval_ = last_render_ ? MIN (now - last_render_, kSteadyUs) : 0;
+    last_render_ = now;
     collect (done);
   }
   for (GstBuffer * b : done)
@@ -641,36 +691,47 @@ Server::wait_for_room (
 }
 
 bool
-Server::take_slot (guint32 * slot, GError ** error)
+Server::wanted ()
 {
-  if (!free_slots_.empty ()) {
-    *slot = free_slots_.back ();
-    free_slots_.pop_back ();
-    return true;
+  std::lock_guard<std::mutex> guard (lock_);
+  guint live = 0;
+  bool room = false;
+  for (auto & c : conns_) {
+    if (!c->ready || c->closed || c->draining)
+      continue;
+    live++;
+    room |= s_.wait || c->in_flight < s_.max_frames;
   }
-  if (!events_.add (error))
-    return false;
-  *slot = events_.size () - 1;
-  return true;
+  if (!room)
+    dropped_ += live;
+  return room;
 }
 
 bool
 Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
 {
-  std::unique_lock<std::mutex> lk (lock_);
-  bool any = false;
-  for (auto & c : conns_)
-    any |= c->ready && !c->closed && !c->draining;
-  if (!any)
-    return true;
   guint32 slot;
+  {
+    std::lock_guard<std::mutex> guard (lock_);
+    bool any = false;
+    for (auto & c : conns_)
+      any |= c->ready && !c->closed && !c->draining;
+    if (!any)
+      return true;
+    if (!events_.take (&slot, error))
+      return false;
+  }
+  /* Without the lock: the server thread takes frames back meanwhile (the
+   * slot and its event are this thread's until given back; only this
+   * thread adds events). */
   Export ex;
-  if (!take_slot (&slot, error))
-    return false;
-  if (!gst_cs_sync_meta_wait (f.buffer, stream, error) ||
-      !GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) ||
-          !export_memory (f.exportable, device_, shared_from_this (), &ex, error)) {
-    free_slots_.push_back (slot);
+  const bool recorded =
+      gst_cs_sync_meta_wait (f.buffer, stream, error) &&
+      GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) &&
+          export_memory (f.exportable, device_, shared_from_this (), &ex, error);
+  std::unique_lock<std::mutex> lk (lock_);
+  if (!recorded) {
+    events_.put_back (slot);
     return false;
   }
   /* In the list before it goes out: a consumer may give it back before it
@@ -722,7 +783,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
   out.sending = false;
   GstBuffer * unused = nullptr;
   if (out.to.empty ()) {
-    free_slots_.push_back (slot);
+    events_.put_back (slot);
     unused = out.buffer;
     for (auto it = frames_.begin (); it != frames_.end (); ++it) {
       if (&*it == &out) {

@@ -83,9 +83,15 @@ public:
   void set_segment (const GstSegment & segment);
   // EOS, FLUSH_START, FLUSH_STOP (with reset_time) to every consumer.
   void broadcast (Msg type, bool reset_time = false);
+  // Whether a frame rendered now goes to any consumer: one with room for
+  // it, or any with slow-consumer=wait. When none takes it, each misses
+  // it (counted) and nothing else is to be done for it: no copy, no GPU
+  // work (a producer faster than its consumers renders many such).
+  bool wanted ();
   // Sends `f` to every consumer with room for it (see ServerSettings):
   // after `stream` waits for the frame's producer and the frame's event is
-  // recorded on it. False with `error` set on a CUDA failure.
+  // recorded on it (outside the lock: the server thread goes on taking
+  // frames back meanwhile). False with `error` set on a CUDA failure.
   bool send (const OutFrame & f, cudaStream_t stream, GError ** error);
   // Takes back the frames every consumer is done with (never blocks).
   void reclaim ();
@@ -124,7 +130,8 @@ private:
   bool preamble (
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
   bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
-  bool take_slot (guint32 * slot, GError ** error);
+  int poll_timeout_ms ();
+  gint64 settle_ms (gint64 now) const;
   void wake ();
 
   GstElement * owner_;
@@ -147,8 +154,9 @@ private:
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;
-  std::vector<guint32> free_slots_;
   guint64 seq_ = 0;
+  gint64 last_render_ = 0;     /* reclaim (), once a frame: when */
+  gint64 render_interval_ = 0; /* and how long after the one before */
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
   std::string caps_;
@@ -156,7 +164,7 @@ private:
   GstSegment segment_;
   guint64 segment_gen_ = 0;
   Writer frame_w_, ctl_w_;
-  std::vector<guint8> rbuf_ = std::vector<guint8> (kMaxMessage); /* server thread */
+  RecvBatch rbatch_; /* server thread */
 };
 
 } // namespace ipc

@@ -45,6 +45,7 @@
 #include <memory>
 
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "base/gstcsframespan.hpp"
 #include "base/gstcsheldbuffers.hpp"
 #include "base/gstcsscratchpool.hpp"
@@ -128,10 +129,9 @@ gst_cs_ipc_slow_consumer_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
-            "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")"));
+/* The formats are those of gst_cs::video_formats(), set in class_init. */
+static const gchar sink_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
+    "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")";
 
 /* --- start and stop ----------------------------------------------------- */
 
@@ -431,7 +431,7 @@ gst_cs_ipc_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   /* Frames given back, as frames go by (and on the server's own tick). */
   server.reclaim ();
   GstFlowReturn ret = GST_FLOW_OK;
-  if (server.consumers () > 0)
+  if (server.wanted ())
     ret = send_frame (self, buffer);
   self->device->count_frame ();
   /* The server thread's time is the element's too: the span starts that
@@ -736,7 +736,9 @@ gst_cs_ipc_sink_class_init (GstCsIpcSinkClass * klass)
   gobject_class->finalize = gst_cs_ipc_sink_finalize;
   install_properties (gobject_class);
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA streams IPC sink",
       "Sink/Video/Tensor/Hardware",
       "Hands frames and batches in CUDA device memory to other processes, ordered by "

@@ -41,6 +41,7 @@
 #include <memory>
 
 #include "base/gstcscaps.h"
+#include "base/gstcsformats.hpp"
 #include "base/gstcsframespan.hpp"
 #include "base/gstcspeerimport.hpp"
 #include "base/gstcsscratchpool.hpp"
@@ -111,10 +112,9 @@ gst_cs_ipc_producer_lost_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (
-            GST_CS_VIDEO_DEVICE_CAPS "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")"));
+/* The formats are those of gst_cs::video_formats(), set in class_init. */
+static const gchar src_caps[] =
+    GST_CS_VIDEO_DEVICE_CAPS "; other/tensors(" GST_CAPS_FEATURE_MEMORY_CS ")";
 
 /* --- start and stop ----------------------------------------------------- */
 
@@ -625,7 +625,9 @@ gst_cs_ipc_src_class_init (GstCsIpcSrcClass * klass)
   gobject_class->finalize = gst_cs_ipc_src_finalize;
   install_properties (gobject_class);
 
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_add_pad_template (
+      element_class, gst_cs::pad_template_with_video_formats (
+                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
   gst_element_class_set_static_metadata (element_class, "CUDA streams IPC source",
       "Source/Video/Tensor/Hardware",
       "Receives frames and batches in CUDA device memory from another process, ordered "

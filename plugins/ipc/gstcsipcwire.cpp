@@ -194,5 +194,37 @@ recv_record (int fd, guint8 * buf, int flags)
   return n;
 }
 
+RecvBatch::RecvBatch ()
+{
+  for (guint i = 0; i < kMax; i++) {
+    bufs_[i] = static_cast<guint8 *> (g_malloc (kMaxMessage));
+    iov_[i] = { bufs_[i], kMaxMessage };
+    msgs_[i] = {};
+    msgs_[i].msg_hdr.msg_iov = &iov_[i];
+    msgs_[i].msg_hdr.msg_iovlen = 1;
+  }
+}
+
+RecvBatch::~RecvBatch ()
+{
+  for (guint8 * b : bufs_)
+    g_free (b);
+}
+
+int
+RecvBatch::receive (int fd)
+{
+  mmsghdr * msgs = msgs_;
+  const int n = recvmmsg (fd, msgs, kMax, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  if (n < 0)
+    return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
+  for (int i = 0; i < n; i++) {
+    const bool truncated =
+        msgs[i].msg_len > kMaxMessage || (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+    sizes_[i] = truncated ? kMaxMessage + 1 : msgs[i].msg_len;
+  }
+  return n;
+}
+
 } // namespace ipc
 } // namespace gst_cs

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <glib.h>
+#include <sys/socket.h>
 
 namespace gst_cs {
 namespace ipc {
@@ -136,6 +137,31 @@ int send_record (int fd, const Writer & w);
 // end of the connection, -1 with errno set; a record larger than the
 // buffer gives -1 and EMSGSIZE.
 gssize recv_record (int fd, guint8 * buf, int flags);
+
+// The records waiting on a socket, received at once (one recvmmsg, never
+// blocking) into buffers kept from one batch to the next.
+class RecvBatch {
+public:
+  RecvBatch ();
+  ~RecvBatch ();
+  RecvBatch (const RecvBatch &) = delete;
+  RecvBatch & operator= (const RecvBatch &) = delete;
+
+  // How many records came (0: none was waiting), or -1 with errno set (the
+  // records before a failure come first). A record of size 0 is the end of
+  // the connection; one larger than kMaxMessage has size kMaxMessage + 1.
+  int receive (int fd);
+  const guint8 * data (guint i) const { return bufs_[i]; }
+  gsize size (guint i) const { return sizes_[i]; }
+
+  static constexpr guint kMax = 64;
+
+private:
+  guint8 * bufs_[kMax]; /* kMaxMessage bytes each, touched only where written */
+  gsize sizes_[kMax];
+  iovec iov_[kMax];
+  mmsghdr msgs_[kMax];
+};
 
 } // namespace ipc
 } // namespace gst_cs

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "testutil.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -77,6 +78,78 @@ concatenated (std::vector<const char *> a, const std::vector<const char *> & b)
 
 const std::vector<const char *> all_formats =
     concatenated (videocrop_formats, semi_planar_16_formats);
+
+std::vector<const char *>
+plain_formats ()
+{
+  std::vector<const char *> out;
+  GEnumClass * k = (GEnumClass *)g_type_class_ref (GST_TYPE_VIDEO_FORMAT);
+  for (guint i = 0; i < k->n_values; i++) {
+    const GstVideoFormat f = (GstVideoFormat)k->values[i].value;
+    if (f == GST_VIDEO_FORMAT_UNKNOWN || f == GST_VIDEO_FORMAT_ENCODED)
+      continue;
+    const GstVideoFormatInfo * info = gst_video_format_get_info (f);
+    if (!info || GST_VIDEO_FORMAT_INFO_IS_TILED (info))
+      continue;
+#if GST_CHECK_VERSION(1, 22, 0)
+    if (GST_VIDEO_FORMAT_INFO_IS_COMPLEX (info))
+      continue;
+#else
+    if (GST_VIDEO_FORMAT_INFO_PSTRIDE (info, 0) == 0 && f != GST_VIDEO_FORMAT_IYU1)
+      continue;
+#endif
+    out.push_back (gst_video_format_to_string (f));
+  }
+  g_type_class_unref (k);
+  return out;
+}
+
+bool
+videocrop_takes (const char * format)
+{
+  GstElementFactory * f = gst_element_factory_find ("videocrop");
+  fail_unless (f != NULL, "no videocrop (gst-plugins-good)");
+  GstCaps * tmpl = NULL;
+  for (const GList * l = gst_element_factory_get_static_pad_templates (f); l;
+       l = l->next) {
+    GstStaticPadTemplate * t = (GstStaticPadTemplate *)l->data;
+    if (t->direction == GST_PAD_SINK)
+      tmpl = gst_static_caps_get (&t->static_caps);
+  }
+  gst_object_unref (f);
+  fail_unless (tmpl != NULL);
+  /* Its first structure, in system memory: the second takes any memory
+   * and format, for passing crop metas on. */
+  GstCaps * first = gst_caps_copy_nth (tmpl, 0);
+  GstCaps * want =
+      gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format, NULL);
+  const bool takes = gst_caps_can_intersect (first, want);
+  gst_caps_unref (want);
+  gst_caps_unref (first);
+  gst_caps_unref (tmpl);
+  return takes;
+}
+
+std::vector<std::string>
+caps_formats (const GstCaps * caps)
+{
+  std::vector<std::string> out;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure * s = gst_caps_get_structure (caps, i);
+    const GValue * v = gst_structure_get_value (s, "format");
+    if (!gst_structure_has_name (s, "video/x-raw") || !v)
+      continue;
+    if (GST_VALUE_HOLDS_LIST (v)) {
+      for (guint j = 0; j < gst_value_list_get_size (v); j++)
+        out.push_back (g_value_get_string (gst_value_list_get_value (v, j)));
+    } else {
+      out.push_back (g_value_get_string (v));
+    }
+  }
+  std::sort (out.begin (), out.end ());
+  out.erase (std::unique (out.begin (), out.end ()), out.end ());
+  return out;
+}
 
 /* --- capturing frames --------------------------------------------------- */
 

@@ -55,6 +55,19 @@ extern const std::vector<const char *> semi_planar_16_formats;
 // All of GST_CS_VIDEO_FORMATS: the two lists above.
 extern const std::vector<const char *> all_formats;
 
+// Every raw format this GStreamer's video library describes without the
+// TILED or COMPLEX flag (before 1.22, which has no COMPLEX flag: with whole
+// bytes per pixel, or IYU1), asked of gst_video_format_get_info for every
+// value of GstVideoFormat: what cudaupload, cudacrop and cudadownload take.
+std::vector<const char *> plain_formats ();
+
+// Whether CPU videocrop crops `format` (its system-memory template lists it).
+bool videocrop_takes (const char * format);
+
+// The formats of the video/x-raw structures of `caps` (every structure's
+// format field, lists expanded), each once, sorted.
+std::vector<std::string> caps_formats (const GstCaps * caps);
+
 /* --- capturing frames --------------------------------------------------- */
 
 // Copies (deeply) every buffer that passes `pad` into `frames`, with the caps

@@ -35,6 +35,22 @@ GST_START_TEST (test_plane_geometry)
 
   i = info_of (GST_VIDEO_FORMAT_RGB, 3, 1);
   fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 0), 9);
+
+  /* 4:1:1 packed, 6 bytes for 4 pixels: no bytes per pixel to count */
+  i = info_of (GST_VIDEO_FORMAT_IYU1, 13, 3);
+  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 0), 24);
+  fail_unless_equals_int (gst_cs_video_plane_rows (&i, 0), 3);
+
+  /* the palette: 256 entries of 4 bytes, one a row, whatever the size */
+  i = info_of (GST_VIDEO_FORMAT_RGB8P, 13, 3);
+  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 0), 13);
+  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 1), 4);
+  fail_unless_equals_int (gst_cs_video_plane_rows (&i, 1), 256);
+
+  /* 4x4 subsampled chroma */
+  i = info_of (GST_VIDEO_FORMAT_YUV9, 13, 7);
+  fail_unless_equals_int (gst_cs_video_plane_row_bytes (&i, 1), 4);
+  fail_unless_equals_int (gst_cs_video_plane_rows (&i, 2), 2);
 }
 GST_END_TEST;
 

@@ -44,10 +44,17 @@ is_semi_planar_16 (const char * format)
   return !strcmp (format, "P010_10LE") || !strcmp (format, "P016_LE");
 }
 
+/* One plane of luma beside chroma of half the width: YUY2, UYVY, v216,
+ * Y210 ... */
 static bool
 is_packed_422 (const char * format)
 {
-  return !strcmp (format, "YUY2") || !strcmp (format, "UYVY");
+  const GstVideoFormatInfo * f =
+      gst_video_format_get_info (gst_video_format_from_string (format));
+  return GST_VIDEO_FORMAT_INFO_N_PLANES (f) == 1 &&
+         GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) >= 3 &&
+         GST_VIDEO_FORMAT_INFO_W_SUB (f, 0) == 0 &&
+         GST_VIDEO_FORMAT_INFO_W_SUB (f, 1) == 1;
 }
 
 static const char *
@@ -185,14 +192,81 @@ expect_memory (const Case & c, const Seen & in, const Seen & out, const char * w
   }
 }
 
-/* cudacrop beside CPU videocrop (P010/P016: beside a crop computed on the
- * CPU) on the same random frames: the same pixels, the memory the path
- * promises, no host wait. */
+/* Row `row` of `frame` unpacked into `px` (GStreamer's AYUV/ARGB, 8 or 16
+ * bits a channel), the samples as they are: TRUNCATE_RANGE, as GStreamer
+ * fills the low bits of 10-bit samples of some formats differently for
+ * the first and second pixel of a pair (Y210 in 1.22). */
+static void
+unpack_row (GstVideoFrame * frame, guint row, std::vector<guint16> & px)
+{
+  const GstVideoFormatInfo * f = frame->info.finfo;
+  const bool wide =
+      GST_VIDEO_FORMAT_INFO_BITS (gst_video_format_get_info (f->unpack_format)) > 8;
+  const gint width = GST_VIDEO_FRAME_WIDTH (frame);
+  std::vector<guint8> bytes ((gsize)(width + 8) * 8);
+  f->unpack_func (f, GST_VIDEO_PACK_FLAG_TRUNCATE_RANGE, bytes.data (), frame->data,
+      frame->info.stride, 0, (gint)row, width);
+  px.assign ((gsize)width * 4, 0);
+  for (gsize i = 0; i < px.size (); i++)
+    px[i] = wide ? ((const guint16 *)bytes.data ())[i] : bytes[i];
+}
+
+/* Whether `out` is `in` cropped at (`x`, `y`), as GStreamer's unpacking of
+ * both reads them: each channel of output pixel (i, r) is the input's at
+ * (x + i, y + r), or for a subsampled channel at its sample's (x and y
+ * rounded down to the subsampling, as videocrop rounds). Packed 4:2:2 at an
+ * odd x leaves the last luma sample of an even-width row unshifted, as
+ * videocrop does. For the formats videocrop does not take. */
+static void
+assert_cropped_as_unpacked (GstBuffer * in, const GstVideoInfo * in_info, guint x,
+    guint y, GstBuffer * out, const GstVideoInfo * out_info, const char * what)
+{
+  GstVideoFrame fi, fo;
+  fail_unless (
+      gst_video_frame_map (&fi, const_cast<GstVideoInfo *> (in_info), in, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (
+      &fo, const_cast<GstVideoInfo *> (out_info), out, GST_MAP_READ));
+  const GstVideoFormatInfo * f = in_info->finfo;
+  /* unpacked channel k: alpha, then components 0 to 2 */
+  guint ws[4] = {}, hs[4] = {};
+  for (guint k = 0; k < 4; k++) {
+    const guint comp = k == 0 ? 3 : k - 1;
+    if (comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f)) {
+      ws[k] = GST_VIDEO_FORMAT_INFO_W_SUB (f, comp);
+      hs[k] = GST_VIDEO_FORMAT_INFO_H_SUB (f, comp);
+    }
+  }
+  const guint w = (guint)out_info->width, h = (guint)out_info->height;
+  const bool unshifted_last =
+      is_packed_422 (GST_VIDEO_INFO_NAME (in_info)) && (x & 1) && !(w & 1);
+  std::vector<guint16> o, s;
+  for (guint r = 0; r < h; r++) {
+    unpack_row (&fo, r, o);
+    for (guint k = 0; k < 4; k++) {
+      const guint x0 = (x >> ws[k]) << ws[k], y0 = (y >> hs[k]) << hs[k];
+      unpack_row (&fi, y0 + r, s);
+      for (guint i = 0; i < w; i++) {
+        if (k == 1 && unshifted_last && i == w - 1)
+          continue;
+        fail_unless (o[i * 4 + k] == s[(x0 + i) * 4 + k],
+            "%s: %s pixel (%u, %u) channel %u is %u, the input's at (%u, %u) %u", what,
+            GST_VIDEO_INFO_NAME (in_info), i, r, k, o[i * 4 + k], x0 + i, y0 + r,
+            s[(x0 + i) * 4 + k]);
+      }
+    }
+  }
+  gst_video_frame_unmap (&fi);
+  gst_video_frame_unmap (&fo);
+}
+
+/* cudacrop beside CPU videocrop (the formats it does not take: beside the
+ * input as GStreamer unpacks it) on the same random frames: the same
+ * pixels, the memory the path promises, no host wait. */
 static void
 check_case (const Case & c)
 {
   const std::string what = describe (c);
-  const bool cpu_reference = is_semi_planar_16 (c.format);
+  const bool cpu_reference = !testutil::videocrop_takes (c.format);
   /* the reference crops what cudacrop crops: left/top plus the crop meta */
   const Crop ref = { (gint)(c.crop.l + c.mx), (gint)(c.crop.r - c.mx),
     (gint)(c.crop.t + c.my), (gint)(c.crop.b - c.my) };
@@ -228,12 +302,13 @@ check_case (const Case & c)
 
   testutil::run_to_eos (pipeline, what.c_str ());
   if (cpu_reference) {
-    for (size_t i = 0; i < in.buffers.size () && i < out.buffers.size (); i++)
-      expected.buffers.push_back (testutil::crop_on_cpu (
-          in.buffers[i], &in.infos[i], ref.l, ref.t, &out.infos[i]));
-    expected.infos = out.infos;
+    fail_unless (in.buffers.size () == out.buffers.size ());
+    for (size_t i = 0; i < in.buffers.size (); i++)
+      assert_cropped_as_unpacked (in.buffers[i], &in.infos[i], ref.l, ref.t,
+          out.buffers[i], &out.infos[i], what.c_str ());
+  } else {
+    testutil::assert_all_cropped_equal (expected, out, what.c_str ());
   }
-  testutil::assert_all_cropped_equal (expected, out, what.c_str ());
   fail_unless (out.buffers.size () == (size_t)c.frames, "%s: got %zu frames",
       what.c_str (), out.buffers.size ());
   expect_memory (c, seen_in, seen_out, what.c_str ());
@@ -286,6 +361,46 @@ GST_END_TEST;
 GST_START_TEST (test_exact_packed)
 {
   all_formats (Path::PACKED);
+}
+GST_END_TEST;
+
+/* Every raw format GStreamer describes without tiling or complex packing
+ * (listed from gst_video_format_get_info: a newer GStreamer's additions
+ * are in it), each path, small frames: beside videocrop where it takes the
+ * format, else beside the input as GStreamer unpacks it. IYU1 starts at a
+ * multiple of 4 (test_iyu1_inside_a_group). */
+GST_START_TEST (test_every_format)
+{
+  for (const char * f : testutil::plain_formats ()) {
+    for (auto [w, h] : { std::pair{ 18, 10 }, std::pair{ 17, 9 } }) {
+      for (Crop crop : { Crop{ 3, 5, 1, 2 }, Crop{ 4, 1, 2, 3 } }) {
+        if (!strcmp (f, "IYU1") && crop.l % 4)
+          continue;
+        for (Path path : { Path::CROP_META, Path::OFFSETS, Path::PACKED }) {
+          Case c{ f, w, h, crop, path };
+          c.frames = 2;
+          check_case (c);
+        }
+      }
+    }
+  }
+}
+GST_END_TEST;
+
+/* IYU1's 4 pixels share 6 bytes (U Y Y V Y Y): a crop starting inside such
+ * a group is refused with a message, not copied from the wrong pixels. */
+GST_START_TEST (test_iyu1_inside_a_group)
+{
+  GstElement * pipeline = gst_parse_launch (
+      "videotestsrc num-buffers=1 ! video/x-raw,format=IYU1,width=16,height=8 ! "
+      "cudaupload ! cudacrop left=3 ! cudadownload ! fakesink",
+      NULL);
+  fail_unless (pipeline != NULL);
+  const testutil::Outcome outcome = testutil::run_to_end (pipeline);
+  fail_unless (!outcome.eos && outcome.error.find ("IYU1") != std::string::npos &&
+                   outcome.error.find ("column 3") != std::string::npos,
+      "%s", outcome.error.c_str ());
+  gst_object_unref (pipeline);
 }
 GST_END_TEST;
 
@@ -767,6 +882,8 @@ crop_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_exact_zero_copy);
   tcase_add_test (tc, test_exact_packed);
+  tcase_add_test (tc, test_every_format);
+  tcase_add_test (tc, test_iyu1_inside_a_group);
   tcase_add_test (tc, test_upstream_crop_meta);
   tcase_add_test (tc, test_videocrop_meta_upstream);
   tcase_add_test (tc, test_tee_of_device_buffers);

@@ -151,9 +151,9 @@ GST_START_TEST (test_input_format_not_handled)
 {
   gboolean accepted;
   std::vector<Said> said = offer ("cudastreamsupload name=up",
-      "video/x-raw,format=NV16,width=64,height=48,framerate=30/1", &accepted);
-  fail_unless (!accepted, "NV16 is refused");
-  expect (said, GST_MESSAGE_WARNING, "up", { "format", "NV16", "NV12" }, "NV16");
+      "video/x-raw,format=UYVP,width=64,height=48,framerate=30/1", &accepted);
+  fail_unless (!accepted, "UYVP (a complex packing) is refused");
+  expect (said, GST_MESSAGE_WARNING, "up", { "format", "UYVP", "NV12" }, "UYVP");
 
   said = offer ("cudastreamsconvertscale name=cs",
       "video/x-raw(memory:CUDAStreamsMemory),format=v210,width=64,height=48", &accepted);

@@ -4,6 +4,10 @@
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "base/gstcscaps.h"
 #include "gstcsvideo-private.h"
 #include "testutil.h"
@@ -83,6 +87,81 @@ GST_START_TEST (test_pad_templates)
   fail_unless (!template_has_feature (down, "src", true)); /* system only out */
   gst_object_unref (up);
   gst_object_unref (down);
+}
+GST_END_TEST;
+
+/* The formats of the pad template `pad` of `factory`: those of each
+ * video/x-raw structure in system memory or ours (not nvcodec's, whose
+ * GstCudaMemory allocates fewer), which must all be the same. */
+static std::vector<std::string>
+template_formats (const char * factory, const char * pad)
+{
+  GstElementFactory * f = gst_element_factory_find (factory);
+  fail_unless (f != NULL, "no %s", factory);
+  GstElement * e = gst_element_factory_create (f, NULL);
+  GstPadTemplate * t =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), pad);
+  fail_unless (t != NULL, "%s has no %s template", factory, pad);
+  GstCaps * caps = gst_pad_template_get_caps (t);
+  std::vector<std::string> out;
+  bool first = true;
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCaps * one = gst_caps_copy_nth (caps, i);
+    std::vector<std::string> formats = testutil::caps_formats (one);
+    gst_caps_unref (one);
+    if (gst_caps_features_contains (
+            gst_caps_get_features (caps, i), "memory:CUDAMemory")) {
+      /* GstCudaMemory's own 18 (no gray, no AYUV) */
+      fail_unless (formats.size () == 18, "%s %s: %zu formats in nvcodec memory", factory,
+          pad, formats.size ());
+      continue;
+    }
+    if (formats.empty ())
+      continue; /* other/tensors */
+    fail_unless (first || formats == out, "%s %s: structure %u differs", factory, pad, i);
+    out = formats;
+    first = false;
+  }
+  gst_caps_unref (caps);
+  gst_object_unref (e);
+  gst_object_unref (f);
+  return out;
+}
+
+static std::string
+joined (const std::vector<std::string> & v)
+{
+  std::string s;
+  for (const std::string & f : v)
+    s += (s.empty () ? "" : " ") + f;
+  return s;
+}
+
+/* Every element that moves or crops frames takes every raw format this
+ * GStreamer describes without tiling or complex packing (listed here from
+ * gst_video_format_get_info, so a newer GStreamer's additions show up),
+ * in every structure of its templates; cudabatch reads its frames as the
+ * converter does, so it takes the converter's. */
+GST_START_TEST (test_template_formats)
+{
+  std::vector<std::string> plain;
+  for (const char * f : testutil::plain_formats ())
+    plain.push_back (f);
+  std::sort (plain.begin (), plain.end ());
+  g_print ("%zu formats: %s\n", plain.size (), joined (plain).c_str ());
+  fail_unless (plain.size () >= 99, "%zu formats", plain.size ());
+  const std::pair<const char *, const char *> pads[] = { { "cudastreamsupload", "sink" },
+    { "cudastreamsupload", "src" }, { "cudastreamsdownload", "sink" },
+    { "cudastreamsdownload", "src" }, { "cudastreamscrop", "sink" },
+    { "cudastreamscrop", "src" }, { "cudastreamsipcsink", "sink" },
+    { "cudastreamsipcsrc", "src" } };
+  for (const auto & [factory, pad] : pads) {
+    const std::vector<std::string> got = template_formats (factory, pad);
+    fail_unless (got == plain, "%s %s takes %zu formats: %s", factory, pad, got.size (),
+        joined (got).c_str ());
+  }
+  fail_unless (template_formats ("cudastreamsbatch", "sink_%u") ==
+               template_formats ("cudastreamsconvertscale", "sink"));
 }
 GST_END_TEST;
 
@@ -269,7 +348,7 @@ GST_START_TEST (test_absurd_caps_refused)
   fail_if (accepts (
       "cudaupload", "video/x-raw,format=RGBA,width=100000,height=48,framerate=30/1"));
   fail_if (accepts (
-      "cudaupload", "video/x-raw,format=NV16,width=64,height=48,framerate=30/1"));
+      "cudaupload", "video/x-raw,format=UYVP,width=64,height=48,framerate=30/1"));
   fail_if (accepts ("cudadownload",
       "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=64,height=0,framerate=30/"
       "1"));
@@ -303,6 +382,7 @@ registration_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_metadata_and_properties);
   tcase_add_test (tc, test_pad_templates);
+  tcase_add_test (tc, test_template_formats);
   tcase_add_test (tc, test_nvcodec_templates);
   tcase_add_test (tc, test_unambiguous_names);
   tcase_add_test (tc, test_caps_transform);

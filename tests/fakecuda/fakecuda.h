@@ -83,6 +83,22 @@ FAKECUDA_API unsigned long long fakecuda_host_blocks_total (void);
 /* Operations enqueued on any stream that have not run yet. */
 FAKECUDA_API unsigned long long fakecuda_pending_ops (void);
 
+/* Records of interprocess events (cudaEventInterprocess) this process
+ * made so far. */
+FAKECUDA_API unsigned long long fakecuda_ipc_records (void);
+
+/* Of those, the records of an event whose previous record had not
+ * completed yet: a driver may have to hold the new record back until it
+ * has (one shared signal per event: HIP's does), a host wait in
+ * cudaEventRecord. */
+FAKECUDA_API unsigned long long fakecuda_ipc_early_rerecords (void);
+
+/* Successful cudaIpcOpenMemHandle and cudaIpcOpenEventHandle calls of this
+ * process so far: an importer opens each memory and each event once and
+ * keeps it, not once a frame. */
+FAKECUDA_API unsigned long long fakecuda_ipc_mem_opens (void);
+FAKECUDA_API unsigned long long fakecuda_ipc_event_opens (void);
+
 /* Runs every pending operation of every device, without counting a host
  * block (for a test's own checks at the end). */
 FAKECUDA_API void fakecuda_run_all (void);

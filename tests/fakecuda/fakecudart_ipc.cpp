@@ -37,6 +37,7 @@
  * so: tests run a producer that way, so that a producer which waited for a
  * consumer on the GPU fails. */
 #include "fakecudart.hpp"
+#include "fakecuda.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -290,13 +291,22 @@ new_shared_event ()
   return &o.table[o.used++];
 }
 
+std::atomic<unsigned long long> ipc_records{ 0 };
+std::atomic<unsigned long long> ipc_early_rerecords{ 0 };
+std::atomic<unsigned long long> ipc_mem_opens{ 0 };
+std::atomic<unsigned long long> ipc_event_opens{ 0 };
+
 std::uint64_t
 shared_record (Event & e)
 {
   Owner & o = owner ();
   if (std::find (o.events.begin (), o.events.end (), &e) == o.events.end ())
     o.events.push_back (&e);
-  return e.shared->recorded.fetch_add (1, std::memory_order_acq_rel) + 1;
+  ipc_records.fetch_add (1, std::memory_order_relaxed);
+  const std::uint64_t gen = e.shared->recorded.fetch_add (1, std::memory_order_acq_rel);
+  if (e.shared->completed.load (std::memory_order_acquire) < gen)
+    ipc_early_rerecords.fetch_add (1, std::memory_order_relaxed);
+  return gen + 1;
 }
 
 void
@@ -376,6 +386,32 @@ host_wait_remote (const Op & op)
 
 using namespace fakecuda;
 
+/* ---- the test API (fakecuda.h) ---- */
+
+unsigned long long
+fakecuda_ipc_records (void)
+{
+  return ipc_records.load (std::memory_order_relaxed);
+}
+
+unsigned long long
+fakecuda_ipc_early_rerecords (void)
+{
+  return ipc_early_rerecords.load (std::memory_order_relaxed);
+}
+
+unsigned long long
+fakecuda_ipc_mem_opens (void)
+{
+  return ipc_mem_opens.load (std::memory_order_relaxed);
+}
+
+unsigned long long
+fakecuda_ipc_event_opens (void)
+{
+  return ipc_event_opens.load (std::memory_order_relaxed);
+}
+
 /* ---- events ---- */
 
 cudaError_t
@@ -426,6 +462,7 @@ cudaIpcOpenEventHandle (cudaEvent_t * event, cudaIpcEventHandle_t handle)
     e->owner = p;
     st.live_events.insert (e);
     *event = reinterpret_cast<cudaEvent_t> (e);
+    ipc_event_opens.fetch_add (1, std::memory_order_relaxed);
     return cudaSuccess;
   });
 }
@@ -483,6 +520,7 @@ cudaIpcOpenMemHandle (void ** devPtr, cudaIpcMemHandle_t handle, unsigned int fl
           a.serial == h.serial) {
         a.import_refs++;
         *devPtr = reinterpret_cast<void *> (start);
+        ipc_mem_opens.fetch_add (1, std::memory_order_relaxed);
         return cudaSuccess;
       }
     }
@@ -514,6 +552,7 @@ cudaIpcOpenMemHandle (void ** devPtr, cudaIpcMemHandle_t handle, unsigned int fl
     if (h.device != current_device ())
       st.peer[current_device ()][h.device] = true;
     *devPtr = m;
+    ipc_mem_opens.fetch_add (1, std::memory_order_relaxed);
     return cudaSuccess;
   });
 }

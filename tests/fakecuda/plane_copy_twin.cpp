@@ -23,11 +23,12 @@ struct Launch {
 bool
 is_shifted_luma (const PlaneCopy & p, std::size_t x)
 {
-  return x >= p.shift_first && x < p.shift_end && ((x - p.shift_first) & 1u) == 0;
+  return x >= p.shift_first && x < p.shift_end &&
+         (x - p.shift_first) % p.shift_step < p.shift_step / 2;
 }
 
-/* Source bytes a row reads: a shifted luma sample reads 2 bytes on, which
- * may lie past the row's own bytes. */
+/* Source bytes a row reads: a shifted luma sample reads shift_step bytes
+ * on, which may lie past the row's own bytes. */
 std::size_t
 source_row_bytes (const PlaneCopy & p)
 {
@@ -36,7 +37,7 @@ source_row_bytes (const PlaneCopy & p)
   std::size_t last = std::min<std::size_t> (p.shift_end, p.row_bytes);
   while (last > p.shift_first && !is_shifted_luma (p, last - 1))
     last--;
-  return last > p.shift_first ? std::max (p.row_bytes, last - 1 + 3) : p.row_bytes;
+  return last > p.shift_first ? std::max (p.row_bytes, last + p.shift_step) : p.row_bytes;
 }
 
 bool
@@ -63,7 +64,7 @@ copy_plane (const PlaneCopy & p)
       continue;
     }
     for (std::size_t x = 0; x < p.row_bytes; x++)
-      dst[x] = src[is_shifted_luma (p, x) ? x + 2 : x];
+      dst[x] = src[is_shifted_luma (p, x) ? x + p.shift_step : x];
   }
 }
 

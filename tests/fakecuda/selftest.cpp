@@ -589,6 +589,32 @@ GST_START_TEST (test_ipc_query_asks_the_owner)
 }
 GST_END_TEST;
 
+/* Records of interprocess events are counted, and those made while the
+ * event's previous record is still pending are counted apart. */
+GST_START_TEST (test_ipc_record_counts)
+{
+  cudaStream_t s = new_stream ();
+  cudaEvent_t e = new_ipc_event ();
+  cudaEvent_t plain = NULL;
+  CUDA_OK (cudaEventCreateWithFlags (&plain, cudaEventDisableTiming));
+  const unsigned long long records = fakecuda_ipc_records ();
+  const unsigned long long early = fakecuda_ipc_early_rerecords ();
+  CUDA_OK (cudaEventRecord (plain, s));
+  fail_unless_equals_uint64 (fakecuda_ipc_records (), records);
+  CUDA_OK (cudaEventRecord (e, s));
+  CUDA_OK (cudaEventRecord (e, s)); /* the first has not run (lazy) */
+  fail_unless_equals_uint64 (fakecuda_ipc_records (), records + 2);
+  fail_unless_equals_uint64 (fakecuda_ipc_early_rerecords (), early + 1);
+  CUDA_OK (cudaStreamSynchronize (s));
+  CUDA_OK (cudaEventRecord (e, s)); /* the last one has completed */
+  fail_unless_equals_uint64 (fakecuda_ipc_records (), records + 3);
+  fail_unless_equals_uint64 (fakecuda_ipc_early_rerecords (), early + 1);
+  CUDA_OK (cudaStreamSynchronize (s));
+  CUDA_OK (cudaEventDestroy (plain));
+  CUDA_OK (cudaStreamDestroy (s));
+}
+GST_END_TEST;
+
 /* What may be exported: whole 2 MiB blocks, named by any address in them;
  * handles are for other processes; only interprocess events have one. */
 GST_START_TEST (test_ipc_export_rules)
@@ -679,6 +705,7 @@ selftest_suite (void)
   tcase_add_test (tc, test_twin_fault_is_sticky);
   tcase_add_test (tc, test_ipc_memory_and_event);
   tcase_add_test (tc, test_ipc_query_asks_the_owner);
+  tcase_add_test (tc, test_ipc_record_counts);
   tcase_add_test (tc, test_ipc_export_rules);
   tcase_add_test (tc, test_ipc_dead_owner);
   return s;

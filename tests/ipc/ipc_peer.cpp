@@ -26,6 +26,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +53,23 @@ struct Options {
   guint flush_at = 0;  /* produce: a flush before this frame */
   std::string upload_props;
 };
+
+/* Bounds stretched by CK_TIMEOUT_MULTIPLIER, check's own factor for slow
+ * runs, which the test passes on (scripts/gpu-ipc.sh sets it under
+ * compute-sanitizer, whose processes start and run many times slower). */
+double
+time_multiplier ()
+{
+  const char * v = g_getenv ("CK_TIMEOUT_MULTIPLIER");
+  const double k = v ? g_ascii_strtod (v, NULL) : 1.0;
+  return k > 1.0 ? k : 1.0;
+}
+
+guint
+scaled (guint n)
+{
+  return (guint)(n * time_multiplier ());
+}
 
 /* The caps of the reference timestamp each produced frame carries. */
 GstCaps *
@@ -293,7 +311,7 @@ produce (const Options & o)
   const std::string why = wait_end (pipeline, o.timeout_s);
   /* Every frame back within a bound, whoever died holding some. */
   guint held = 0;
-  const gint64 back = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  const gint64 back = g_get_monotonic_time () + scaled (3) * G_USEC_PER_SEC;
   while ((g_object_get (sink, "frames-held", &held, NULL), held) > 0 &&
          g_get_monotonic_time () < back)
     g_usleep (10000);
@@ -343,10 +361,13 @@ consume (const Options & o)
    * go once copied). */
   gchar * slow =
       o.slow_us ? g_strdup_printf ("identity sleep-time=%u !", o.slow_us) : g_strdup ("");
-  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s %s ! %s %s "
+  /* Its producer may take that much longer to start too (--src-props may
+   * say otherwise: set after). */
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s "
+                                  "connection-timeout=%u %s ! %s %s "
                                   "%s ! appsink name=out sync=false",
-      o.socket.c_str (), o.src_props.c_str (), slow, o.batch ? "queue" : "cudadownload",
-      o.download_props.c_str ());
+      o.socket.c_str (), scaled (10000), o.src_props.c_str (), slow,
+      o.batch ? "queue" : "cudadownload", o.download_props.c_str ());
   g_free (slow);
   GError * err = NULL;
   GstElement * pipeline = gst_parse_launch (desc, &err);
@@ -466,14 +487,25 @@ garbage (const Options & o)
   version[4] = 9; /* another protocol version */
   records.push_back (version);
   int refused = 0;
+  /* The producer may not listen yet (a slow start): it has until our
+   * timeout to. */
+  const gint64 until = g_get_monotonic_time () + (gint64)o.timeout_s * G_USEC_PER_SEC;
   for (auto & r : records) {
-    int fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     strncpy (a.sun_path, o.socket.c_str (), sizeof a.sun_path - 1);
-    if (connect (fd, (sockaddr *)&a, sizeof a) != 0) {
-      std::printf ("GARBAGE cannot connect\n");
-      return 1;
+    int fd;
+    for (;;) {
+      fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
+      if (connect (fd, (sockaddr *)&a, sizeof a) == 0)
+        break;
+      const int err = errno;
+      close (fd);
+      if ((err != ENOENT && err != ECONNREFUSED) || g_get_monotonic_time () > until) {
+        std::printf ("GARBAGE cannot connect: %s\n", g_strerror (err));
+        return 1;
+      }
+      g_usleep (20 * 1000);
     }
     (void)send (fd, r.data (), r.size (), MSG_NOSIGNAL);
     /* The producer answers with BYE and closes: read until it does. */
@@ -501,8 +533,9 @@ main (int argc, char ** argv)
         stderr, "usage: %s produce|consume|garbage SOCKET [options]\n", argv[0]);
     return 2;
   }
+  o.timeout_s = scaled (o.timeout_s);
   /* A peer that hangs is a failure, never a hung test. */
-  alarm (o.timeout_s + 30);
+  alarm (o.timeout_s + scaled (30));
   if (o.role == "produce")
     return produce (o);
   if (o.role == "consume")
