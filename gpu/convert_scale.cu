@@ -37,7 +37,20 @@ launch (const ConvertScale & op, cudaStream_t stream)
                     : launch_tap_tile<Filter::BICUBIC, 1> (op, stream);
       return wide ? launch_tap_tile<Filter::AREA, 2> (op, stream)
                   : launch_tap_tile<Filter::AREA, 1> (op, stream);
-    case Path::TAPS_PER_PIXEL: /* area shrinking only (tap_tile::applies) */
+    case Path::TAPS_PER_PIXEL:
+      if (pixels::generic (op)) {
+        switch (op.filter) {
+          case Filter::NEAREST:
+            return launch_taps_per_pixel<Filter::NEAREST, 0> (op, stream);
+          case Filter::BILINEAR:
+            return launch_taps_per_pixel<Filter::BILINEAR, 0> (op, stream);
+          case Filter::BICUBIC:
+            return launch_taps_per_pixel<Filter::BICUBIC, 0> (op, stream);
+          default:
+            return launch_taps_per_pixel<Filter::AREA, 0> (op, stream);
+        }
+      }
+      /* else area shrinking only (tap_tile::applies) */
       return wide ? launch_taps_per_pixel<Filter::AREA, 2> (op, stream)
                   : launch_taps_per_pixel<Filter::AREA, 1> (op, stream);
   }

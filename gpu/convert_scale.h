@@ -32,8 +32,22 @@ struct Component {
   int plane = -1; // index into Image::data/pitch; -1: the format has none
   int offset = 0; // bytes from the start of a sample's pixel group
   int step = 0;   // bytes between horizontally neighbouring samples
-  int log2_x = 0; // horizontal subsampling (1: half the luma width)
+  int log2_x = 0; // horizontal subsampling (1: half the luma width, 2: a quarter)
   int log2_y = 0; // vertical subsampling
+  // The sample's bits: `max_code` (2^depth - 1) at `shift` in a word of
+  // `word` bytes (1, 2 or 4) that starts at `offset`, little or big endian;
+  // word 0: the image's `bytes`, `shift` and `max_code`, little endian.
+  // Formats whose components differ in these (RGB16, r210, Y410, big
+  // endian ones, 4:1:1 and 4:1:0) are read and written by the generic
+  // path alone (Image::generic).
+  int word = 0;
+  int shift = 0;
+  int max_code = 0;
+  bool big_endian = false;
+  // An output component that shares its word with others of the pixel
+  // (RGB16, r210): the first of them stored clears the word's other bits,
+  // the others keep what is there.
+  bool clear = true;
   // Set by convert_scale and its twin (resolve_planes): the first sample
   // and the row pitch, so the kernel never indexes Image::data at run time
   // (an indexed kernel parameter is copied to slow local memory).
@@ -46,13 +60,19 @@ struct Image {
   std::uint8_t * data[kConvertPlanes] = {};
   std::size_t pitch[kConvertPlanes] = {};
   int width = 0, height = 0; // luma samples
-  int bytes = 1;             // bytes per sample: 1, or 2 (little endian)
-  int shift = 0;             // a 2-byte sample's code sits this many bits up (P010: 6)
-  int max_code = 255;        // largest code: 255, 1023 or 65535
-  Component comp[4];         // 0: Y or R, 1: U or G, 2: V or B, 3: alpha
-  bool yuv = true;           // components 1 and 2 are chroma (subsampled maybe)
-  bool h_cosited = false;    // chroma sample k sits on luma column 2k (else between)
-  bool v_cosited = false;    // ... on luma row 2k (else between two rows)
+  // Where every component is alike (the fast paths' frames):
+  int bytes = 1;          // bytes per sample: 1, or 2 (little endian)
+  int shift = 0;          // a 2-byte sample's code sits this many bits up (P010: 6)
+  int max_code = 255;     // largest code: 255, 1023 or 65535
+  Component comp[4];      // 0: Y or R, 1: U or G, 2: V or B, 3: alpha
+  bool yuv = true;        // components 1 and 2 are chroma (subsampled maybe)
+  bool h_cosited = false; // chroma sample k sits on luma column 2k (else between)
+  bool v_cosited = false; // ... on luma row 2k (else between two rows)
+  // Set by resolve: a component's samples are not the image's `bytes`,
+  // `shift` and `max_code` (Component::word), or its chroma is subsampled
+  // by 4. Then the frame takes the generic path (taps per pixel, every
+  // sample read and written by its own word).
+  bool generic = false;
 };
 
 enum class Filter : int {

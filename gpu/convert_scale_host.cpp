@@ -32,7 +32,17 @@ image_is_valid (const Image & im)
     if (c.plane < 0)
       continue;
     if (c.plane >= kConvertPlanes || !im.data[c.plane] || c.step < 1 || c.offset < 0 ||
-        c.log2_x < 0 || c.log2_x > 1 || c.log2_y < 0 || c.log2_y > 1)
+        c.log2_x < 0 || c.log2_x > 2 || c.log2_y < 0 || c.log2_y > 2)
+      return false;
+    /* A component's own word (Component::word): 1, 2 or 4 bytes holding
+     * its code. 4:1:1 and 4:1:0 take the generic path, which such words
+     * make. */
+    if (c.word != 0 &&
+        ((c.word != 1 && c.word != 2 && c.word != 4) || c.shift < 0 || c.max_code < 1 ||
+            c.max_code > 0xffff || ((c.max_code + 1) & c.max_code) != 0 ||
+            ((std::uint64_t)c.max_code << c.shift) >> (8 * c.word) != 0))
+      return false;
+    if (c.word == 0 && (c.log2_x > 1 || c.log2_y > 1))
       return false;
     /* Sample offsets are 32-bit (pixels::sample_offset). */
     const std::uint64_t last = (std::uint64_t) (im.height - 1) * im.pitch[c.plane] +
@@ -74,14 +84,15 @@ convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
     return false;
   *resolved = op;
   pixels::resolve (*resolved);
-  fixed_point::resolve (*resolved);
+  if (!pixels::generic (*resolved))
+    fixed_point::resolve (*resolved);
   return true;
 }
 
 /* Every pointer of a resolved description, moved: a field added to
  * ConvertScale that points into a frame must be moved here too (the size
  * check makes whoever adds one look). */
-static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 848,
+static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 976,
     "ConvertScale changed: move its new pointers in convert_scale_move");
 
 bool

@@ -415,7 +415,9 @@ launch_taps_per_pixel (const ConvertScale & op, cudaStream_t stream)
     convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>
         <<<block_grid (op), dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby);
   };
-  if (op.out.bytes == 2)
+  if constexpr (IB == 0) /* the generic path: both sides by their words */
+    launch (std::integral_constant<int, 0>{});
+  else if (op.out.bytes == 2)
     launch (std::integral_constant<int, 2>{});
   else
     launch (std::integral_constant<int, 1>{});

@@ -21,12 +21,16 @@ enum class Path {
   PLANES,      // YUV to YUV resampled plane by plane (convert_scale_planes.h)
   TWO_TAP,     // at most two taps per axis, taps per tile
   TAP_TILE,    // bicubic, area shrinking: more taps, per tile (convert_scale_tap_tile.h)
-  TAPS_PER_PIXEL, // area shrinking by more than tap_tile::kMaxTaps - 2 times
+  TAPS_PER_PIXEL, // area shrinking by more than tap_tile::kMaxTaps - 2 times, and
+                  // the generic path (pixels::generic): any layout, any filter
 };
 
 inline Path
 choose_path (const ConvertScale & resolved)
 {
+  /* The other families read and write the image's sample size alone. */
+  if (pixels::generic (resolved))
+    return Path::TAPS_PER_PIXEL;
   if (direct::applies (resolved))
     return Path::DIRECT;
   if (one_sample::dispatch_staged (resolved, [] (auto) {}))

@@ -14,8 +14,12 @@
 
 #if defined(__CUDACC__)
 #define GCS_HD __host__ __device__ __forceinline__
+/* The generic path's sample access, called rather than inlined at each of
+ * its many taps: it compiled for minutes per filter inlined. */
+#define GCS_HD_CALLED __host__ __device__ __noinline__
 #else
 #define GCS_HD inline
+#define GCS_HD_CALLED inline
 #endif
 /* Unrolled on the GPU (fixed-size loops whose arrays then stay in
  * registers); the host compiler decides for itself. */
@@ -50,15 +54,51 @@ rotates (Orientation o)
          o == Orientation::TRANSPOSE || o == Orientation::ANTI_TRANSPOSE;
 }
 
-// Sets each component's base and pitch from its plane (see Component).
+// Sets each component's base and pitch from its plane (see Component),
+// its word where the image's sample size stands for it, and whether the
+// image needs the generic path (Image::generic).
 inline void
 resolve_planes (Image & im)
 {
-  for (Component & c : im.comp)
-    if (c.plane >= 0) {
-      c.base = im.data[c.plane] + c.offset;
-      c.pitch = im.pitch[c.plane];
+  im.generic = false;
+  for (Component & c : im.comp) {
+    if (c.word == 0) {
+      c.word = im.bytes, c.shift = im.shift, c.max_code = im.max_code;
+      c.big_endian = false, c.clear = true;
     }
+    if (c.plane < 0)
+      continue;
+    c.base = im.data[c.plane] + c.offset;
+    c.pitch = im.pitch[c.plane];
+    if (c.word != im.bytes || c.shift != im.shift || c.max_code != im.max_code ||
+        (c.big_endian && c.word > 1) || !c.clear || c.log2_x > 1 || c.log2_y > 1)
+      im.generic = true;
+  }
+}
+
+// Whether `op` (resolved) takes the generic path: read and written sample
+// by sample through each component's word (sample bytes 0 below).
+GCS_HD bool
+generic (const ConvertScale & op)
+{
+  return op.in.generic || op.out.generic;
+}
+
+// A word of `bytes` bytes (1, 2 or 4) at p, little or big endian.
+GCS_HD_CALLED unsigned
+read_word (const std::uint8_t * p, int bytes, bool big_endian)
+{
+  unsigned w = 0;
+  for (int i = 0; i < bytes; i++)
+    w |= (unsigned)p[i] << (8 * (big_endian ? bytes - 1 - i : i));
+  return w;
+}
+
+GCS_HD_CALLED void
+write_word (std::uint8_t * p, int bytes, bool big_endian, unsigned w)
+{
+  for (int i = 0; i < bytes; i++)
+    p[i] = (std::uint8_t) (w >> (8 * (big_endian ? bytes - 1 - i : i)));
 }
 
 // Bytes from a plane's start to sample (x, y) of a component: 32-bit
@@ -70,11 +110,17 @@ sample_offset (unsigned pitch, int step, int x, int y)
   return (unsigned)y * pitch + (unsigned)x * (unsigned)step;
 }
 
+// A sample's code; IB: the image's sample bytes, or 0 for each
+// component's own word (the generic path).
 template <int IB>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
   const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
+  if (IB == 0) {
+    const unsigned w = read_word (p, c.word, c.big_endian);
+    return (float)((w >> c.shift) & (unsigned)c.max_code);
+  }
   if (IB == 1)
     return (float)p[0];
 #if defined(__CUDA_ARCH__)
@@ -84,31 +130,47 @@ load (const Image & im, const Component & c, int x, int y)
   return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
 }
 
-// The code a component of `im`, of B-byte samples, stores for `code`:
-// rounded half up, clamped to the format's range, shifted into place.
-template <int B>
+// `code` rounded half up and clamped to 0..max_code.
 GCS_HD unsigned
-quantize (const Image & im, float code)
+round_code (float code, int max_code)
 {
   /* floorf is exact and so is its conversion, which saturates far beyond
    * any code: clamping the integer is clamping the float, in fewer
    * instructions. */
 #if defined(__CUDA_ARCH__)
   /* The unsigned conversion saturates below at 0: one clamp is left. */
-  const unsigned v = min (__float2uint_rd (code + 0.5f), (unsigned)im.max_code);
+  return min (__float2uint_rd (code + 0.5f), (unsigned)max_code);
 #else
   const float f = floorf (code + 0.5f);
   const int r = f < -2147483648.0f ? INT_MIN : (f >= 2147483648.0f ? INT_MAX : (int)f);
-  const unsigned v = (unsigned)clampi (r, 0, im.max_code);
+  return (unsigned)clampi (r, 0, max_code);
 #endif
+}
+
+// The code a component of `im`, of B-byte samples, stores for `code`:
+// rounded half up, clamped to the format's range, shifted into place.
+template <int B>
+GCS_HD unsigned
+quantize (const Image & im, float code)
+{
+  const unsigned v = round_code (code, im.max_code);
   return B == 1 ? v : v << im.shift; /* 1-byte samples have no shift */
 }
 
+// OB: the image's sample bytes, or 0 for each component's own word (its
+// other bits kept, or cleared by the word's first component).
 template <int OB>
 GCS_HD void
 store (const Image & im, const Component & c, int x, int y, float code)
 {
   std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
+  if (OB == 0) {
+    const unsigned mask = (unsigned)c.max_code << c.shift;
+    const unsigned keep = c.clear ? 0u : read_word (p, c.word, c.big_endian) & ~mask;
+    write_word (
+        p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
+    return;
+  }
   const unsigned v = quantize<OB> (im, code);
   p[0] = (std::uint8_t) (v & 0xffu);
   if (OB == 2)
@@ -177,9 +239,10 @@ plane_position (const ConvertScale & op, int g, bool vertical, float s)
   const int l = g == 0 ? 0 : (vertical ? op.sub_log2_y : op.sub_log2_x);
   const bool cosited = vertical ? op.in.v_cosited : op.in.h_cosited;
   const int src = vertical ? op.src_y : op.src_x, len = vertical ? op.src_h : op.src_w;
-  /* Chroma sample k sits on luma position k*2 (cosited) or k*2+0.5. The
+  /* Chroma sample k sits on luma position k*n (cosited) or k*n+(n-1)/2,
+   * n = 2^l. The
    * factors are powers of 2: the products are exact, as divisions. */
-  const float k = l ? 0.5f : 1.0f;
+  const float k = l == 2 ? 0.25f : (l ? 0.5f : 1.0f);
   return PlanePosition{ (l && cosited) ? s * k : (s + 0.5f) * k - 0.5f, k, src >> l,
     (src + len - 1) >> l };
 }
@@ -198,7 +261,7 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
   const Image & im = op.in;
   GCS_UNROLL
   for (int c = 0; c < 4; c++)
-    in[c] = c == 3 ? (float)im.max_code : 0.0f;
+    in[c] = c == 3 ? (float)(IB == 0 ? im.comp[3].max_code : im.max_code) : 0.0f;
   GCS_UNROLL
   for (int g = 0; g < 2; g++) {
     const unsigned members = need & (g == 0 ? op.in_full : op.in_sub);
@@ -561,6 +624,14 @@ store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsa
   }
 }
 
+// Where a chroma sample subsampled by 2^l sits from its block's first
+// pixel: on it (cosited) or amid the block's 2^l pixels.
+GCS_HD float
+chroma_centre (int l, bool cosited)
+{
+  return cosited ? 0.0f : 0.5f * (float)((1 << l) - 1);
+}
+
 // Output codes of the chroma of the output block at (x0, y0) where
 // chroma_direct: the input's chroma sample there, with luma where it is
 // sited.
@@ -570,8 +641,8 @@ direct_chroma (const ConvertScale & op, int x0, int y0)
 {
   const Image & o = op.out;
   const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
-  const float sx = (float)(op.src_x + x0) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
-  const float sy = (float)(op.src_y + y0) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
+  const float sx = (float)(op.src_x + x0) + chroma_centre (lx, o.h_cosited);
+  const float sy = (float)(op.src_y + y0) + chroma_centre (ly, o.v_cosited);
   return convert<F, IB> (op, sx, sy, op.inputs_chroma);
 }
 
@@ -586,8 +657,8 @@ resampled_chroma (const ConvertScale & op, int x0, int y0)
 {
   const Image & o = op.out;
   const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
-  const float dx = (float)(x0 - op.dst_x) + ((lx && !o.h_cosited) ? 0.5f : 0.0f);
-  const float dy = (float)(y0 - op.dst_y) + ((ly && !o.v_cosited) ? 0.5f : 0.0f);
+  const float dx = (float)(x0 - op.dst_x) + chroma_centre (lx, o.h_cosited);
+  const float dy = (float)(y0 - op.dst_y) + chroma_centre (ly, o.v_cosited);
   if (dx < -0.5f || dy < -0.5f || dx > (float)op.dst_w - 0.5f ||
       dy > (float)op.dst_h - 0.5f)
     return border_pixel (op);
@@ -597,6 +668,71 @@ resampled_chroma (const ConvertScale & op, int x0, int y0)
   const float bw = (float)(1 << lx), bh = (float)(1 << ly);
   const bool swap = rotates (op.orientation);
   return convert<F, IB> (op, sx, sy, op.inputs_chroma, swap ? bh : bw, swap ? bw : bh);
+}
+
+// Weight of the pixel `d` columns (or rows) from a block's first in the
+// block's chroma sample, subsampled by n = 2^l: the mean of the block's n
+// pixels, or, cosited, a triangle over 2n - 1 pixels centred on the first
+// (n = 2: 1/4 1/2 1/4, as downsample_chroma). Taps d run from first_tap.
+GCS_HD float
+chroma_weight (int n, bool cosited, int d)
+{
+  if (!cosited)
+    return 1.0f / (float)n;
+  const int a = d < 0 ? -d : d;
+  return (float)(n - a) / (float)(n * n);
+}
+
+GCS_HD int
+first_tap (int n, bool cosited)
+{
+  return cosited ? 1 - n : 0;
+}
+
+// write_block_with for the generic path: the same, in loops (blocks of
+// up to 4x4 pixels: 4:1:1, 4:1:0), the pixels of the block's chroma
+// computed again where it is filtered down; one copy of the pixel's
+// arithmetic, not one per pixel of an unrolled block.
+template <Filter F, int IB, class PixelAt, class DirectChroma>
+GCS_HD void
+write_generic_block (
+    const ConvertScale & op, int bx, int by, PixelAt pixel, DirectChroma direct)
+{
+  const Image & o = op.out;
+  const Component & chroma = o.comp[1];
+  const int bw = o.yuv ? 1 << chroma.log2_x : 1, bh = o.yuv ? 1 << chroma.log2_y : 1;
+  const int x0 = bx * bw, y0 = by * bh;
+  if (bw == 1 && bh == 1) {
+    if (x0 < o.width && y0 < o.height)
+      store_pixel<0> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);
+    return;
+  }
+  const bool alone = op.chroma_direct || op.chroma_resampled;
+  for (int j = 0; j < bh && y0 + j < o.height; j++)
+    for (int i = 0; i < bw && x0 + i < o.width; i++)
+      store_pixel<0> (op, x0 + i, y0 + j,
+          pixel (x0 + i, y0 + j, alone ? op.inputs_luma : op.inputs_all), true);
+  if (chroma.plane < 0)
+    return;
+  Pixel p{};
+  if (op.chroma_direct) {
+    p = direct (x0, y0);
+  } else if (op.chroma_resampled) {
+    p = resampled_chroma<F, IB> (op, x0, y0);
+  } else {
+    for (int j = first_tap (bh, o.v_cosited); j < bh; j++) {
+      const float wy = chroma_weight (bh, o.v_cosited, j);
+      const int y = clampi (y0 + j, 0, o.height - 1);
+      for (int i = first_tap (bw, o.h_cosited); i < bw; i++) {
+        const float w = wy * chroma_weight (bw, o.h_cosited, i);
+        const Pixel q = pixel (clampi (x0 + i, 0, o.width - 1), y, op.inputs_all);
+        p.c[1] += w * q.c[1];
+        p.c[2] += w * q.c[2];
+      }
+    }
+  }
+  store<0> (o, chroma, bx, by, p.c[1]);
+  store<0> (o, o.comp[2], bx, by, p.c[2]);
 }
 
 // Writes the output block (bx, by): its pixels' luma (or RGB) and alpha,
@@ -678,15 +814,20 @@ write_block_with (
   store<OB> (o, o.comp[2], bx, by, v);
 }
 
-// write_block_with pixel_at: the reference every kernel equals.
+// write_block_with pixel_at: the reference every kernel equals (sample
+// bytes 0: write_generic_block's, the generic path's).
 template <Filter F, int IB, int OB>
 GCS_HD void
 write_block (const ConvertScale & op, int bx, int by)
 {
-  write_block_with<F, IB, OB> (
-      op, bx, by,
-      [&] (int x, int y, unsigned need) { return pixel_at<F, IB> (op, x, y, need); },
-      [&] (int x0, int y0) { return direct_chroma<F, IB> (op, x0, y0); });
+  auto pixel = [&] (int x, int y, unsigned need) {
+    return pixel_at<F, IB> (op, x, y, need);
+  };
+  auto direct = [&] (int x0, int y0) { return direct_chroma<F, IB> (op, x0, y0); };
+  if constexpr (OB == 0)
+    write_generic_block<F, IB> (op, bx, by, pixel, direct);
+  else
+    write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
 }
 
 GCS_HD int
@@ -722,14 +863,18 @@ dispatch_bytes (const ConvertScale & op, Fn fn)
 }
 
 // Calls fn (filter, input bytes, output bytes) with op's values as
-// compile-time constants: the twin is instantiated per combination, so
-// that none of these choices is a branch per sample.
+// compile-time constants (bytes 0 on both sides: the generic path): the
+// twin is instantiated per combination, so that none of these choices is
+// a branch per sample.
 template <class Fn>
 inline void
 dispatch (const ConvertScale & op, Fn fn)
 {
   auto with_filter = [&] (auto f) {
-    dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
+    if (generic (op))
+      fn (f, std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
+    else
+      dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
   };
   switch (op.filter) {
     case Filter::NEAREST:

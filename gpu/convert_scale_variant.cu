@@ -4,7 +4,7 @@
 // and GCS_SAMPLE_BYTES for the two-tap family, GCS_TAP_TILE_FILTER and
 // GCS_SAMPLE_BYTES for the tap-tile one (bicubic, area shrinking), or
 // GCS_TAPS_FILTER and GCS_SAMPLE_BYTES for the taps-per-pixel one (area
-// shrinking further).
+// shrinking further; sample bytes 0: the generic path, any filter).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 

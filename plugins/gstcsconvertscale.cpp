@@ -142,18 +142,12 @@ gst_cs_convert_scale_method_get_type (void)
   return type;
 }
 
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC,
-    GST_PAD_ALWAYS,
-    GST_STATIC_CAPS ("video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
-                     "), format = (string) " GST_CS_CONVERT_OUT_FORMATS
-                     ", width = (int) [ 1, 16384 ], height = (int) [ 1, 16384 ], "
-                     "framerate = (fraction) [ 0, max ]" GST_CS_VIDEO_DEVICE_FIELD_CAPS
-                         GST_CS_VIDEO_NVCODEC_CAPS GST_CS_VIDEO_NVCODEC_FIELD_CAPS));
+/* The templates' shape; their formats are the converter's own
+ * (gst_cs_convert_formats: every format of this GStreamer it can read and
+ * write), set in class_init. */
+#define TEMPLATE_CAPS \
+  GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_DEVICE_FIELD_CAPS GST_CS_VIDEO_NVCODEC_CAPS \
+      GST_CS_VIDEO_NVCODEC_FIELD_CAPS
 
 /* --- orientation ------------------------------------------------------ */
 
@@ -721,8 +715,14 @@ gst_cs_convert_scale_class_init (GstCsConvertScaleClass * klass)
   g_object_class_override_property (
       gobject_class, PROP_VIDEO_DIRECTION, "video-direction");
 
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  for (GstPadDirection d : { GST_PAD_SINK, GST_PAD_SRC }) {
+    GstCaps * caps =
+        gst_cs_convert_caps_with_formats (gst_caps_from_string (TEMPLATE_CAPS));
+    gst_element_class_add_pad_template (
+        element_class, gst_pad_template_new (
+                           d == GST_PAD_SINK ? "sink" : "src", d, GST_PAD_ALWAYS, caps));
+    gst_caps_unref (caps);
+  }
   gst_element_class_set_static_metadata (element_class, "CUDA stream convert and scale",
       "Filter/Converter/Video/Scaler/Effect/Hardware",
       "Crops, scales, rotates and converts video in CUDA device memory in one "

@@ -6,6 +6,7 @@
 #include "convert/gstcsconvertcaps.h"
 
 #include "base/gstcscapsrefusal.hpp"
+#include "convert/gstcsconvertlayout.h"
 
 #include <gst/video/video.h>
 
@@ -456,4 +457,48 @@ gst_cs_convert_caps_fixate (
   }
 
   return gst_caps_fixate (result);
+}
+
+const gchar *
+gst_cs_convert_format_refusal (GstVideoFormat format)
+{
+  return gst_cs_convert_layout (format, NULL);
+}
+
+const GValue *
+gst_cs_convert_formats (void)
+{
+  static GValue list = G_VALUE_INIT;
+  static gsize done = 0;
+  if (g_once_init_enter (&done)) {
+    g_value_init (&list, GST_TYPE_LIST);
+    /* Every raw format this GStreamer knows, in its order of preference
+     * (videoconvert's templates'). */
+    guint n = 0;
+    const GstVideoFormat * all = gst_video_formats_raw (&n);
+    for (guint i = 0; i < n; i++) {
+      if (gst_cs_convert_format_refusal (all[i]))
+        continue;
+      GValue v = G_VALUE_INIT;
+      g_value_init (&v, G_TYPE_STRING);
+      g_value_set_string (&v, gst_video_format_to_string (all[i]));
+      gst_value_list_append_and_take_value (&list, &v);
+    }
+    g_once_init_leave (&done, 1);
+  }
+  return &list;
+}
+
+GstCaps *
+gst_cs_convert_caps_with_formats (GstCaps * caps)
+{
+  caps = gst_caps_make_writable (caps);
+  for (guint i = 0; i < gst_caps_get_size (caps); i++) {
+    /* nvcodec's memory keeps the formats its interop was checked with. */
+    GstCapsFeatures * features = gst_caps_get_features (caps, i);
+    if (features && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CS))
+      gst_structure_set_value (
+          gst_caps_get_structure (caps, i), "format", gst_cs_convert_formats ());
+  }
+  return caps;
 }

@@ -11,10 +11,38 @@
 
 G_BEGIN_DECLS
 
-/* The formats the converter reads, and those it writes: all the elements
- * move, planar RGB (a model's input) among them. */
-#define GST_CS_CONVERT_IN_FORMATS GST_CS_VIDEO_FORMATS
-#define GST_CS_CONVERT_OUT_FORMATS GST_CS_VIDEO_FORMATS
+/**
+ * gst_cs_convert_format_refusal:
+ * @format: a raw video format
+ *
+ * Whether the converter reads and writes @format: every format of
+ * GStreamer's video library whose samples are bit fields of words of 1, 2
+ * or 4 bytes (gst_cs_convert_layout()), at most 4:1:0 subsampled; not the
+ * tiled ones, those of complex packing (v210, ...), palette formats
+ * (RGB8P) nor IYU1 (its luma samples are not equally apart).
+ *
+ * Returns: %NULL where it does, else why not (a static string)
+ */
+/**
+ * gst_cs_convert_formats:
+ *
+ * The formats the converter reads and writes, as a list of names in
+ * GStreamer's order of preference (gst_video_formats_raw(), videoconvert's
+ * templates): those of this GStreamer for which
+ * gst_cs_convert_format_refusal() is %NULL, found once.
+ *
+ * Returns: (transfer none): a #GST_TYPE_LIST of strings
+ */
+/**
+ * gst_cs_convert_caps_with_formats:
+ * @caps: (transfer full): caps
+ *
+ * @caps with the format of every structure in the project's device memory
+ * set to gst_cs_convert_formats() (nvcodec's memory keeps its formats):
+ * the element's templates, from the elements' shared ones.
+ *
+ * Returns: (transfer full): the caps
+ */
 
 /**
  * gst_cs_convert_caps_transform:
@@ -67,6 +95,12 @@ G_BEGIN_DECLS
  * meet, or where either is empty or @wanted ANY
  */
 /* clang-format off */
+const gchar *  gst_cs_convert_format_refusal    (GstVideoFormat  format);
+
+const GValue * gst_cs_convert_formats           (void);
+
+GstCaps *      gst_cs_convert_caps_with_formats (GstCaps       * caps);
+
 GstCaps * gst_cs_convert_caps_transform (GstCaps         * caps,
                                          GstCaps         * filter);
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "convert/gstcsconvertdesc.hpp"
 
+#include "convert/gstcsconvertlayout.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -95,6 +97,32 @@ rgb_to_codes (const GstVideoInfo * info, Affine a)
   }
 }
 
+/* The depth of `f`'s alpha, or where it has none of its first component:
+ * an input without alpha reads as opaque, 2^depth - 1 of it. */
+guint
+alpha_depth (const GstVideoFormatInfo * f)
+{
+  return GST_VIDEO_FORMAT_INFO_DEPTH (
+      f, GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) > 3 ? 3 : 0);
+}
+
+/* Whether every component of `l` is a sample of the one size the fast
+ * paths read (Image::bytes, shift, max_code): one byte, or a little-endian
+ * 16-bit word, all alike, chroma subsampled by 2 at most. */
+bool
+uniform (const GstCsConvertLayout & l)
+{
+  const GstCsConvertComponent & a = l.comp[0];
+  for (guint c = 0; c < l.n_components; c++) {
+    const GstCsConvertComponent & k = l.comp[c];
+    if (k.word != (a.depth + a.shift > 8 ? 2 : 1) || (k.big_endian && k.word > 1) ||
+        k.depth != a.depth || k.shift != a.shift || !k.first || k.w_sub > 1 ||
+        k.h_sub > 1)
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 gpu::Image
@@ -110,26 +138,35 @@ convert_image (
   }
   im.width = GST_VIDEO_INFO_WIDTH (layout);
   im.height = GST_VIDEO_INFO_FIELD_HEIGHT (layout); /* an alternate field's lines */
-  const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (f, 0);
-  const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (f, 0);
-  im.bytes = depth + shift > 8 ? 2 : 1;
-  im.shift = (int)shift;
-  im.max_code = (int)((1u << depth) - 1);
   im.yuv = !is_rgb (info);
-  for (guint c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) && c < 4; c++) {
+  /* Where the bits lie, as GStreamer packs them (a format the caps take
+   * always has a layout; one without is left with no component, which
+   * convert_scale refuses). */
+  GstCsConvertLayout l;
+  if (gst_cs_convert_layout (GST_VIDEO_INFO_FORMAT (info), &l) != NULL)
+    return im;
+  const GstCsConvertComponent & first = l.comp[0];
+  const bool alike = uniform (l);
+  im.bytes = alike ? first.word : 1;
+  im.shift = alike ? first.shift : 0;
+  im.max_code = (int)((1u << first.depth) - 1);
+  for (guint c = 0; c < 4; c++) {
     gpu::Component & k = im.comp[c];
-    k.plane = (int)GST_VIDEO_FORMAT_INFO_PLANE (f, c);
-    k.offset = (int)GST_VIDEO_FORMAT_INFO_POFFSET (f, c);
-    /* GStreamer 1.22 gives P010/P016's V offset in samples (1), not bytes. */
-    if (im.bytes == 2 && (k.offset & 1))
-      k.offset *= 2;
-    k.step = GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c);
-    k.log2_x = (int)GST_VIDEO_FORMAT_INFO_W_SUB (f, c);
-    k.log2_y = (int)GST_VIDEO_FORMAT_INFO_H_SUB (f, c);
+    /* Every component's own word too, alike or not: the generic path
+     * reads the other side's frame through them. An absent alpha is
+     * opaque at the first component's depth. */
+    k.word = 1, k.max_code = (int)((1u << alpha_depth (f)) - 1);
+    if (c >= l.n_components)
+      continue;
+    const GstCsConvertComponent & p = l.comp[c];
+    k.plane = p.plane, k.offset = p.offset, k.step = p.step;
+    k.log2_x = p.w_sub, k.log2_y = p.h_sub;
+    k.word = p.word, k.shift = p.shift, k.max_code = (int)((1u << p.depth) - 1);
+    k.big_endian = p.big_endian, k.clear = p.first;
   }
   /* The padding byte of RGBx and its kin is written as alpha (opaque from
    * inputs without alpha), as videoconvert does, never left as it was. */
-  if (output && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) == 3 &&
+  if (output && alike && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f) == 3 &&
       !GST_VIDEO_INFO_HAS_ALPHA (info) && im.bytes == 1 &&
       GST_VIDEO_FORMAT_INFO_N_PLANES (f) == 1 &&
       GST_VIDEO_FORMAT_INFO_PSTRIDE (f, 0) == 4) {
@@ -139,6 +176,7 @@ convert_image (
     gpu::Component & pad = im.comp[3];
     pad.plane = 0, pad.step = 4;
     pad.offset = (used & 1) ? 3 : 0;
+    pad.word = 1, pad.shift = 0, pad.max_code = 255;
   }
   im.h_cosited = (info->chroma_site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
   im.v_cosited = (info->chroma_site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
@@ -163,8 +201,8 @@ convert_matrix (
        * input's chroma). Below 1e-9, even a 16-bit code moves by < 1e-4. */
       m[i][j] = std::fabs (s) < 1e-9 ? 0.0f : (float)s;
     }
-  const guint in_depth = GST_VIDEO_FORMAT_INFO_DEPTH (in->finfo, 0);
-  const guint out_depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
+  const guint in_depth = alpha_depth (in->finfo);
+  const guint out_depth = alpha_depth (out->finfo);
   *alpha_scale = (float)((double)((1u << out_depth) - 1) / ((1u << in_depth) - 1));
 }
 
@@ -178,7 +216,7 @@ convert_border (const GstVideoInfo * out, guint32 argb, float border[4])
   for (int i = 0; i < 3; i++)
     border[i] = (float)(from_rgb[i][0] * rgb[0] + from_rgb[i][1] * rgb[1] +
                         from_rgb[i][2] * rgb[2] + from_rgb[i][3]);
-  const guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (out->finfo, 0);
+  const guint depth = alpha_depth (out->finfo);
   border[3] = (float)((argb >> 24) * (double)((1u << depth) - 1) / 255.0);
 }
 

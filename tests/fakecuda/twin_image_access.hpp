@@ -18,7 +18,8 @@ twin_may_access_image (const Image & im)
       continue;
     const int w = (im.width + (1 << c.log2_x) - 1) >> c.log2_x;
     const int h = (im.height + (1 << c.log2_y) - 1) >> c.log2_y;
-    const std::size_t row = (std::size_t) (w - 1) * c.step + c.offset + im.bytes;
+    const std::size_t row =
+        (std::size_t) (w - 1) * c.step + c.offset + (c.word ? c.word : im.bytes);
     for (int y = 0; y < h; y++)
       if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
         return false;
