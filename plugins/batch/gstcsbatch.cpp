@@ -60,6 +60,7 @@
 #include "batch/gstcsbatchtime.hpp"
 #include "batch/gstcsbatchwork.hpp"
 #include "batch/gstcselementdevice.hpp"
+#include "convert/gstcsconvertcaps.h"
 #include "gstcsbatchmeta.h"
 #include "gstcserror-private.h"
 #include "nvcodec/gstcsnvcodec.hpp"
@@ -86,13 +87,10 @@ struct _GstCsBatch {
 
 G_DEFINE_TYPE (GstCsBatch, gst_cs_batch, GST_TYPE_AGGREGATOR);
 
-/* The converter's input formats (GST_CS_CONVERT_IN_FORMATS, today
- * GST_CS_VIDEO_FORMATS): each frame is read through the converter's
- * description of it (describe_convert), so the formats follow the
- * converter's, not gst_cs::video_formats(). */
-static GstStaticPadTemplate sink_template =
-    GST_STATIC_PAD_TEMPLATE ("sink_%u", GST_PAD_SINK, GST_PAD_REQUEST,
-        GST_STATIC_CAPS (GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS));
+/* The converter's input formats (gst_cs_convert_formats, set in class_init):
+ * each frame is read through the converter's description of it
+ * (describe_convert), so the formats follow the converter's. */
+#define SINK_CAPS GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_CAPS
 
 static GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE ("src", GST_PAD_SRC, GST_PAD_ALWAYS,
@@ -781,8 +779,12 @@ gst_cs_batch_class_init (GstCsBatchClass * klass)
   gobject_class->finalize = gst_cs_batch_finalize;
   gst_cs::batch_install_properties (gobject_class, DEFAULT_TIMEOUT_US);
 
-  gst_element_class_add_static_pad_template_with_gtype (
-      element_class, &sink_template, GST_TYPE_CS_BATCH_PAD);
+  GstCaps * sink_caps =
+      gst_cs_convert_caps_with_formats (gst_caps_from_string (SINK_CAPS));
+  gst_element_class_add_pad_template (
+      element_class, gst_pad_template_new_with_gtype ("sink_%u", GST_PAD_SINK,
+                         GST_PAD_REQUEST, sink_caps, GST_TYPE_CS_BATCH_PAD));
+  gst_caps_unref (sink_caps);
   gst_element_class_add_static_pad_template_with_gtype (
       element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_set_static_metadata (element_class, "CUDA stream batcher",
