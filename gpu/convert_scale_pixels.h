@@ -15,8 +15,9 @@
 #if defined(__CUDACC__)
 #define GCS_HD __host__ __device__ __forceinline__
 /* The generic path's sample access, called rather than inlined at each of
- * its many taps: it compiled for minutes per filter inlined. */
-#define GCS_HD_CALLED __host__ __device__ __noinline__
+ * its many taps: it compiled for minutes per filter inlined. `inline`
+ * still, for the linker: several objects define it. */
+#define GCS_HD_CALLED inline __host__ __device__ __noinline__
 #else
 #define GCS_HD inline
 #define GCS_HD_CALLED inline
