@@ -822,12 +822,7 @@ gst_cs_crop_class_init (GstCsCropClass * klass)
   install_crop_property (gobject_class, PROP_BOTTOM, "bottom", "Bottom",
       "Pixels to crop at bottom (-1 to auto-crop)");
 
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
+  gst_cs::add_video_pad_templates (element_class, sink_caps, src_caps);
   gst_element_class_set_static_metadata (element_class, "CUDA stream crop",
       "Filter/Effect/Video/Hardware",
       "Crops video in CUDA device memory like videocrop: zero-copy where "

@@ -470,12 +470,7 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
   GstElementClass * element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass * trans_class = GST_BASE_TRANSFORM_CLASS (klass);
 
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
+  gst_cs::add_video_pad_templates (element_class, sink_caps, src_caps);
   gst_element_class_set_static_metadata (element_class, "CUDA stream download",
       "Filter/Video/Hardware",
       "Copies raw video from CUDA device memory to system memory, waiting "

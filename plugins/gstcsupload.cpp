@@ -618,12 +618,7 @@ gst_cs_upload_class_init (GstCsUploadClass * klass)
   gobject_class->get_property = gst_cs_upload_get_property;
   gobject_class->finalize = gst_cs_upload_finalize;
   install_properties (gobject_class);
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
-  gst_element_class_add_pad_template (
-      element_class, gst_cs::pad_template_with_video_formats (
-                         "src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
+  gst_cs::add_video_pad_templates (element_class, sink_caps, src_caps);
   gst_element_class_set_static_metadata (element_class, "CUDA stream upload",
       "Filter/Video/Hardware",
       "Copies raw video into CUDA device memory on a pooled CUDA stream, "

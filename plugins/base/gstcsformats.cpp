@@ -90,4 +90,14 @@ pad_template_with_video_formats (const gchar * name, GstPadDirection direction,
   return t;
 }
 
+void
+add_video_pad_templates (
+    GstElementClass * klass, const gchar * sink_caps, const gchar * src_caps)
+{
+  gst_element_class_add_pad_template (klass,
+      pad_template_with_video_formats ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, sink_caps));
+  gst_element_class_add_pad_template (klass,
+      pad_template_with_video_formats ("src", GST_PAD_SRC, GST_PAD_ALWAYS, src_caps));
+}
+
 } // namespace gst_cs

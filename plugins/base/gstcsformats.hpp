@@ -30,4 +30,9 @@ GstCaps * caps_with_video_formats (const gchar * caps);
 GstPadTemplate * pad_template_with_video_formats (const gchar * name,
     GstPadDirection direction, GstPadPresence presence, const gchar * caps);
 
+// A filter's always "sink" and "src" templates, of `sink_caps` and
+// `src_caps` made by caps_with_video_formats, added to `klass`.
+void add_video_pad_templates (
+    GstElementClass * klass, const gchar * sink_caps, const gchar * src_caps);
+
 } // namespace gst_cs

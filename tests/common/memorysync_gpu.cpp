@@ -14,6 +14,7 @@
 #include "gstcsmemory-private.h"
 #include "gstcsbufferpool-private.h"
 #include "gstcssyncmeta-private.h"
+#include "streamgate.hpp"
 #include "testutil.h"
 
 static const gsize kBytes = 4096;
@@ -247,31 +248,6 @@ acquire (GstBufferPool * pool)
   return frame;
 }
 
-/* Holds back the work enqueued on a stream after close() until open():
- * on a GPU a host function that waits, found at run time (the stand-in has
- * none and needs none: its streams run only when something waits on
- * them). So "still in flight" does not depend on how fast the GPU is. */
-struct Gate {
-  std::atomic<bool> opened{ false };
-  void close (cudaStream_t stream)
-  {
-    using LaunchHostFunc = cudaError_t (*) (cudaStream_t, cudaHostFn_t, void *);
-    auto launch =
-        reinterpret_cast<LaunchHostFunc> (dlsym (RTLD_DEFAULT, "cudaLaunchHostFunc"));
-    if (launch)
-      fail_unless_equals_int (launch (stream, wait_until_open, this), cudaSuccess);
-  }
-  void open () { opened = true; }
-  ~Gate () { open (); }
-
-private:
-  static void wait_until_open (void * data)
-  {
-    while (!static_cast<Gate *> (data)->opened)
-      g_usleep (100);
-  }
-};
-
 /* The frame released last goes out again first while only the writer's
  * stream has it in flight (its bytes still in L2); one that another stream
  * still reads waits its turn in the queue, so that the writer does not wait
@@ -295,7 +271,7 @@ GST_START_TEST (test_pool_reuses_the_frame_released_last)
         with_stream ? "did not go" : "went");
     if (with_stream) {
       /* now read on another stream as well, still in flight: not first */
-      Gate gate;
+      StreamGate gate;
       gate.close (b.reader);
       fail_unless (gst_cs_buffer_wait_writable (frame, b.writer, NULL));
       b.write (frame, 0x22, b.writer);

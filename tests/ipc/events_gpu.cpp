@@ -14,34 +14,12 @@
 
 #include "fakecuda.h"
 #include "ipc/gstcsipcevents.hpp"
+#include "streamgate.hpp"
 #include "testutil.h"
 
 using gst_cs::ipc::OwnEvents;
 
 namespace {
-
-/* Work on a stream that does not complete until opened: a host function
- * that waits (the stand-in has none: its streams run only when asked). */
-struct Gate {
-  std::atomic<bool> opened{ false };
-  void close (cudaStream_t stream)
-  {
-    using LaunchHostFunc = cudaError_t (*) (cudaStream_t, cudaHostFn_t, void *);
-    auto launch =
-        reinterpret_cast<LaunchHostFunc> (dlsym (RTLD_DEFAULT, "cudaLaunchHostFunc"));
-    if (launch)
-      fail_unless_equals_int (launch (stream, wait_until_open, this), cudaSuccess);
-  }
-  void open () { opened = true; }
-  ~Gate () { open (); }
-
-private:
-  static void wait_until_open (void * data)
-  {
-    while (!static_cast<Gate *> (data)->opened)
-      g_usleep (100);
-  }
-};
 
 guint32
 take (OwnEvents & ev, bool * is_new)
@@ -72,7 +50,7 @@ GST_START_TEST (test_pending_slots_wait)
   fail_unless_equals_int (
       cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), cudaSuccess);
   const unsigned long long early = early_rerecords ();
-  Gate gate;
+  StreamGate gate;
   gate.close (s);
   {
     OwnEvents ev (0, 3);
@@ -116,7 +94,7 @@ GST_START_TEST (test_no_limit_grows)
   cudaStream_t s;
   fail_unless_equals_int (
       cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking), cudaSuccess);
-  Gate gate;
+  StreamGate gate;
   gate.close (s);
   {
     OwnEvents ev (0);
@@ -146,7 +124,7 @@ GST_START_TEST (test_in_order_stops_at_pending)
       cudaStreamCreateWithFlags (&held, cudaStreamNonBlocking), cudaSuccess);
   fail_unless_equals_int (
       cudaStreamCreateWithFlags (&later, cudaStreamNonBlocking), cudaSuccess);
-  Gate gate;
+  StreamGate gate;
   gate.close (held);
   for (bool in_order : { true, false }) {
     OwnEvents ev (0, 0, in_order);
@@ -154,7 +132,7 @@ GST_START_TEST (test_in_order_stops_at_pending)
     const guint32 first = take (ev, &is_new);
     fail_unless_equals_int (cudaEventRecord (ev.event (first), held), cudaSuccess);
     ev.put_back (first);
-    Gate second_gate;
+    StreamGate second_gate;
     second_gate.close (later);
     const guint32 second = take (ev, &is_new);
     fail_unless_equals_int (cudaEventRecord (ev.event (second), later), cudaSuccess);
