@@ -132,12 +132,11 @@ GST_START_TEST (test_in_order_stops_at_pending)
     const guint32 first = take (ev, &is_new);
     fail_unless_equals_int (cudaEventRecord (ev.event (first), held), cudaSuccess);
     ev.put_back (first);
-    StreamGate second_gate;
-    second_gate.close (later);
+    /* No gate on the second stream: CUDA runs host functions on one thread,
+     * so a second gate's function would wait behind the first's for ever. */
     const guint32 second = take (ev, &is_new);
     fail_unless_equals_int (cudaEventRecord (ev.event (second), later), cudaSuccess);
     ev.put_back (second);
-    second_gate.open ();
     fail_unless_equals_int (cudaStreamSynchronize (later), cudaSuccess);
     const guint32 third = take (ev, &is_new);
     if (in_order)
