@@ -16,13 +16,13 @@
  * until its copy is done. Registered as cudadownload and as
  * cudastreamsdownload (nvcodec registers a cudadownload too).
  *
- * The streaming thread enqueues each copy and accepts the next frame while
- * up to max-in-flight copies are not yet pushed (2 by default), so that
- * uploads and downloads overlap; past that it waits for the oldest copy and
- * pushes that frame. A frame no later frame follows is not held: a thread
- * of the element pushes it at most 1 ms after its copy is done, whether or
- * not another frame comes. Host waits sleep until the GPU
- * signals the copy (spin-wait=true busy-waits instead).
+ * Each frame leaves as soon as its copy is done, whether or not another
+ * frame comes: a thread of the element waits for the copies, one at a time
+ * and in order, and pushes the frames. The streaming thread only enqueues
+ * each copy; it accepts the next frame while up to max-in-flight copies
+ * are not yet pushed (2 by default), so that uploads and downloads overlap.
+ * The element holds no frame back, and adds no latency. Host waits sleep
+ * until the GPU signals the copy (spin-wait=true busy-waits instead).
  *
  * ## Example
  * |[
@@ -501,10 +501,10 @@ gst_cs_download_class_init (GstCsDownloadClass * klass)
    * GstCsDownload:max-in-flight:
    *
    * Frames whose copy may still be running (or that are not yet pushed)
-   * while the element accepts the next one. Every frame leaves at most 1 ms
-   * after its copy is done, whatever this is: it bounds how far upstream
-   * may run ahead, not how long a frame waits. 0 accepts the next frame
-   * only once this one has left; 2 or 3 overlap uploads and downloads and double the
+   * while the element accepts the next one. Every frame leaves as soon as
+   * its copy is done, whatever this is: it bounds how far upstream may run
+   * ahead, not how long a frame waits. 0 accepts the next frame only once
+   * this one has left; 2 or 3 overlap uploads and downloads and double the
    * throughput. -1 picks 2.
    *
    * Since: 0.1

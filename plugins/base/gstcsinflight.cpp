@@ -57,42 +57,29 @@ FramesInFlight::add (GstBuffer * frame, int device, bool spin, guint limit)
     gst_buffer_unref (frame);
     return ret;
   }
-  queue_.push_back ({ frame, spin, std::chrono::steady_clock::now () });
-  push_until (lock, limit);
-  if (!queue_.empty ()) {
-    /* Frames stay: the thread pushes them unless we come back first. */
+  if (limit == 0 && unpushed () == 0) {
+    /* Nothing before it, and the caller waits for it anyway: waiting and
+     * pushing here spares a hand-over to the thread and back. */
+    complete (lock, { frame, spin });
+  } else {
     if (!thread_.joinable ())
       thread_ = std::thread (&FramesInFlight::loop, this, device, generation_);
-    else if (idle_)
-      wake_.notify_one ();
+    queue_.push_back ({ frame, spin });
+    wake_.notify_one ();
+    done_.wait (
+        lock, [&] { return unpushed () <= limit || flushing_ || flow_ != GST_FLOW_OK; });
   }
   if (flow_ != GST_FLOW_OK)
     told_ = true;
   return answer ();
 }
 
-/* Called and returns with `lock` held, on the streaming thread: pushes the
- * oldest frames here until at most `limit` are not yet pushed; while the
- * thread pushes one, waits for it. */
-void
-FramesInFlight::push_until (std::unique_lock<std::mutex> & lock, guint limit)
-{
-  while (unpushed () > limit && !flushing_ && flow_ == GST_FLOW_OK) {
-    if (busy_) {
-      done_.wait (lock);
-      continue;
-    }
-    const Frame f = queue_.front ();
-    queue_.pop_front ();
-    complete (lock, f);
-  }
-}
-
 GstFlowReturn
 FramesInFlight::drain (bool * untold)
 {
   std::unique_lock<std::mutex> lock (lock_);
-  push_until (lock, 0);
+  done_.wait (
+      lock, [&] { return unpushed () == 0 || flushing_ || flow_ != GST_FLOW_OK; });
   if (untold)
     *untold = !told_;
   return answer ();
@@ -202,19 +189,9 @@ FramesInFlight::loop (int device, guint64 generation)
   }
   std::unique_lock<std::mutex> lock (lock_);
   for (;;) {
-    idle_ = true;
-    wake_.wait (
-        lock, [&] { return generation_ != generation || (!queue_.empty () && !busy_); });
-    idle_ = false;
+    wake_.wait (lock, [&] { return generation_ != generation || !queue_.empty (); });
     if (generation_ != generation)
       return;
-    /* The oldest frame is ours once the streaming thread has left it for
-     * kGrace; taken meanwhile, the next oldest starts its own. */
-    const auto due = queue_.front ().queued + kGrace;
-    if (std::chrono::steady_clock::now () < due) {
-      wake_.wait_until (lock, due);
-      continue;
-    }
     const Frame f = queue_.front ();
     queue_.pop_front ();
     complete (lock, f);
@@ -232,8 +209,6 @@ FramesInFlight::complete (std::unique_lock<std::mutex> & lock, const Frame & f)
   const GstFlowReturn ret = finish (f);
   lock.lock ();
   busy_ = false;
-  if (idle_ && !queue_.empty ())
-    wake_.notify_one (); /* it waits for no frame to be busy */
   std::deque<GstBuffer *> dropped;
   if (ret != GST_FLOW_OK && !flushing_ && flow_ == GST_FLOW_OK) {
     GST_DEBUG_OBJECT (owner_, "push failed: %s", gst_flow_get_name (ret));

@@ -238,64 +238,6 @@ struct Arrivals {
   }
 };
 
-/* At full rate the streaming thread pushes the frames itself once more
- * than max-in-flight are not yet pushed: it must wait then anyway, and a
- * hand-over to the element's thread and back cost a wake-up a frame (a
- * tenth of the frames/s of full-HD NV12 on an H200). Most frames, not all:
- * a loaded host may leave one alone past the element's grace, and the
- * element's thread then pushes it, as it should. */
-struct PushThreads {
-  std::mutex lock;
-  GThread * upstream = NULL; /* the thread that pushes into cudadownload */
-  int on_upstream = 0, elsewhere = 0;
-};
-
-static GstPadProbeReturn
-note_pushing_thread (GstPad *, GstPadProbeInfo *, gpointer data)
-{
-  PushThreads * t = static_cast<PushThreads *> (data);
-  std::lock_guard<std::mutex> hold (t->lock);
-  if (g_thread_self () == t->upstream)
-    t->on_upstream++;
-  else
-    t->elsewhere++;
-  return GST_PAD_PROBE_OK;
-}
-
-static GstPadProbeReturn
-note_upstream_thread (GstPad *, GstPadProbeInfo *, gpointer data)
-{
-  PushThreads * t = static_cast<PushThreads *> (data);
-  std::lock_guard<std::mutex> hold (t->lock);
-  t->upstream = g_thread_self ();
-  return GST_PAD_PROBE_OK;
-}
-
-GST_START_TEST (test_full_rate_pushed_by_streaming_thread)
-{
-  const int frames = 200;
-  gchar * desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=blue ! %s ! "
-                                  "cudaupload ! cudadownload name=down ! "
-                                  "fakesink sync=false",
-      frames, kCaps);
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  fail_unless (pipeline != NULL, "%s", desc);
-  g_free (desc);
-  PushThreads t;
-  testutil::add_probe (
-      pipeline, "down", "sink", GST_PAD_PROBE_TYPE_BUFFER, note_upstream_thread, &t);
-  testutil::add_probe (
-      pipeline, "down", "src", GST_PAD_PROBE_TYPE_BUFFER, note_pushing_thread, &t);
-  testutil::run_to_eos (pipeline, "full rate");
-  fail_unless_equals_int (t.on_upstream + t.elsewhere, frames);
-  fail_unless (t.on_upstream >= frames / 2,
-      "%d of %d frames were pushed by the element's thread, not the streaming one",
-      t.elsewhere, frames);
-  fail_unless_equals_uint64 (testutil::host_waits (pipeline, "down"), frames);
-  gst_object_unref (pipeline);
-}
-GST_END_TEST;
-
 /* A flush with copies in flight: the frame in the push is refused, the
  * three behind it are dropped; after FLUSH_STOP the next frame comes out,
  * alone, and no old one follows it. */
@@ -481,7 +423,6 @@ download_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frame_alone_comes_out);
   tcase_add_test (tc, test_frames_in_order);
-  tcase_add_test (tc, test_full_rate_pushed_by_streaming_thread);
   tcase_add_test (tc, test_flush_with_copies_in_flight);
   tcase_add_test (tc, test_null_with_copies_in_flight);
   tcase_add_test (tc, test_eos_with_copies_in_flight);
