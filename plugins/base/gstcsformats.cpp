@@ -28,15 +28,15 @@ video_format_is_plain (GstVideoFormat format)
   return true;
 }
 
-static GValue *
-make_video_formats ()
+GValue *
+video_formats_without (const gchar * (*refusal) (GstVideoFormat))
 {
   GValue * list = g_new0 (GValue, 1);
   g_value_init (list, GST_TYPE_LIST);
   guint n = 0;
   const GstVideoFormat * formats = gst_video_formats_raw (&n);
   for (guint i = 0; i < n; i++) {
-    if (!video_format_is_plain (formats[i]))
+    if (!video_format_is_plain (formats[i]) || (refusal && refusal (formats[i])))
       continue;
     GValue name = G_VALUE_INIT;
     g_value_init (&name, G_TYPE_STRING);
@@ -49,7 +49,7 @@ make_video_formats ()
 const GValue *
 video_formats ()
 {
-  static const GValue * formats = make_video_formats ();
+  static const GValue * formats = video_formats_without (nullptr);
   return formats;
 }
 

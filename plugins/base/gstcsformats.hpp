@@ -20,6 +20,11 @@ bool video_format_is_plain (GstVideoFormat format);
 // never freed.
 const GValue * video_formats ();
 
+// video_formats() less those `refusal` gives a reason for (an element that
+// takes fewer, e.g. the converter's gst_cs_convert_format_refusal), in the
+// same order: a new GST_TYPE_LIST, the caller's.
+GValue * video_formats_without (const gchar * (*refusal) (GstVideoFormat));
+
 // `caps` (a caps string, as the old static templates wrote them) with the
 // format field of every video/x-raw structure in system memory or ours
 // (alternate fields too) set to video_formats(); structures in nvcodec's

@@ -6,6 +6,7 @@
 #include "convert/gstcsconvertcaps.h"
 
 #include "base/gstcscapsrefusal.hpp"
+#include "base/gstcsformats.hpp"
 #include "convert/gstcsconvertlayout.h"
 
 #include <gst/video/video.h>
@@ -468,25 +469,11 @@ gst_cs_convert_format_refusal (GstVideoFormat format)
 const GValue *
 gst_cs_convert_formats (void)
 {
-  static GValue list = G_VALUE_INIT;
-  static gsize done = 0;
-  if (g_once_init_enter (&done)) {
-    g_value_init (&list, GST_TYPE_LIST);
-    /* Every raw format this GStreamer knows, in its order of preference
-     * (videoconvert's templates'). */
-    guint n = 0;
-    const GstVideoFormat * all = gst_video_formats_raw (&n);
-    for (guint i = 0; i < n; i++) {
-      if (gst_cs_convert_format_refusal (all[i]))
-        continue;
-      GValue v = G_VALUE_INIT;
-      g_value_init (&v, G_TYPE_STRING);
-      g_value_set_string (&v, gst_video_format_to_string (all[i]));
-      gst_value_list_append_and_take_value (&list, &v);
-    }
-    g_once_init_leave (&done, 1);
-  }
-  return &list;
+  /* The elements' formats (videoconvert's order of preference) less those
+   * the converter refuses. */
+  static const GValue * formats =
+      gst_cs::video_formats_without (gst_cs_convert_format_refusal);
+  return formats;
 }
 
 GstCaps *

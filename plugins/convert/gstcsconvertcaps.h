@@ -28,8 +28,9 @@ G_BEGIN_DECLS
  *
  * The formats the converter reads and writes, as a list of names in
  * GStreamer's order of preference (gst_video_formats_raw(), videoconvert's
- * templates): those of this GStreamer for which
- * gst_cs_convert_format_refusal() is %NULL, found once.
+ * templates): the elements' formats (gst_cs::video_formats(), those of
+ * this GStreamer) for which gst_cs_convert_format_refusal() is %NULL,
+ * found once.
  *
  * Returns: (transfer none): a #GST_TYPE_LIST of strings
  */
