@@ -474,6 +474,40 @@ add_probe (GstElement * pipeline, const char * element, const char * pad,
 }
 
 static GstPadProbeReturn
+strip_crop_metas (GstPad *, GstPadProbeInfo * info, gpointer video_metas_too)
+{
+  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
+  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
+    return GST_PAD_PROBE_OK;
+  guint idx;
+  while (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, &idx))
+    gst_query_remove_nth_allocation_meta (q, idx);
+  while (video_metas_too &&
+         gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
+    gst_query_remove_nth_allocation_meta (q, idx);
+  return GST_PAD_PROBE_OK;
+}
+
+void
+hide_crop_metas (GstPad * src, bool video_metas_too)
+{
+  gst_pad_add_probe (src,
+      (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
+      strip_crop_metas, GINT_TO_POINTER (video_metas_too ? 1 : 0), NULL);
+}
+
+void
+hide_crop_metas (GstElement * pipeline, const char * element, bool video_metas_too)
+{
+  GstElement * e = by_name (pipeline, element);
+  fail_unless (e != NULL, "no element %s", element);
+  GstPad * p = gst_element_get_static_pad (e, "src");
+  hide_crop_metas (p, video_metas_too);
+  gst_object_unref (p);
+  gst_object_unref (e);
+}
+
+static GstPadProbeReturn
 keep_bytes (GstPad *, GstPadProbeInfo * info, gpointer user)
 {
   auto * into = static_cast<std::vector<std::vector<guint8>> *> (user);

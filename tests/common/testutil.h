@@ -146,6 +146,14 @@ guint64 host_waits (GstElement * pipeline, const char * name);
 void add_probe (GstElement * pipeline, const char * element, const char * pad,
     GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
 
+// Hides support for crop metas (and, with `video_metas_too`, video metas)
+// in the answer to the ALLOCATION query of `src` (a cudacrop's source
+// pad), as a downstream that cannot read them would: cudacrop then crops
+// by offsets (or, without video metas either, by a copy).
+void hide_crop_metas (GstPad * src, bool video_metas_too);
+// The same on the "src" pad of the element `element` of `pipeline`.
+void hide_crop_metas (GstElement * pipeline, const char * element, bool video_metas_too);
+
 // The bytes of every buffer that passes the pad `pad` of `element`, read
 // through a host mapping (a tensor, which has no video caps), appended to
 // `into` from the streaming thread.

@@ -484,22 +484,6 @@ GST_END_TEST;
 
 /* --- cudacrop ----------------------------------------------------------- */
 
-/* Hides crop metas (and, with `packed`, video metas) from cudacrop's
- * ALLOCATION query, so that it crops by offsets or by a copy. */
-static GstPadProbeReturn
-strip_metas (GstPad *, GstPadProbeInfo * info, gpointer packed)
-{
-  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
-  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  guint idx;
-  while (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  while (packed && gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  return GST_PAD_PROBE_OK;
-}
-
 /* CPU videocrop's crop of `field`, given to it as the progressive picture
  * `pi` (the field's size): what videocrop does with the buffer it gets. */
 static GstBuffer *
@@ -566,10 +550,7 @@ GST_START_TEST (test_crop_in_field_lines)
       GstElement * pipeline = fields_pipeline (caps_of ("", true, format, w, h), 4,
           Content::RANDOM, chain, NULL, &in, &out, &unused);
       if (path != META)
-        testutil::add_probe (pipeline, "crop", "src",
-            (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-                              GST_PAD_PROBE_TYPE_PULL),
-            strip_metas, GINT_TO_POINTER (path == PACKED));
+        testutil::hide_crop_metas (pipeline, "crop", path == PACKED);
       testutil::run_to_eos (pipeline, what);
       expect_fields (out, 4, what);
       fail_unless_equals_int (testutil::host_waits (pipeline, "crop"), 0);

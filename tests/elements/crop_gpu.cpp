@@ -84,33 +84,13 @@ describe (const Case & c)
 
 /* --- probes ----------------------------------------------------------- */
 
-/* Hides support for crop metas (and, for the packed path, video metas) in
- * the answer to cudacrop's ALLOCATION query, as a downstream that cannot read
- * them would. */
-static GstPadProbeReturn
-strip_metas (GstPad *, GstPadProbeInfo * info, gpointer user)
-{
-  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
-  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  const bool packed = static_cast<Path> (GPOINTER_TO_INT (user)) == Path::PACKED;
-  guint idx;
-  while (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  while (packed && gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  return GST_PAD_PROBE_OK;
-}
-
 /* cudacrop (named "crop") of `pipeline` takes `path`. */
 static void
 force_path (GstElement * pipeline, Path path)
 {
   if (path == Path::CROP_META)
     return; /* what cudadownload takes anyway */
-  testutil::add_probe (pipeline, "crop", "src",
-      (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM | GST_PAD_PROBE_TYPE_PULL),
-      strip_metas, GINT_TO_POINTER ((gint)path));
+  testutil::hide_crop_metas (pipeline, "crop", path == Path::PACKED);
 }
 
 /* The device memory and event of each buffer passing a pad. */

@@ -205,21 +205,6 @@ have_factories (const char * launch)
 /* A path of cudacrop's output: what its downstream is told it can read. */
 enum class CropPath { AS_IS, OFFSETS, PACKED };
 
-static GstPadProbeReturn
-strip_metas (GstPad *, GstPadProbeInfo * info, gpointer user)
-{
-  GstQuery * q = GST_PAD_PROBE_INFO_QUERY (info);
-  if (GST_QUERY_TYPE (q) != GST_QUERY_ALLOCATION)
-    return GST_PAD_PROBE_OK;
-  const bool packed = static_cast<CropPath> (GPOINTER_TO_INT (user)) == CropPath::PACKED;
-  guint idx;
-  while (gst_query_find_allocation_meta (q, GST_VIDEO_CROP_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  while (packed && gst_query_find_allocation_meta (q, GST_VIDEO_META_API_TYPE, &idx))
-    gst_query_remove_nth_allocation_meta (q, idx);
-  return GST_PAD_PROBE_OK;
-}
-
 /* What leaves the element named "crop", where there is one. */
 static GstPadProbeReturn
 remember_crop_output (GstPad *, GstPadProbeInfo * info, gpointer user)
@@ -241,10 +226,7 @@ run_one (const char * launch, const char * in_caps, const char * out_caps,
   if (GstElement * crop = gst_bin_get_by_name (GST_BIN (h->element), "crop")) {
     GstPad * src = gst_element_get_static_pad (crop, "src");
     if (path != CropPath::AS_IS)
-      gst_pad_add_probe (src,
-          (GstPadProbeType)(GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM |
-                            GST_PAD_PROBE_TYPE_PULL),
-          strip_metas, GINT_TO_POINTER ((gint)path), NULL);
+      testutil::hide_crop_metas (src, path == CropPath::PACKED);
     if (after_crop)
       gst_pad_add_probe (
           src, GST_PAD_PROBE_TYPE_BUFFER, remember_crop_output, after_crop, NULL);
