@@ -111,6 +111,7 @@ private:
   // A frame's memory was freed (any thread).
   static void frame_freed (gpointer data);
   void give_back (guint64 seq, guint32 import_id);
+  void join_reader ();
   void send_release (guint64 seq);
   void close_import (guint32 id, Import & im);
 
@@ -123,6 +124,7 @@ private:
   int device_ = -1;
   int producer_pid_ = 0;
   std::thread reader_;
+  std::mutex join_lock_;         /* join_reader() from stop() or the last release */
   std::shared_ptr<Client> self_; /* the reader thread's, while it runs */
   std::atomic<bool> stopping_{ false };
   std::atomic<guint> frames_out_{ 0 };

@@ -22,6 +22,8 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <execinfo.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -523,9 +525,23 @@ garbage (const Options & o)
 
 } // namespace
 
+/* A crash prints its stack to stderr, which the test shows: a peer that
+ * dies by a signal otherwise leaves only its exit status. */
+static void
+print_stack_and_die (int sig)
+{
+  void * frames[64];
+  const int n = backtrace (frames, 64);
+  backtrace_symbols_fd (frames, n, STDERR_FILENO);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
 int
 main (int argc, char ** argv)
 {
+  signal (SIGSEGV, print_stack_and_die);
+  signal (SIGABRT, print_stack_and_die);
   gst_init (&argc, &argv);
   Options o;
   if (!parse (argc, argv, &o)) {
