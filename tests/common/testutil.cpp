@@ -9,6 +9,7 @@
 #include <random>
 
 #include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/check/gstcheck.h>
 #include <cuda_runtime_api.h>
 
@@ -270,6 +271,43 @@ set_code (GstVideoFrame * f, guint c, gint x, gint y, guint code)
   code <<= GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
   p[0] = (guint8)(code & 0xff);
   p[1] = (guint8)(code >> 8);
+}
+
+GstVideoInfo
+video_info (const char * format, gint w, gint h)
+{
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, gst_video_format_from_string (format), w, h);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  return info;
+}
+
+void
+push_frames (GstElement * pipeline, const char * appsrc, const GstVideoInfo * info,
+    Content content, guint32 first_seed, gint frames, GstClockTime duration,
+    const std::function<void (GstBuffer *, gint)> & mark)
+{
+  GstElement * src = by_name (pipeline, appsrc);
+  fail_unless (src != NULL, "no appsrc %s", appsrc);
+  for (gint i = 0; i < frames; i++) {
+    GstBuffer * buf = video_frame (info, content, first_seed + (guint32)i);
+    GST_BUFFER_PTS (buf) = i * duration;
+    GST_BUFFER_DURATION (buf) = duration;
+    if (mark)
+      mark (buf, i);
+    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (src), buf) == GST_FLOW_OK);
+  }
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_object_unref (src);
+}
+
+void
+wait_until (const std::function<bool ()> & done, const char * what)
+{
+  for (int i = 0; i < 6000 && !done (); i++)
+    g_usleep (10000);
+  fail_unless (done (), "waited 60 s for %s", what);
 }
 
 GstBuffer *

@@ -9,6 +9,7 @@
 // thread only: a failure on a streaming thread cannot stop the test.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,20 @@ enum class Content { RANDOM, SMOOTH };
 
 // A frame of `info` with `content`, deterministic per seed.
 GstBuffer * video_frame (const GstVideoInfo * info, Content content, guint32 seed);
+
+// The video info of `format`, `w`x`h`, 30 frames a second.
+GstVideoInfo video_info (const char * format, gint w, gint h);
+
+// `frames` frames of `info` and `content` (seeds from `first_seed`), frame
+// i stamped i * `duration` long `duration`, then EOS, into the appsrc
+// `appsrc` of `pipeline`; `mark`, where given, marks each before its push.
+void push_frames (GstElement * pipeline, const char * appsrc, const GstVideoInfo * info,
+    Content content, guint32 first_seed, gint frames, GstClockTime duration,
+    const std::function<void (GstBuffer *, gint)> & mark = {});
+
+// Polls `done` every 10 ms for up to 60 s (the streaming threads run on
+// meanwhile; a loaded machine may be slow); fails naming `what` after.
+void wait_until (const std::function<bool ()> & done, const char * what);
 
 // The code of component `c` at (x, y) of its plane's grid in `f` (shifts
 // undone: P010's codes are 10-bit).

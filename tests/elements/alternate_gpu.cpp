@@ -204,16 +204,8 @@ fields_pipeline (const std::string & in, gint frames, Content content,
   g_free (desc);
   g_free (ref_branch);
   const GstVideoInfo info = info_of (in);
-  GstElement * src = testutil::by_name (pipeline, "src");
-  for (gint i = 0; i < frames; i++) {
-    GstBuffer * buf = testutil::video_frame (&info, content, 500 + i);
-    GST_BUFFER_PTS (buf) = i * GST_SECOND / 60;
-    GST_BUFFER_DURATION (buf) = GST_SECOND / 60;
-    mark_field (buf, i);
-    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (src), buf) == GST_FLOW_OK);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  gst_object_unref (src);
+  testutil::push_frames (
+      pipeline, "src", &info, content, 500, frames, GST_SECOND / 60, mark_field);
   testutil::capture_appsink (pipeline, "in", got_in);
   testutil::capture_appsink (pipeline, "out", out);
   if (reference)

@@ -41,20 +41,10 @@ struct Source {
 const Source kNv12 = { "NV12", 64, 48 };
 const Source kI420 = { "I420", 32, 24 };
 
-GstVideoInfo
-info_of (const Source & s)
-{
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, gst_video_format_from_string (s.format), s.w, s.h);
-  GST_VIDEO_INFO_FPS_N (&info) = 30;
-  GST_VIDEO_INFO_FPS_D (&info) = 1;
-  return info;
-}
-
 std::string
 caps_of (const Source & s)
 {
-  GstVideoInfo info = info_of (s);
+  GstVideoInfo info = testutil::video_info (s.format, s.w, s.h);
   GstCaps * caps = gst_video_info_to_caps (&info);
   gchar * c = gst_caps_to_string (caps);
   std::string out = c;
@@ -94,7 +84,7 @@ void
 push_frame (GstElement * pipeline, size_t i, const Source & s, guint k,
     GstBufferFlags flags = (GstBufferFlags)0)
 {
-  GstVideoInfo info = info_of (s);
+  GstVideoInfo info = testutil::video_info (s.format, s.w, s.h);
   GstBuffer * frame = testutil::random_buffer (info.size, (guint32)(1000 * i + k + 1));
   GST_BUFFER_PTS (frame) = k * GST_SECOND / 30;
   GST_BUFFER_DURATION (frame) = GST_SECOND / 30;
@@ -111,17 +101,6 @@ end_source (GstElement * pipeline, size_t i)
   GstElement * src = source_of (pipeline, i);
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   gst_object_unref (src);
-}
-
-/* Polls `done` for up to 60 s (the streaming threads run on meanwhile; a
- * loaded machine may be slow). */
-template <typename F>
-void
-wait_until (F done, const char * what)
-{
-  for (int i = 0; i < 6000 && !done (); i++)
-    g_usleep (10000);
-  fail_unless (done (), "waited 60 s for %s", what);
 }
 
 /* --- what reached the sink ------------------------------------------ */
@@ -420,7 +399,8 @@ GST_START_TEST (test_stall_sleeps)
     push_frame (pipeline, 0, kNv12, k);
     g_usleep (G_USEC_PER_SEC / 30);
   }
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 3; }, "3 batches");
+  testutil::wait_until (
+      [&] { return batches_of (sink.snapshot ()).size () == 3; }, "3 batches");
   const size_t before = sink.snapshot ().size ();
   check_sleeps (w, 2.0, 20 * GST_MSECOND, "a live source stalled");
   const std::vector<Item> items = sink.snapshot ();
@@ -428,7 +408,8 @@ GST_START_TEST (test_stall_sleeps)
   fail_unless_equals_int (batches_of (items).size (), 3);
   /* The frames come back: batches again. */
   push_frame (pipeline, 0, kNv12, 3);
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 4; }, "a 4th batch");
+  testutil::wait_until (
+      [&] { return batches_of (sink.snapshot ()).size () == 4; }, "a 4th batch");
   end_source (pipeline, 0);
   testutil::run_to_eos (pipeline, "stall");
   gst_object_unref (cs);
@@ -453,7 +434,8 @@ GST_START_TEST (test_no_frame_sleeps)
   fail_unless (check_gaps (items, 0, 20 * GST_MSECOND) > 0, "no GAP event");
   /* The first frame makes a batch; the caps now have its frame rate. */
   push_frame (pipeline, 0, kNv12, 0);
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
+  testutil::wait_until (
+      [&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
   const Item b = batches_of (sink.snapshot ())[0];
   fail_unless_equals_uint64 (b.size, b.caps_bytes);
   end_source (pipeline, 0);
@@ -479,7 +461,8 @@ GST_START_TEST (test_eos_beside_stalled)
     g_usleep (G_USEC_PER_SEC / 30);
   }
   end_source (pipeline, 0);
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 2; }, "2 batches");
+  testutil::wait_until (
+      [&] { return batches_of (sink.snapshot ()).size () == 2; }, "2 batches");
   check_sleeps (w, 1.0, 20 * GST_MSECOND, "one ended, one stalled");
   fail_unless_equals_int (sink.count (GST_EVENT_EOS), 0);
   for (const Item & b : batches_of (sink.snapshot ())) {
@@ -526,7 +509,8 @@ GST_START_TEST (test_last_pad_released)
   Watch w (cs);
   start (pipeline);
   push_frame (pipeline, 0, kNv12, 0);
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
+  testutil::wait_until (
+      [&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
   GstPad * pad = gst_element_get_static_pad (cs, "sink_0");
   GstPad * peer = gst_pad_get_peer (pad);
   gst_pad_unlink (peer, pad);
@@ -537,9 +521,9 @@ GST_START_TEST (test_last_pad_released)
   fail_unless_equals_int (sink.count (GST_EVENT_EOS), 0);
   add_source (pipeline, cs, kI420, "late", "sink_1");
   GstElement * late = testutil::by_name (pipeline, "late");
-  GstVideoInfo info = info_of (kI420);
+  GstVideoInfo info = testutil::video_info (kI420.format, kI420.w, kI420.h);
   gst_app_src_push_buffer (GST_APP_SRC (late), testutil::random_buffer (info.size, 5));
-  wait_until ([&] { return batches_of (sink.snapshot ()).size () == 2; },
+  testutil::wait_until ([&] { return batches_of (sink.snapshot ()).size () == 2; },
       "a batch of the new pad");
   const Item b = batches_of (sink.snapshot ())[1];
   fail_unless_equals_int (b.slots.size (), 1);
@@ -567,7 +551,7 @@ GST_START_TEST (test_timeout_changed_while_playing)
   g_usleep (G_USEC_PER_SEC / 2);
   fail_unless_equals_int (batches_of (sink.snapshot ()).size (), 0);
   g_object_set (cs, "batched-push-timeout", (guint64)20000, NULL);
-  wait_until (
+  testutil::wait_until (
       [&] { return batches_of (sink.snapshot ()).size () == 1; }, "the partial batch");
   const Item b = batches_of (sink.snapshot ())[0];
   fail_unless (!b.slots[0].empty && b.slots[1].empty);
@@ -597,7 +581,7 @@ push_both (GstElement * pipeline, Sink * sink, guint k, size_t batches)
 {
   push_frame (pipeline, 1, kI420, k);
   push_frame (pipeline, 0, kNv12, k);
-  wait_until (
+  testutil::wait_until (
       [&] { return batches_of (sink->snapshot ()).size () == batches; }, "a batch");
 }
 
@@ -877,7 +861,8 @@ seek_again_and_again (bool live)
   GstBus * bus = gst_element_get_bus (pipeline);
   for (int i = 0; i < 20; i++) {
     const size_t seen = batches_of (sink.snapshot ()).size ();
-    wait_until ([&] { return batches_of (sink.snapshot ()).size () > seen; }, "a batch");
+    testutil::wait_until (
+        [&] { return batches_of (sink.snapshot ()).size () > seen; }, "a batch");
     const gboolean seeked = gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
         (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), 0);
     fail_unless (seeked || live, "seek %d refused", i);
@@ -885,7 +870,7 @@ seek_again_and_again (bool live)
     fail_if (error != NULL, "an error after seek %d", i);
   }
   const size_t seen = batches_of (sink.snapshot ()).size ();
-  wait_until (
+  testutil::wait_until (
       [&] { return batches_of (sink.snapshot ()).size () > seen; }, "a last batch");
   gst_object_unref (bus);
   stop (pipeline);

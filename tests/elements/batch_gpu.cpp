@@ -98,16 +98,6 @@ keep_batch (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-static GstVideoInfo
-info_of (const Source & s)
-{
-  GstVideoInfo info;
-  gst_video_info_set_format (&info, gst_video_format_from_string (s.format), s.w, s.h);
-  GST_VIDEO_INFO_FPS_N (&info) = 30;
-  GST_VIDEO_INFO_FPS_D (&info) = 1;
-  return info;
-}
-
 /* "cudabatch `props` ! appsink" fed by one appsrc per source. */
 static GstElement *
 batch_pipeline (
@@ -116,7 +106,8 @@ batch_pipeline (
   std::string line = std::string ("cudabatch name=cs ") + props +
                      " ! fakesink name=out sync=false async=false";
   for (size_t i = 0; i < sources.size (); i++) {
-    GstVideoInfo info = info_of (sources[i]);
+    GstVideoInfo info =
+        testutil::video_info (sources[i].format, sources[i].w, sources[i].h);
     GstCaps * caps = gst_video_info_to_caps (&info);
     gchar * c = gst_caps_to_string (caps);
     gchar * part =
@@ -171,7 +162,7 @@ push_buffer (GstElement * pipeline, size_t i, GstBuffer * frame, guint k)
 static GstBuffer *
 push_frame (GstElement * pipeline, size_t i, const Source & s, guint k)
 {
-  GstVideoInfo info = info_of (s);
+  GstVideoInfo info = testutil::video_info (s.format, s.w, s.h);
   GstBuffer * frame = testutil::random_buffer (info.size, (guint32)(1000 * i + k + 1));
   push_buffer (pipeline, i, frame, k);
   return frame;
@@ -217,7 +208,7 @@ props_of (const Tensor & t, guint batch_size)
 static std::vector<guint8>
 reference_picture (const Source & s, GstBuffer * frame, const Tensor & t, gint rect[4])
 {
-  GstVideoInfo ii = info_of (s), oi;
+  GstVideoInfo ii = testutil::video_info (s.format, s.w, s.h), oi;
   gst_video_info_set_format (&oi, GST_VIDEO_FORMAT_RGBP, t.w, t.h);
   GstVideoInfo layout = oi;
   for (guint p = 0; p < 3; p++) {
@@ -342,7 +333,7 @@ check_batches (const std::vector<Source> & sources, const Tensor & t, guint fram
 static std::vector<guint8>
 videoconvertscale_picture (const Source & s, GstBuffer * frame, const Tensor & t)
 {
-  GstVideoInfo info = info_of (s);
+  GstVideoInfo info = testutil::video_info (s.format, s.w, s.h);
   GstCaps * caps = gst_video_info_to_caps (&info);
   gchar * c = gst_caps_to_string (caps);
   gchar * line = g_strdup_printf (
@@ -414,7 +405,8 @@ GST_START_TEST (test_near_videoconvertscale)
     GstElement * pipeline = start_batches (sources, what.c_str (), &batches);
     std::vector<GstBuffer *> frames;
     for (size_t i = 0; i < sources.size (); i++) {
-      GstVideoInfo info = info_of (sources[i]);
+      GstVideoInfo info =
+          testutil::video_info (sources[i].format, sources[i].w, sources[i].h);
       frames.push_back (
           testutil::video_frame (&info, testutil::Content::SMOOTH, (guint32)(77 + i)));
       push_buffer (pipeline, i, frames.back (), 0);
@@ -730,7 +722,7 @@ static void
 add_source (GstElement * pipeline, GstElement * cs, const Source & s, const char * name,
     const char * pad)
 {
-  GstVideoInfo info = info_of (s);
+  GstVideoInfo info = testutil::video_info (s.format, s.w, s.h);
   GstCaps * caps = gst_video_info_to_caps (&info);
   gchar * c = gst_caps_to_string (caps);
   gchar * line = g_strdup_printf (
@@ -977,7 +969,7 @@ check_boxes (const Tensor & t)
       gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
   std::vector<GstBuffer *> frames;
   for (size_t i = 0; i < two.size (); i++) {
-    GstVideoInfo info = info_of (two[i]);
+    GstVideoInfo info = testutil::video_info (two[i].format, two[i].w, two[i].h);
     GstBuffer * f = testutil::random_buffer (info.size, (guint32)(7 + i));
     for (size_t c = 0; c < cases.size (); c++) {
       GstVideoRegionOfInterestMeta * m = gst_buffer_add_video_region_of_interest_meta (

@@ -210,15 +210,8 @@ pipeline_of (const Case & c, const std::string & chain, const char * reference,
   fail_unless (gst_video_info_from_caps (&info, parsed), "%s", caps);
   gst_caps_unref (parsed);
   g_free (caps);
-  GstElement * src = testutil::by_name (pipeline, "src");
-  for (gint i = 0; i < c.frames; i++) {
-    GstBuffer * buf = testutil::video_frame (&info, c.content, 1000 + i);
-    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
-    GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-    fail_unless (gst_app_src_push_buffer (GST_APP_SRC (src), buf) == GST_FLOW_OK);
-  }
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  gst_object_unref (src);
+  testutil::push_frames (
+      pipeline, "src", &info, c.content, 1000, c.frames, GST_SECOND / 30);
   testutil::capture_appsink (pipeline, "in", in);
   testutil::capture_appsink (pipeline, "out", out);
   if (reference)

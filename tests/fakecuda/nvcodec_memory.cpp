@@ -701,16 +701,6 @@ end_sources (GstElement * p)
   }
 }
 
-/* Polls `done` for up to 60 s (a loaded machine may be slow). */
-template <typename F>
-void
-wait_until (F done, const char * what)
-{
-  for (int i = 0; i < 6000 && !done (); i++)
-    g_usleep (10000);
-  fail_unless (done (), "waited 60 s for %s", what);
-}
-
 } // namespace
 
 /* A flush of our pad (s1) on its own: the nvcodec frames of s0 that the
@@ -722,7 +712,7 @@ GST_START_TEST (test_flush_of_one_pad)
   HeldCase c (2, false, "batch-size=2");
   for (guint k = 0; k < 2; k++)
     c.push (k);
-  wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
+  testutil::wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
   fail_unless_equals_uint64 (c.waits (), 0);
   fail_unless_equals_int (c.released.count.load (), 0);
   flush_source (c.p, "s1");
@@ -744,7 +734,7 @@ GST_START_TEST (test_release_pad_with_held_frames)
   HeldCase c (3, false, "");
   for (guint k = 0; k < 2; k++)
     c.push (k);
-  wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
+  testutil::wait_until ([&] { return c.n_batches () == 2; }, "2 batches");
   GstElement * cs = testutil::by_name (c.p, "cs");
   GstPad * pad = gst_element_get_static_pad (cs, "sink_0");
   GstPad * peer = gst_pad_get_peer (pad);
@@ -755,7 +745,7 @@ GST_START_TEST (test_release_pad_with_held_frames)
   gst_object_unref (cs);
   fail_unless_equals_int (c.released.count.load (), 2);
   push_frame (c.p, "s1", NULL, c.frames, 2);
-  wait_until ([&] { return c.n_batches () == 3; }, "a batch of s1 alone");
+  testutil::wait_until ([&] { return c.n_batches () == 3; }, "a batch of s1 alone");
   end_sources (c.p);
   c.wait_eos ();
   c.check_slots ("pad released");
@@ -812,10 +802,10 @@ GST_START_TEST (test_frames_not_kept)
   {
     HeldCase c (2, true, "batched-push-timeout=20000");
     c.push (0);
-    wait_until ([&] { return c.n_batches () == 1; }, "a batch");
+    testutil::wait_until ([&] { return c.n_batches () == 1; }, "a batch");
     fail_unless_equals_int (c.released.count.load (), 0);
     fakecuda_run_all (); /* the GPU reads the frame */
-    wait_until ([&] { return c.released.count.load () == 1; },
+    testutil::wait_until ([&] { return c.released.count.load () == 1; },
         "the frame read to be let go while the sources stall");
     fail_unless_equals_uint64 (c.waits (), 0);
     c.check_slots ("stall");
