@@ -5,7 +5,9 @@
 # 1.24.2 and 1.28.6 from .gst-dist), built and tested at once, with
 # MEMCHECK_TESTS under compute-sanitizer memcheck on the second GPU; then,
 # on a quiet machine, EXTRA (a command, e.g. scripts/gpu-tracer.sh). A
-# summary per version last. Results under $OUT/<version>/.
+# summary per version last. Results under $OUT/<version>/: meson-test.txt
+# and summary.txt alone (a call brings back at most 8 files); the build
+# and setup logs stay in /tmp/gcs-final/<version>/.
 #   MEMCHECK_TESTS="convertscale_gpu" EXTRA="scripts/gpu-tracer.sh" scripts/gpu-final.sh
 # Env: VERSIONS (default "bundle 1.24.2 1.28.6"), SECONDS_LEFT (stop waiting
 #   for the versions after this, default 420), OUT (default /tmp/gcs-out).
@@ -23,21 +25,32 @@ done
 ngpu=$(nvidia-smi -L 2> /dev/null | wc -l)
 pids=()
 for v in $VERSIONS; do
-  mkdir -p "$OUT/$v"
+  rm -rf "/tmp/gcs-final/$v"; mkdir -p "$OUT/$v" "/tmp/gcs-final/$v"
+  # Each version's own output goes to files, not to this script's: a
+  # version still running at the deadline must not hold the call's pipe.
+  # setsid: killed at the deadline with everything it started.
   if [ "$v" = bundle ]; then
     ( [ "$ngpu" -ge 2 ] && export MEMCHECK_GPU=$((ngpu - 1))
       [ -n "${MEMCHECK_TESTS:-}" ] || export MEMCHECK=0
-      OUT=$OUT/$v NINJA_JOBS=12 MEMCHECK_SECONDS=${MEMCHECK_SECONDS:-300} scripts/gpu-check.sh \
-        > "$OUT/$v/summary.txt" 2>&1; echo $? > "$OUT/$v/rc" ) &
+      OUT=/tmp/gcs-final/$v NINJA_JOBS=12 MEMCHECK_SECONDS=${MEMCHECK_SECONDS:-300} \
+        setsid -w scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
+      echo $? > "/tmp/gcs-final/$v/rc" ) > /dev/null 2>&1 &
   else
-    ( GST_VERSION=$v OUT=$OUT/$v NINJA_JOBS=10 MEMCHECK=0 scripts/gpu-check.sh \
-        > "$OUT/$v/summary.txt" 2>&1; echo $? > "$OUT/$v/rc" ) &
+    ( GST_VERSION=$v OUT=/tmp/gcs-final/$v NINJA_JOBS=10 MEMCHECK=0 \
+        setsid -w scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
+      echo $? > "/tmp/gcs-final/$v/rc" ) > /dev/null 2>&1 &
   fi
   pids+=($!)
 done
 deadline=$((SECONDS + ${SECONDS_LEFT:-420}))
 for p in "${pids[@]}"; do
   while kill -0 "$p" 2> /dev/null && [ $SECONDS -lt $deadline ]; do sleep 2; done
+done
+# What ran past the deadline stops; its tests so far are in meson-test.txt.
+pkill -f scripts/gpu-check.sh 2> /dev/null
+pkill -f "meson test" 2> /dev/null
+for v in $VERSIONS; do
+  cp "/tmp/gcs-final/$v/meson-test.txt" "$OUT/$v/" 2> /dev/null
 done
 echo "=== versions done after ${SECONDS}s"
 if [ -n "${EXTRA:-}" ]; then
@@ -48,11 +61,16 @@ if [ -n "${EXTRA:-}" ]; then
 fi
 rc=0
 for v in $VERSIONS; do
-  echo "##### $v: exit $(cat "$OUT/$v/rc" 2> /dev/null || echo 'not finished')"
-  [ "$(cat "$OUT/$v/rc" 2> /dev/null)" = 0 ] || rc=1
+  echo "##### $v: exit $(cat "/tmp/gcs-final/$v/rc" 2> /dev/null || echo 'not finished')"
+  [ "$(cat "/tmp/gcs-final/$v/rc" 2> /dev/null)" = 0 ] || rc=1
   # The counts, failures and memcheck first; the per-pipeline host-wait
   # lines stay in summary.txt (they pushed these out of a call's tail).
   grep -E "^=== |^(Ok|Fail|Skipped|Timeout):|FAIL|TIMEOUT|ERROR SUMMARY|build failed|^--- (nvcodec interop|PyTorch|compute-sanitizer)" \
     "$OUT/$v/summary.txt" | grep -v "^ *[0-9]*/[0-9]* .* OK" | head -16
+  # Failed or stopped at the deadline (143): how far its tests came, and
+  # those that failed so far.
+  [ "$(cat "/tmp/gcs-final/$v/rc" 2> /dev/null)" = 0 ] || {
+    grep -cE " OK " "$OUT/$v/meson-test.txt" 2> /dev/null | sed 's/^/tests OK: /'
+    grep -E "^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT)" "$OUT/$v/meson-test.txt" 2> /dev/null; }
 done
 exit $rc
