@@ -424,6 +424,24 @@ compare (const Codes & got, const Codes & twin, const Reference * ref,
     all->max = e.max, all->where = e.where;
 }
 
+/* The next frame out of `h`, read with its format's unpack function
+ * (`out_info`: the frame's info, from the harness's caps). */
+static Codes
+pull_codes (GstHarness * h, const std::string & what, GstVideoInfo * out_info)
+{
+  GstBuffer * out = gst_harness_pull (h);
+  fail_unless (out != NULL, "%s: no frame", what.c_str ());
+  GstCaps * got_caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (gst_video_info_from_caps (out_info, got_caps));
+  gst_caps_unref (got_caps);
+  GstVideoFrame fo;
+  fail_unless (gst_video_frame_map (&fo, out_info, out, GST_MAP_READ));
+  const Codes got = read (&fo);
+  gst_video_frame_unmap (&fo);
+  gst_buffer_unref (out);
+  return got;
+}
+
 /* A pool of device frames of `caps` (one frame). */
 static GstBufferPool *
 device_pool (GstCaps * caps, const GstVideoInfo * info)
@@ -463,21 +481,12 @@ check_pair (const char * from, const char * to, guint32 seed, Errors * all,
   Codes in_codes;
   GstBuffer * in = device_frame (pool, &in_info, seed, &in_codes);
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in)), GST_FLOW_OK);
-  GstBuffer * out = gst_harness_pull (h);
-  fail_unless (out != NULL, "%s: no frame", what.c_str ());
-  GstCaps * got_caps = gst_pad_get_current_caps (h->sinkpad);
   GstVideoInfo out_info;
-  fail_unless (gst_video_info_from_caps (&out_info, got_caps));
-  gst_caps_unref (got_caps);
-  GstVideoFrame fo;
-  fail_unless (gst_video_frame_map (&fo, &out_info, out, GST_MAP_READ));
-  const Codes got = read (&fo);
-  gst_video_frame_unmap (&fo);
+  const Codes got = pull_codes (h, what, &out_info);
   const Reference ref (&in_info, &out_info, in_codes);
   compare (got, twin_codes (in, &in_info, &out_info, scale), scaled ? NULL : &ref,
       &out_info, what, all);
 
-  gst_buffer_unref (out);
   gst_buffer_unref (in);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
@@ -548,17 +557,8 @@ through (GstHarness * h, const char * in_caps, const char * out_caps, GstBuffer 
   gst_harness_set_src_caps_str (h, in_caps);
   gst_harness_set_sink_caps_str (h, out_caps);
   fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-  GstBuffer * out = gst_harness_pull (h);
-  fail_unless (out != NULL, "%s: no frame", what.c_str ());
-  GstCaps * got_caps = gst_pad_get_current_caps (h->sinkpad);
   GstVideoInfo out_info;
-  fail_unless (gst_video_info_from_caps (&out_info, got_caps));
-  gst_caps_unref (got_caps);
-  GstVideoFrame fo;
-  fail_unless (gst_video_frame_map (&fo, &out_info, out, GST_MAP_READ));
-  const Codes got = read (&fo);
-  gst_video_frame_unmap (&fo);
-  gst_buffer_unref (out);
+  const Codes got = pull_codes (h, what, &out_info);
   gst_harness_teardown (h);
   return got;
 }
