@@ -28,16 +28,15 @@ for v in $VERSIONS; do
   rm -rf "/tmp/gcs-final/$v"; mkdir -p "$OUT/$v" "/tmp/gcs-final/$v"
   # Each version's own output goes to files, not to this script's: a
   # version still running at the deadline must not hold the call's pipe.
-  # setsid: killed at the deadline with everything it started.
   if [ "$v" = bundle ]; then
     ( [ "$ngpu" -ge 2 ] && export MEMCHECK_GPU=$((ngpu - 1))
       [ -n "${MEMCHECK_TESTS:-}" ] || export MEMCHECK=0
       OUT=/tmp/gcs-final/$v NINJA_JOBS=12 MEMCHECK_SECONDS=${MEMCHECK_SECONDS:-300} \
-        setsid -w scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
+        scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
       echo $? > "/tmp/gcs-final/$v/rc" ) > /dev/null 2>&1 &
   else
     ( GST_VERSION=$v OUT=/tmp/gcs-final/$v NINJA_JOBS=10 MEMCHECK=0 \
-        setsid -w scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
+        scripts/gpu-check.sh > "$OUT/$v/summary.txt" 2>&1
       echo $? > "/tmp/gcs-final/$v/rc" ) > /dev/null 2>&1 &
   fi
   pids+=($!)
