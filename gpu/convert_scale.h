@@ -32,6 +32,10 @@ struct Component {
   int plane = -1; // index into Image::data/pitch; -1: the format has none
   int offset = 0; // bytes from the start of a sample's pixel group
   int step = 0;   // bytes between horizontally neighbouring samples
+  // Samples in pairs (IYU1's luma: U Y Y V Y Y): `step` bytes from a pair
+  // to the next and `pair_step` from a pair's first sample to its second;
+  // 0: every sample `step` from the last. The generic path's alone.
+  int pair_step = 0;
   int log2_x = 0; // horizontal subsampling (1: half the luma width, 2: a quarter)
   int log2_y = 0; // vertical subsampling
   // The sample's bits: `max_code` (2^depth - 1) at `shift` in a word of
@@ -68,6 +72,14 @@ struct Image {
   bool yuv = true;        // components 1 and 2 are chroma (subsampled maybe)
   bool h_cosited = false; // chroma sample k sits on luma column 2k (else between)
   bool v_cosited = false; // ... on luma row 2k (else between two rows)
+  // A palette (RGB8P): plane 0 holds a byte a pixel, the index of one of
+  // the 256 native-endian 32-bit words 0xAARRGGBB at data[1]; components
+  // 0..3 (R, G, B, A) are the index's word at shifts 16, 8, 0 and 24. An
+  // input is read through its palette. An output gets GStreamer's own
+  // palette (the 6x6x6 cube of multiples of 0x33, index 216 transparent),
+  // written into data[1] by the launch, and each pixel the index GStreamer
+  // packs for its codes. The generic path's alone.
+  bool palette = false;
   // Set by resolve: a component's samples are not the image's `bytes`,
   // `shift` and `max_code` (Component::word), or its chroma is subsampled
   // by 4. Then the frame takes the generic path (taps per pixel, every

@@ -37,10 +37,15 @@ image_is_valid (const Image & im)
     /* A component's own word (Component::word): 1, 2 or 4 bytes holding
      * its code. 4:1:1 and 4:1:0 take the generic path, which such words
      * make. */
+    /* A palette's codes lie in its 32-bit entries, indexed by a byte. */
+    const int bits = im.palette ? 32 : 8 * c.word;
     if (c.word != 0 &&
         ((c.word != 1 && c.word != 2 && c.word != 4) || c.shift < 0 || c.max_code < 1 ||
             c.max_code > 0xffff || ((c.max_code + 1) & c.max_code) != 0 ||
-            ((std::uint64_t)c.max_code << c.shift) >> (8 * c.word) != 0))
+            ((std::uint64_t)c.max_code << c.shift) >> bits != 0))
+      return false;
+    if ((im.palette && (c.word != 1 || c.plane != 0 || !im.data[1])) || c.pair_step < 0 ||
+        (c.pair_step != 0 && c.word == 0))
       return false;
     if (c.word == 0 && (c.log2_x > 1 || c.log2_y > 1))
       return false;

@@ -72,7 +72,8 @@ resolve_planes (Image & im)
     c.base = im.data[c.plane] + c.offset;
     c.pitch = im.pitch[c.plane];
     if (c.word != im.bytes || c.shift != im.shift || c.max_code != im.max_code ||
-        (c.big_endian && c.word > 1) || !c.clear || c.log2_x > 1 || c.log2_y > 1)
+        (c.big_endian && c.word > 1) || !c.clear || c.log2_x > 1 || c.log2_y > 1 ||
+        c.pair_step != 0 || im.palette)
       im.generic = true;
   }
 }
@@ -111,17 +112,37 @@ sample_offset (unsigned pitch, int step, int x, int y)
   return (unsigned)y * pitch + (unsigned)x * (unsigned)step;
 }
 
+// sample_offset of the generic path, where samples may come in pairs
+// (Component::pair_step).
+GCS_HD unsigned
+generic_offset (const Component & c, int x, int y)
+{
+  if (c.pair_step == 0)
+    return sample_offset ((unsigned)c.pitch, c.step, x, y);
+  return (unsigned)y * (unsigned)c.pitch + (unsigned)(x >> 1) * (unsigned)c.step +
+         (unsigned)(x & 1) * (unsigned)c.pair_step;
+}
+
+// A palette image's entry `index` (Image::palette): 0xAARRGGBB.
+GCS_HD unsigned
+palette_entry (const Image & im, unsigned index)
+{
+  return read_word (im.data[1] + 4u * index, 4, false);
+}
+
 // A sample's code; IB: the image's sample bytes, or 0 for each
 // component's own word (the generic path).
 template <int IB>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
-  const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (IB == 0) {
-    const unsigned w = read_word (p, c.word, c.big_endian);
+    unsigned w = read_word (c.base + generic_offset (c, x, y), c.word, c.big_endian);
+    if (im.palette)
+      w = palette_entry (im, w);
     return (float)((w >> c.shift) & (unsigned)c.max_code);
   }
+  const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (IB == 1)
     return (float)p[0];
 #if defined(__CUDA_ARCH__)
@@ -164,14 +185,15 @@ template <int OB>
 GCS_HD void
 store (const Image & im, const Component & c, int x, int y, float code)
 {
-  std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (OB == 0) {
+    std::uint8_t * p = c.base + generic_offset (c, x, y);
     const unsigned mask = (unsigned)c.max_code << c.shift;
     const unsigned keep = c.clear ? 0u : read_word (p, c.word, c.big_endian) & ~mask;
     write_word (
         p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
     return;
   }
+  std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   const unsigned v = quantize<OB> (im, code);
   p[0] = (std::uint8_t) (v & 0xffu);
   if (OB == 2)
@@ -606,6 +628,29 @@ store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
   store_word (o, x, y, word);
 }
 
+// The index GStreamer's RGB8P packing gives codes r, g, b, a (0..255) in
+// its palette (write_palette): transparent below half alpha, else the
+// cube's entry of each code / 47.
+GCS_HD unsigned
+palette_index (unsigned r, unsigned g, unsigned b, unsigned a)
+{
+  return a < 0x80u ? 216u : (r / 47u) * 36u + (g / 47u) * 6u + b / 47u;
+}
+
+// Writes GStreamer's RGB8P palette into a palette output's data[1]: entry
+// i < 216 the cube's colour (i / 36, i / 6 % 6, i % 6) in steps of 0x33,
+// 216 transparent black, the rest opaque black.
+GCS_HD void
+write_palette (const Image & o)
+{
+  for (unsigned i = 0; i < 256; i++) {
+    const unsigned argb = i < 216u ? 0xff000000u | (i / 36u * 0x33u) << 16 |
+                                         (i / 6u % 6u * 0x33u) << 8 | (i % 6u * 0x33u)
+                                   : (i == 216u ? 0u : 0xff000000u);
+    write_word (o.data[1] + 4u * i, 4, false, argb);
+  }
+}
+
 // Stores the output pixel (x, y)'s components but its chroma where the
 // output subsamples chroma (written per block).
 template <int OB>
@@ -615,6 +660,13 @@ store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsa
   const Image & o = op.out;
   if (OB == 1 && !subsampled && op.out_packed) {
     store_packed (op, x, y, px);
+    return;
+  }
+  if (OB == 0 && o.palette) {
+    const Component & k = o.comp[0];
+    write_word (k.base + generic_offset (k, x, y), 1, false,
+        palette_index (round_code (px.c[0], 255), round_code (px.c[1], 255),
+            round_code (px.c[2], 255), round_code (px.c[3], 255)));
     return;
   }
   GCS_UNROLL
@@ -703,6 +755,8 @@ write_generic_block (
   const Component & chroma = o.comp[1];
   const int bw = o.yuv ? 1 << chroma.log2_x : 1, bh = o.yuv ? 1 << chroma.log2_y : 1;
   const int x0 = bx * bw, y0 = by * bh;
+  if (o.palette && bx == 0 && by == 0) /* one block writes the palette */
+    write_palette (o);
   if (bw == 1 && bh == 1) {
     if (x0 < o.width && y0 < o.height)
       store_pixel<0> (op, x0, y0, pixel (x0, y0, op.inputs_all), false);

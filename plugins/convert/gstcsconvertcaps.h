@@ -17,9 +17,9 @@ G_BEGIN_DECLS
  *
  * Whether the converter reads and writes @format: every format of
  * GStreamer's video library whose samples are bit fields of words of 1, 2
- * or 4 bytes (gst_cs_convert_layout()), at most 4:1:0 subsampled; not the
- * tiled ones, those of complex packing (v210, ...), palette formats
- * (RGB8P) nor IYU1 (its luma samples are not equally apart).
+ * or 4 bytes (gst_cs_convert_layout()), at most 4:1:0 subsampled, palettes
+ * of such words (RGB8P) and samples in pairs (IYU1) included; not the
+ * tiled ones nor those of complex packing (v210, ...).
  *
  * Returns: %NULL where it does, else why not (a static string)
  */

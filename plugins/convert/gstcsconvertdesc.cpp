@@ -29,12 +29,24 @@ kr_kb (const GstVideoInfo * info, double * kr, double * kb)
   *kr = r, *kb = b;
 }
 
+/* The format whose components stand for `info`'s codes: its own, or for a
+ * palette (RGB8P, described as an index and a palette of 32 bits) the
+ * ARGB of its entries. */
+const GstVideoFormatInfo *
+colour_format (const GstVideoInfo * info)
+{
+  return GST_VIDEO_FORMAT_INFO_HAS_PALETTE (info->finfo)
+             ? gst_video_format_get_info (info->finfo->unpack_format)
+             : info->finfo;
+}
+
 /* Codes of `info` to normalised R'G'B' (0..1). */
 void
 codes_to_rgb (const GstVideoInfo * info, Affine a)
 {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, off, scale);
+  gst_video_color_range_offsets (
+      info->colorimetry.range, colour_format (info), off, scale);
   double n[3][4] = {}; /* codes to normalised components */
   for (int i = 0; i < 3; i++) {
     n[i][i] = 1.0 / scale[i];
@@ -75,7 +87,8 @@ void
 rgb_to_codes (const GstVideoInfo * info, Affine a)
 {
   gint off[GST_VIDEO_MAX_COMPONENTS], scale[GST_VIDEO_MAX_COMPONENTS];
-  gst_video_color_range_offsets (info->colorimetry.range, info->finfo, off, scale);
+  gst_video_color_range_offsets (
+      info->colorimetry.range, colour_format (info), off, scale);
   double c[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
   if (!is_rgb (info)) {
     double kr, kb;
@@ -117,7 +130,7 @@ uniform (const GstCsConvertLayout & l)
     const GstCsConvertComponent & k = l.comp[c];
     if (k.word != (a.depth + a.shift > 8 ? 2 : 1) || (k.big_endian && k.word > 1) ||
         k.depth != a.depth || k.shift != a.shift || !k.first || k.w_sub > 1 ||
-        k.h_sub > 1)
+        k.h_sub > 1 || k.pair_step != 0)
       return false;
   }
   return true;
@@ -146,7 +159,8 @@ convert_image (
   if (gst_cs_convert_layout (GST_VIDEO_INFO_FORMAT (info), &l) != NULL)
     return im;
   const GstCsConvertComponent & first = l.comp[0];
-  const bool alike = uniform (l);
+  const bool alike = uniform (l) && !l.palette;
+  im.palette = l.palette != FALSE;
   im.bytes = alike ? first.word : 1;
   im.shift = alike ? first.shift : 0;
   im.max_code = (int)((1u << first.depth) - 1);
@@ -155,11 +169,11 @@ convert_image (
     /* Every component's own word too, alike or not: the generic path
      * reads the other side's frame through them. An absent alpha is
      * opaque at the first component's depth. */
-    k.word = 1, k.max_code = (int)((1u << alpha_depth (f)) - 1);
+    k.word = 1, k.max_code = (int)((1u << alpha_depth (colour_format (info))) - 1);
     if (c >= l.n_components)
       continue;
     const GstCsConvertComponent & p = l.comp[c];
-    k.plane = p.plane, k.offset = p.offset, k.step = p.step;
+    k.plane = p.plane, k.offset = p.offset, k.step = p.step, k.pair_step = p.pair_step;
     k.log2_x = p.w_sub, k.log2_y = p.h_sub;
     k.word = p.word, k.shift = p.shift, k.max_code = (int)((1u << p.depth) - 1);
     k.big_endian = p.big_endian, k.clear = p.first;
@@ -201,8 +215,8 @@ convert_matrix (
        * input's chroma). Below 1e-9, even a 16-bit code moves by < 1e-4. */
       m[i][j] = std::fabs (s) < 1e-9 ? 0.0f : (float)s;
     }
-  const guint in_depth = alpha_depth (in->finfo);
-  const guint out_depth = alpha_depth (out->finfo);
+  const guint in_depth = alpha_depth (colour_format (in));
+  const guint out_depth = alpha_depth (colour_format (out));
   *alpha_scale = (float)((double)((1u << out_depth) - 1) / ((1u << in_depth) - 1));
 }
 
@@ -216,7 +230,7 @@ convert_border (const GstVideoInfo * out, guint32 argb, float border[4])
   for (int i = 0; i < 3; i++)
     border[i] = (float)(from_rgb[i][0] * rgb[0] + from_rgb[i][1] * rgb[1] +
                         from_rgb[i][2] * rgb[2] + from_rgb[i][3]);
-  const guint depth = alpha_depth (out->finfo);
+  const guint depth = alpha_depth (colour_format (out));
   border[3] = (float)((argb >> 24) * (double)((1u << depth) - 1) / 255.0);
 }
 

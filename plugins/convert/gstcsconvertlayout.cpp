@@ -7,9 +7,10 @@
 
 namespace {
 
-/* Pixels packed per probe (a 4:1:1 group twice) and the bytes of a
- * probe's row. */
-constexpr int kPixels = 8;
+/* Pixels packed per probe (a 4:1:1 group four times: enough samples of
+ * each component to see how they are spaced) and the bytes of a probe's
+ * row. */
+constexpr int kPixels = 16;
 constexpr int kRow = 256;
 
 struct Bit {
@@ -58,11 +59,32 @@ changed_bit (const Rows & a, const Rows & b)
   return n == 1 ? found : Bit{};
 }
 
-/* Where each bit of a component lies, and its pixel step. */
+/* Where each bit of a component lies, and how its samples are spaced. */
 struct Probe {
   Bit bits[16];
   int step = 0;
+  int pair_step = 0;
 };
+
+/* How samples at bytes pos[0..n-1] are spaced: evenly (`step` apart), or
+ * in pairs (`step` from pair to pair, `pair_step` within one). */
+bool
+spacing (const int * pos, int n, int * step, int * pair_step)
+{
+  *step = pos[1] - pos[0], *pair_step = 0;
+  bool even = *step > 0;
+  for (int i = 2; i < n; i++)
+    even = even && pos[i] - pos[i - 1] == *step;
+  if (even)
+    return true;
+  if (n < 4 || n % 2)
+    return false;
+  *pair_step = pos[1] - pos[0], *step = pos[2] - pos[0];
+  for (int i = 2; i < n; i += 2)
+    if (pos[i + 1] - pos[i] != *pair_step || pos[i] - pos[i - 2] != *step)
+      return false;
+  return *pair_step > 0 && *step > *pair_step;
+}
 
 bool
 probe_component (const GstVideoFormatInfo * f, guint c, Probe * out)
@@ -73,7 +95,7 @@ probe_component (const GstVideoFormatInfo * f, guint c, Probe * out)
   const int ui = c == 3 ? 0 : (int)c + 1; /* A first in AYUV and ARGB */
   if (depth < 1 || depth > ubits || depth > 16)
     return false;
-  Rows zero, one;
+  Rows zero;
   pack (f, -1, 0, 0, &zero);
   for (int b = 0; b < depth; b++) {
     Rows r;
@@ -82,12 +104,55 @@ probe_component (const GstVideoFormatInfo * f, guint c, Probe * out)
     if (out->bits[b].plane < 0 || out->bits[b].plane != out->bits[0].plane)
       return false;
   }
-  /* The next sample: the first pixel of the next chroma group. */
-  pack (f, 1 << GST_VIDEO_FORMAT_INFO_W_SUB (f, c), ui, 1u << (ubits - depth), &one);
-  const Bit next = changed_bit (zero, one);
-  out->step = next.byte - out->bits[0].byte;
-  return next.plane == out->bits[0].plane && next.bit == out->bits[0].bit &&
-         out->step > 0;
+  /* Every sample of the row (the first pixel of each chroma group): its
+   * lowest bit where the first one's lies, bytes apart. */
+  const int sub = GST_VIDEO_FORMAT_INFO_W_SUB (f, c), n = kPixels >> sub;
+  int pos[kPixels] = { out->bits[0].byte };
+  for (int i = 1; i < n; i++) {
+    Rows r;
+    pack (f, i << sub, ui, 1u << (ubits - depth), &r);
+    const Bit next = changed_bit (zero, r);
+    if (next.plane != out->bits[0].plane || next.bit != out->bits[0].bit)
+      return false;
+    pos[i] = next.byte;
+  }
+  return spacing (pos, n, &out->step, &out->pair_step);
+}
+
+/* A palette format: a byte a pixel indexing the 256 native-endian 32-bit
+ * words of plane 1; where each component lies in a word, as the unpack
+ * function reads it (entry 1's byte k holding k + 1). */
+const gchar *
+palette_layout (const GstVideoFormatInfo * f, GstCsConvertLayout * out)
+{
+  /* GStreamer describes the index and the palette as its two components
+   * (8 and 32 bits); the colours are its unpack format's (ARGB). */
+  const GstVideoFormatInfo * uf = gst_video_format_get_info (f->unpack_format);
+  if (GST_VIDEO_FORMAT_INFO_N_PLANES (f) != 2 ||
+      GST_VIDEO_FORMAT_INFO_PSTRIDE (f, 0) != 1 ||
+      GST_VIDEO_FORMAT_INFO_DEPTH (f, 0) != 8 || !f->unpack_func || !uf ||
+      GST_VIDEO_FORMAT_INFO_N_COMPONENTS (uf) != 4 ||
+      GST_VIDEO_FORMAT_INFO_DEPTH (uf, 0) != 8)
+    return "a palette format other than bytes indexing 32-bit colours";
+  guint8 index[kPixels] = { 1 };
+  guint32 entries[256] = {};
+  entries[1] = 0x04030201u;
+  guint8 argb[kPixels * 4] = {};
+  gpointer data[GST_VIDEO_MAX_PLANES] = { index, entries };
+  gint stride[GST_VIDEO_MAX_PLANES] = { kPixels, sizeof entries };
+  f->unpack_func (f, GST_VIDEO_PACK_FLAG_NONE, argb, data, stride, 0, 0, 1);
+  out->n_components = 4;
+  out->palette = TRUE;
+  for (guint c = 0; c < 4; c++) {
+    const guint byte = argb[c == 3 ? 0 : c + 1]; /* ARGB order */
+    if (byte < 1 || byte > 4)
+      return "a palette format other than bytes indexing 32-bit colours";
+    GstCsConvertComponent & k = out->comp[c];
+    k = GstCsConvertComponent{};
+    k.plane = 0, k.step = 1, k.word = 1, k.depth = 8, k.first = TRUE;
+    k.shift = (gint)(byte - 1) * 8;
+  }
+  return NULL;
 }
 
 /* The bytes a component's bits cover. */
@@ -150,6 +215,7 @@ layout_of (const GstVideoFormatInfo * f, const Probe * probes, GstCsConvertLayou
     k.plane = p.bits[0].plane;
     k.offset = lo[g] / word * word;
     k.step = p.step;
+    k.pair_step = p.pair_step;
     k.word = word;
     k.big_endian = be && word > 1;
     const int first_byte =
@@ -161,7 +227,7 @@ layout_of (const GstVideoFormatInfo * f, const Probe * probes, GstCsConvertLayou
     k.first = TRUE;
     for (guint o = 0; o < c; o++)
       k.first = k.first && group[o] != g;
-    if (k.shift + depth > 8 * word || k.step % word != 0)
+    if (k.shift + depth > 8 * word || k.step % word != 0 || k.pair_step % word != 0)
       return "its samples are not bit fields of words of 1, 2 or 4 bytes";
     for (int b = 0; b < depth; b++) {
       const int pos = k.shift + b;
@@ -185,14 +251,15 @@ probe (GstVideoFormat format, GstCsConvertLayout * out)
   if (GST_VIDEO_FORMAT_INFO_IS_COMPLEX (f))
     return "a format of complex packing";
   if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (f))
-    return "a palette format";
+    return palette_layout (f, out);
   const guint n = GST_VIDEO_FORMAT_INFO_N_COMPONENTS (f);
   if (n < 1 || n > 4 || !f->pack_func)
     return "not a raw video format";
   Probe probes[4];
   for (guint c = 0; c < n; c++) {
-    if (GST_VIDEO_FORMAT_INFO_PSTRIDE (f, c) <= 0 ||
-        GST_VIDEO_FORMAT_INFO_W_SUB (f, c) > 2 ||
+    /* A pixel stride of 0 (IYU1: 4 pixels in 6 bytes) says nothing: the
+     * probe finds where the samples lie. */
+    if (GST_VIDEO_FORMAT_INFO_W_SUB (f, c) > 2 ||
         GST_VIDEO_FORMAT_INFO_H_SUB (f, c) > 2 || !probe_component (f, c, &probes[c]))
       return "its samples are not bit fields of words of 1, 2 or 4 bytes";
   }

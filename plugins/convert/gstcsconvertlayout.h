@@ -15,7 +15,10 @@ G_BEGIN_DECLS
  * GstCsConvertComponent:
  * @plane: the plane the component lies on
  * @offset: bytes from a sample's pixel group to the word its code lies in
- * @step: bytes between horizontally neighbouring samples
+ * @step: bytes between horizontally neighbouring samples, or between pairs
+ *   of samples where @pair_step is set
+ * @pair_step: samples in pairs (IYU1's luma): bytes from a pair's first
+ *   sample to its second; 0: evenly spaced
  * @word: the word's bytes: 1, 2 or 4
  * @shift: the code's lowest bit in the word
  * @depth: the code's bits
@@ -29,6 +32,7 @@ typedef struct {
   gint plane;
   gint offset;
   gint step;
+  gint pair_step;
   gint word;
   gint shift;
   gint depth;
@@ -38,9 +42,18 @@ typedef struct {
   gint h_sub;
 } GstCsConvertComponent;
 
+/**
+ * GstCsConvertLayout:
+ * @n_components: the format's components
+ * @comp: each one's place (R, G, B, A of a palette's entries: @palette)
+ * @palette: the samples are bytes indexing the 256 native-endian words
+ *   0xAARRGGBB of plane 1 (RGB8P); each component's @shift is its place in
+ *   such a word
+ */
 typedef struct {
   guint n_components;
   GstCsConvertComponent comp[4];
+  gboolean palette;
 } GstCsConvertLayout;
 
 /**
@@ -50,9 +63,9 @@ typedef struct {
  *
  * Where @format's components lie, probed once per format (thread-safe).
  *
- * Returns: %NULL where @format is such words of bits, with @layout filled;
- * else why the converter cannot read or write it, for a user ("tiled",
- * "a palette format", ...): a static string
+ * Returns: %NULL where @format is such words of bits (or a palette of
+ * them), with @layout filled; else why the converter cannot read or write
+ * it, for a user ("tiled", ...): a static string
  */
 const gchar * gst_cs_convert_layout (GstVideoFormat format, GstCsConvertLayout * layout);
 

@@ -18,13 +18,17 @@ twin_may_access_image (const Image & im)
       continue;
     const int w = (im.width + (1 << c.log2_x) - 1) >> c.log2_x;
     const int h = (im.height + (1 << c.log2_y) - 1) >> c.log2_y;
-    const std::size_t row =
-        (std::size_t) (w - 1) * c.step + c.offset + (c.word ? c.word : im.bytes);
+    /* The last sample's place: samples in pairs lie closer (IYU1). */
+    const std::size_t last = c.pair_step ? (std::size_t) ((w - 1) >> 1) * c.step +
+                                               (std::size_t) ((w - 1) & 1) * c.pair_step
+                                         : (std::size_t) (w - 1) * c.step;
+    const std::size_t row = last + c.offset + (c.word ? c.word : im.bytes);
     for (int y = 0; y < h; y++)
       if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
         return false;
   }
-  return true;
+  /* A palette's 256 entries of 4 bytes. */
+  return !im.palette || fakecuda_kernel_may_access (im.data[1], 256 * 4);
 }
 
 } // namespace gst_cs::gpu

@@ -9,6 +9,7 @@ stand-in's in the fakecuda suite, the real one on a GPU).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -102,12 +103,15 @@ LATENCY_MARK = "includes launch latency"
 def check_gated(stderr, gated):
     """Our elements' GPU figures say whether a stream gate kept the host's
     launch out of them (the stand-in has the gate unless told otherwise).
-    Gated, one frame may still say it: a kernel's first launch loads its
-    module, which can outlast the gates' 2 ms watchdog (H200)."""
+    Gated, a few frames may still say it: a kernel's first launch loads its
+    module, which can outlast the gates' 2 ms watchdog, and so can a launch
+    on a busy shared host (H200: 1 or 2 frames of 12); a quarter of the
+    frames or more is not a gated run."""
     rows = summary_rows(stderr)
     for name in ("up", "cs", "down"):
         line = " ".join(rows.get(name, []))
-        marked = LATENCY_MARK in line and f"{LATENCY_MARK} in 1 of" not in line
+        some = re.search(LATENCY_MARK + r" in (\d+) of (\d+)", line)
+        marked = LATENCY_MARK in line and not (some and 4 * int(some[1]) < int(some[2]))
         if not gated:
             marked = LATENCY_MARK in line and " of " not in line
         check(marked != gated, f"{name}'s GPU time {'without' if gated else 'with'} the mark "
