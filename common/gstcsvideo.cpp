@@ -64,7 +64,8 @@ gst_cs_video_plane_rows (const GstVideoInfo * info, guint plane)
  * gst_cs_video_info_device_layout:
  * @info: the frame as negotiated
  * @layout: (out): @info with strides and plane offsets aligned to
- *   %GST_CS_DEVICE_PITCH_ALIGN, and the size of the whole allocation
+ *   %GST_CS_DEVICE_PITCH_ALIGN (but a palette's stride, 4), and the size
+ *   of the whole allocation
  */
 void
 gst_cs_video_info_device_layout (const GstVideoInfo * info, GstVideoInfo * layout)
@@ -73,7 +74,11 @@ gst_cs_video_info_device_layout (const GstVideoInfo * info, GstVideoInfo * layou
   gsize offset = 0;
   *layout = *info;
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
-    gsize stride = GST_ROUND_UP_N (gst_cs_video_plane_row_bytes (info, p), align);
+    /* A palette stays 1 KiB in one piece, whatever its stride says:
+     * GStreamer's unpack and videoconvert read it so. */
+    gsize stride = is_palette (info, p)
+                       ? 4
+                       : GST_ROUND_UP_N (gst_cs_video_plane_row_bytes (info, p), align);
     layout->stride[p] = (gint)stride;
     layout->offset[p] = offset;
     offset += GST_ROUND_UP_N (stride * gst_cs_video_plane_rows (info, p), align);

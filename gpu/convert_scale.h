@@ -73,7 +73,8 @@ struct Image {
   bool h_cosited = false; // chroma sample k sits on luma column 2k (else between)
   bool v_cosited = false; // ... on luma row 2k (else between two rows)
   // A palette (RGB8P): plane 0 holds a byte a pixel, the index of one of
-  // the 256 native-endian 32-bit words 0xAARRGGBB at data[1]; components
+  // the 256 native-endian 32-bit words 0xAARRGGBB of plane 1, a word a
+  // row (pitch[1] apart: 4 in GStreamer's own layout); components
   // 0..3 (R, G, B, A) are the index's word at shifts 16, 8, 0 and 24. An
   // input is read through its palette. An output gets GStreamer's own
   // palette (the 6x6x6 cube of multiples of 0x33, index 216 transparent),

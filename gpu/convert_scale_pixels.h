@@ -123,11 +123,13 @@ generic_offset (const Component & c, int x, int y)
          (unsigned)(x & 1) * (unsigned)c.pair_step;
 }
 
-// A palette image's entry `index` (Image::palette): 0xAARRGGBB.
+// A palette image's entry `index` (Image::palette): 0xAARRGGBB, an entry
+// a row of plane 1 (4 bytes apart in GStreamer's own layout, a pool's
+// aligned rows apart on the device).
 GCS_HD unsigned
 palette_entry (const Image & im, unsigned index)
 {
-  return read_word (im.data[1] + 4u * index, 4, false);
+  return read_word (im.data[1] + (std::size_t)index * im.pitch[1], 4, false);
 }
 
 // A sample's code; IB: the image's sample bytes, or 0 for each
@@ -647,7 +649,7 @@ write_palette (const Image & o)
     const unsigned argb = i < 216u ? 0xff000000u | (i / 36u * 0x33u) << 16 |
                                          (i / 6u % 6u * 0x33u) << 8 | (i % 6u * 0x33u)
                                    : (i == 216u ? 0u : 0xff000000u);
-    write_word (o.data[1] + 4u * i, 4, false, argb);
+    write_word (o.data[1] + (std::size_t)i * o.pitch[1], 4, false, argb);
   }
 }
 

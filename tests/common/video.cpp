@@ -67,6 +67,14 @@ GST_START_TEST (test_device_layout)
     end = l.offset[p] + (gsize)l.stride[p] * gst_cs_video_plane_rows (&i, p);
   }
   fail_unless (l.size >= end);
+
+  /* A palette stays 1 KiB in one piece (GStreamer's unpack reads it so),
+   * where it starts aligned. */
+  i = info_of (GST_VIDEO_FORMAT_RGB8P, 13, 3);
+  gst_cs_video_info_device_layout (&i, &l);
+  fail_unless_equals_int (l.stride[1], 4);
+  fail_unless (l.offset[1] % GST_CS_DEVICE_PITCH_ALIGN == 0);
+  fail_unless (l.size >= l.offset[1] + 1024);
 }
 GST_END_TEST;
 

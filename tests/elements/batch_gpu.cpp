@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/gstcsconvertcaps.h"
 #include "convert/gstcsconvertdesc.hpp"
 #include "batch_normalize.h"
 #include "convert_scale.h"
@@ -543,6 +544,25 @@ two_stage_tensor (const std::vector<Source> & sources,
   fail_unless (gpu::batch_normalize_on_host (op));
   return tensor;
 }
+
+/* Every format the converter takes, into batches of eight sources of as
+ * many formats and sizes (odd ones among them): each slot the twin's
+ * picture of its frame. */
+GST_START_TEST (test_every_format)
+{
+  const GValue * formats = gst_cs_convert_formats ();
+  const guint n = gst_value_list_get_size (formats);
+  Tensor t;
+  t.w = 20, t.h = 14;
+  for (guint first = 0; first < n; first += 8) {
+    std::vector<Source> sources;
+    for (guint i = first; i < n && i < first + 8; i++)
+      sources.push_back ({ g_value_get_string (gst_value_list_get_value (formats, i)),
+          13 + (gint)(i % 5) * 4, 9 + (gint)(i % 3) * 6 });
+    check_batches (sources, t, 1);
+  }
+}
+GST_END_TEST;
 
 /* Decoders' frames (NV12 of several sizes, the letterbox on either side):
  * one fused launch a batch, whose tensor is the two-stage one bit for bit
@@ -1263,6 +1283,7 @@ batch_gpu_suite (void)
   tcase_add_test (tc, test_uint8_nhwc_bgr_top_left);
   tcase_add_test (tc, test_float32_nchw);
   tcase_add_test (tc, test_float16_nhwc_bgr);
+  tcase_add_test (tc, test_every_format);
   tcase_add_test (tc, test_fused_path);
   tcase_add_test (tc, test_near_videoconvertscale);
   tcase_add_test (tc, test_empty_slots);

@@ -27,8 +27,8 @@ twin_may_access_image (const Image & im)
       if (!fakecuda_kernel_may_access (im.data[c.plane] + y * im.pitch[c.plane], row))
         return false;
   }
-  /* A palette's 256 entries of 4 bytes. */
-  return !im.palette || fakecuda_kernel_may_access (im.data[1], 256 * 4);
+  /* A palette's 256 entries of 4 bytes, one a row. */
+  return !im.palette || fakecuda_kernel_may_access (im.data[1], 255 * im.pitch[1] + 4);
 }
 
 } // namespace gst_cs::gpu
