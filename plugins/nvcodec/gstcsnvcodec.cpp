@@ -309,8 +309,10 @@ nvcodec_pool_new (gint device, GstCaps * caps, guint size, guint min, guint max,
 }
 
 /* Orders `stream` after the work nvcodec's memory `mem` of `context` may
- * still have on its own stream (1.24+): on the GPU where that stream is in
- * the primary context we work in, on the host (counted) otherwise. */
+ * still have on its own stream (1.24+), on the GPU: with an event of our
+ * event pool where that stream is in the primary context we work in, with
+ * one of its own context otherwise (a context nvcodec made, on this device
+ * or another). Without a stream of ours, on the host (counted). */
 static bool
 order_after_nvcodec (GstMemory * mem, CUcontext primary, GstMapFlags flags,
     cudaStream_t stream, GstCsWaitCounter * waits, GError ** error)
@@ -322,9 +324,12 @@ order_after_nvcodec (GstMemory * mem, CUcontext primary, GstMapFlags flags,
   if (!theirs || !(pending || (flags & GST_MAP_WRITE)))
     return true;
   GstCudaMemory * cmem = GST_CUDA_MEMORY_CAST (mem);
-  if ((CUcontext)gst_cuda_context_get_handle (cmem->context) == primary && stream)
-    return gst_cs_stream_wait_stream (
-        (gint)context_device (cmem->context), stream, theirs, error);
+  if (stream) {
+    if ((CUcontext)gst_cuda_context_get_handle (cmem->context) == primary)
+      return gst_cs_stream_wait_stream (
+          (gint)context_device (cmem->context), stream, theirs, error);
+    return nvcodec_stream::wait_in_context (cmem->context, theirs, stream, error);
+  }
   if (pending) {
     gst_cs_host_wait_count (waits);
     nvcodec_stream::sync_on_host (mem);

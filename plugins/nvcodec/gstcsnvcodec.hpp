@@ -88,9 +88,10 @@ public:
   // of its device is read in place (docs/cuda-contexts.md). From GStreamer
   // 1.24 nvcodec memory carries its producer's stream: `stream` waits on the
   // GPU for the work on it, pending writes (NEED_SYNC) before a read, and
-  // everything before a write (its readers); memory of another context is
-  // synchronised on the host instead, counted in `waits`. Fails with a
-  // message naming what the buffer holds.
+  // everything before a write (its readers), with an event of the memory's
+  // own context where it is not ours; only without a `stream` is that work
+  // synchronised on the host, counted in `waits`. Fails with a message
+  // naming what the buffer holds.
   bool map (GstBuffer * buffer, GstMapFlags flags, gint device, cudaStream_t stream,
       GstCsWaitCounter * waits, GError ** error);
   void unmap ();

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "nvcodec/gstcsnvcodecstream.hpp"
 
+#include "gstcserror-private.h"
+
 #if HAVE_NVCODEC_INTEROP
 #include <dlfcn.h>
 
+#include <mutex>
 #include <type_traits>
 
 #include <gst/cuda/gstcudabufferpool.h>
@@ -126,6 +129,71 @@ sync_on_host (GstMemory * mem)
     api ().memory_sync (GST_CUDA_MEMORY_CAST (mem));
 }
 
+namespace {
+
+/* The event of one of nvcodec's contexts. The lock keeps another record
+ * from coming between a record and the wait that reads it. */
+struct ContextEvent {
+  std::mutex lock;
+  cudaEvent_t event = nullptr;
+};
+
+/* When the context is disposed (a weak reference: its CUcontext is still
+ * alive then, unlike at its qdata's release after its finalize). */
+void
+context_event_free (gpointer data, GObject * context)
+{
+  auto * ce = static_cast<ContextEvent *> (data);
+  if (ce->event && gst_cuda_context_push (GST_CUDA_CONTEXT (context))) {
+    cudaEventDestroy (ce->event);
+    gst_cuda_context_pop (NULL);
+  }
+  delete ce;
+}
+
+ContextEvent *
+context_event (GstCudaContext * context)
+{
+  static const GQuark quark = g_quark_from_static_string ("gst-cs-context-event");
+  static std::mutex lock;
+  std::lock_guard<std::mutex> hold (lock);
+  auto * ce =
+      static_cast<ContextEvent *> (g_object_get_qdata (G_OBJECT (context), quark));
+  if (!ce) {
+    ce = new ContextEvent;
+    g_object_set_qdata (G_OBJECT (context), quark, ce);
+    g_object_weak_ref (G_OBJECT (context), context_event_free, ce);
+  }
+  return ce;
+}
+
+} // namespace
+
+bool
+wait_in_context (
+    gpointer context, cudaStream_t theirs, cudaStream_t waiter, GError ** error)
+{
+  GstCudaContext * ctx = GST_CUDA_CONTEXT (context);
+  ContextEvent * ce = context_event (ctx);
+  std::lock_guard<std::mutex> hold (ce->lock);
+  /* The runtime works in the context the driver API made current. */
+  if (!gst_cuda_context_push (ctx)) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
+        "Cannot make nvcodec's CUDA context %s current to order our work after its "
+        "work on the frame",
+        GST_OBJECT_NAME (ctx));
+    return false;
+  }
+  const bool recorded =
+      (ce->event || GST_CS_CHECK (cudaEventCreateWithFlags (&ce->event, cudaEventDisableTiming),
+              error)) &&
+          GST_CS_CHECK (cudaEventRecord (ce->event, theirs), error);
+  gst_cuda_context_pop (NULL);
+  GST_LOG ("stream %p waits for nvcodec's stream %p of %s", waiter, theirs,
+      GST_OBJECT_NAME (ctx));
+  return recorded && GST_CS_CHECK (cudaStreamWaitEvent (waiter, ce->event, 0), error);
+}
+
 /* The stream of downstream's proposed pool, when it is an nvcodec pool of
  * `context`'s CUcontext (a new reference), else nullptr. */
 static Stream *
@@ -193,6 +261,12 @@ set_pending (GstMemory *)
 void
 sync_on_host (GstMemory *)
 {}
+
+bool
+wait_in_context (gpointer, cudaStream_t, cudaStream_t, GError **)
+{
+  return true;
+}
 
 void
 configure_pool (GstStructure *, gpointer, GstQuery *)

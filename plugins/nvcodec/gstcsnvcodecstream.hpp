@@ -42,6 +42,15 @@ void set_pending (GstMemory * mem);
 // caller counts it.
 void sync_on_host (GstMemory * mem);
 
+// Makes `waiter` (ours, on any device) wait on the GPU for the work so far on
+// `theirs`, a stream of nvcodec's `context` (a GstCudaContext that is not
+// ours: a context of nvcodec's own, on this device or another). CUDA lets a
+// stream wait on an event of another context or device
+// (docs/cuda-contexts.md); the event must be recorded in the stream's own
+// context, so it is one of that context, made once and kept for its life.
+bool wait_in_context (
+    gpointer context, cudaStream_t theirs, cudaStream_t waiter, GError ** error);
+
 // Puts a stream on the config of an nvcodec buffer pool of `context` (a
 // GstCudaContext), so that its memory carries one: the stream of the pool
 // downstream proposed in `query` when it has one in that context (nvcodec's

@@ -2,7 +2,7 @@
 // On two GPUs (and on the CUDA stand-in with FAKECUDA_DEVICES=2): frames made
 // on one device and used by an element of another are copied across (the
 // consumer's stream waiting on the producer's event), pixel-exact, never read
-// in place; the elements leave the application thread's current device
+// in place, in every format the converter takes; the elements leave the application thread's current device
 // as they found it; a frame that names a device the process does not
 // have is refused with an error that names both devices; and cudabatch on
 // device 1 batches frames of device 0 beside its own, the tensor the one it
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/gstcsconvertcaps.h"
 #include "gstcudastreams.h"
 #include "testutil.h"
 
@@ -55,6 +56,67 @@ GST_START_TEST (test_frames_cross_devices)
       }
     }
   }
+}
+GST_END_TEST;
+
+/* `frames` random frames of `format`, 33x18, through `chain` (after an
+ * appsrc, before an appsink), captured. */
+static void
+run_chain (const char * format, const char * chain, Captured * out)
+{
+  const GstVideoInfo info = testutil::video_info (format, 33, 18);
+  GstCaps * caps = gst_video_info_to_caps (&info);
+  gchar * caps_str = gst_caps_to_string (caps);
+  gchar * desc = g_strdup_printf (
+      "appsrc name=src format=time caps=\"%s\" ! %s ! appsink name=out sync=false",
+      caps_str, chain);
+  GError * err = NULL;
+  GstElement * pipeline = gst_parse_launch (desc, &err);
+  fail_unless (pipeline && !err, "%s: %s", desc, err ? err->message : "");
+  testutil::capture_appsink (pipeline, "out", out);
+  testutil::push_frames (
+      pipeline, "src", &info, testutil::Content::RANDOM, 70, 3, GST_SECOND / 30);
+  testutil::run_to_eos (pipeline, desc);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (caps_str);
+  gst_caps_unref (caps);
+}
+
+/* Every format the converter takes, in its device layout, across devices:
+ * uploaded on device 0, scaled (the same format) by cudaconvertscale on
+ * device 1 and downloaded on device 0, the frames of the same chain all on
+ * device 1, byte for byte; uploaded on device 0 and downloaded on device 1
+ * (a copy across, nothing else), the frames that went in. */
+GST_START_TEST (test_every_format_across)
+{
+  const char * scaled =
+      "cudastreamsupload device-id=%d ! cudastreamsconvertscale device-id=1 ! "
+      "video/x-raw(memory:CUDAStreamsMemory),width=24,height=13 ! "
+      "cudastreamsdownload device-id=%d";
+  gchar * across = g_strdup_printf (scaled, 0, 0);
+  gchar * one_device = g_strdup_printf (scaled, 1, 1);
+  const GValue * formats = gst_cs_convert_formats ();
+  const guint n = gst_value_list_get_size (formats);
+  for (guint i = 0; i < n; i++) {
+    const char * f = g_value_get_string (gst_value_list_get_value (formats, i));
+    gchar * what = g_strdup_printf ("%s scaled on device 1 from device 0", f);
+    Captured expected, got;
+    run_chain (f, one_device, &expected);
+    run_chain (f, across, &got);
+    testutil::assert_all_frames_equal (expected, got, what);
+    g_free (what);
+    what = g_strdup_printf ("%s uploaded on device 0, downloaded on device 1", f);
+    Captured in, copied;
+    run_chain (f, "identity", &in);
+    run_chain (
+        f, "cudastreamsupload device-id=0 ! cudastreamsdownload device-id=1", &copied);
+    testutil::assert_all_frames_equal (in, copied, what);
+    g_free (what);
+  }
+  std::printf ("%u formats across devices: scaled and copied as on one device\n", n);
+  g_free (across);
+  g_free (one_device);
 }
 GST_END_TEST;
 
@@ -244,6 +306,7 @@ crossdevice_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_cross_devices);
+  tcase_add_test (tc, test_every_format_across);
   tcase_add_test (tc, test_application_device_kept);
   tcase_add_test (tc, test_frame_of_missing_device);
   tcase_add_test (tc, test_batch_frames_of_other_device);

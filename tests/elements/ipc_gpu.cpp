@@ -780,28 +780,42 @@ GST_START_TEST (test_flush)
 GST_END_TEST;
 
 /* cudabatch's tensors travel: each batch the consumer gets has the bytes
- * of the one the producer sent with the same PTS. */
+ * of the one the producer sent with the same PTS; on the producer's device
+ * and, with two devices, on the other one (copied there on the GPU), the
+ * consumer's src never waiting on the host. */
 GST_START_TEST (test_batches)
 {
-  const std::string sock = socket_path ("batch");
-  Peer * p = producer (sock, { "--frames", "10", "--batch", "1" });
-  Peer * c = consumer (sock, { "--frames", "10", "--batch", "1" });
-  fail_unless_equals_int (c->wait (60), 0);
-  fail_unless_equals_int (p->wait (60), 0);
-  guint matched = 0;
-  gchar ** lines = g_strsplit (c->text.c_str (), "\n", -1);
-  for (gchar ** l = lines; *l; l++) {
-    if (!g_str_has_prefix (*l, "GOT "))
-      continue;
-    const std::string sent = std::string ("SENT ") + (*l + 4);
-    fail_unless (p->text.find (sent) != std::string::npos, "%s not sent: %s", *l,
-        p->text.c_str ());
-    matched++;
+  std::vector<const char *> src_props = { "" };
+  int n = 0;
+  if (cudaGetDeviceCount (&n) == cudaSuccess && n >= 2)
+    src_props.push_back ("device-id=1");
+  for (const char * props : src_props) {
+    const std::string sock = socket_path ("batch");
+    Peer * p = producer (sock, { "--frames", "10", "--batch", "1" });
+    Peer * c =
+        consumer (sock, { "--frames", "10", "--batch", "1", "--src-props", props });
+    fail_unless_equals_int (c->wait (60), 0);
+    fail_unless_equals_int (p->wait (60), 0);
+    auto r = c->result ("CONSUMER");
+    fail_unless (r["host_waits"] == "0", "batches (%s): %s host waits in the src", props,
+        r["host_waits"].c_str ());
+    guint matched = 0;
+    gchar ** lines = g_strsplit (c->text.c_str (), "\n", -1);
+    for (gchar ** l = lines; *l; l++) {
+      if (!g_str_has_prefix (*l, "GOT "))
+        continue;
+      const std::string sent = std::string ("SENT ") + (*l + 4);
+      fail_unless (p->text.find (sent) != std::string::npos,
+          "batches (%s): %s not sent: %s", props, *l, p->text.c_str ());
+      matched++;
+    }
+    g_strfreev (lines);
+    fail_unless_equals_int (matched, 10);
+    std::printf ("batches to a consumer (%s): 10 of 10 the producer's bytes\n",
+        *props ? props : "the producer's device");
+    delete c;
+    delete p;
   }
-  g_strfreev (lines);
-  fail_unless_equals_int (matched, 10);
-  delete c;
-  delete p;
 }
 GST_END_TEST;
 
