@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# On the GPU machine: cudaconvertscale's matrix as a user's pipeline runs it
+# (pipelines/convert_matrix.py), ours beside nvcodec 1.28.6's, both on
+# GStreamer 1.28.6 (.gst-dist: a copy of ../shared/gst), in one call: a
+# release build against 1.28.6, the CUPTI pass, as many of ROUNDS rounds
+# as fit, the copy roofline, the table. Results in $OUT/matrix/.
+#   OUT=/tmp/out scripts/gpu-convert-matrix.sh
+# Env: ROUNDS (5), WINDOW (seconds a timed run aims at, 0.2), ONLY (a regex
+#   of row names), SECONDS_LEFT (the call's time, 560).
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gcs-out}
+mkdir -p "$OUT"
+source .gpu/env.sh
+.gst-dist/use 1.28.6 /tmp/gst-1.28.6 > /dev/null 2>&1 ||
+  { echo "SUMMARY: no GStreamer 1.28.6 in .gst-dist/"; exit 1; }
+# shellcheck disable=SC1091
+source /tmp/gst-1.28.6/env.sh
+B=/tmp/gcs-matrix-build
+[ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release \
+  > "$OUT/setup.log" 2>&1
+ninja -C $B > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "SUMMARY: build failed"; exit 1; }
+echo "=== built in $SECONDS s; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); GStreamer $(pkg-config --modversion gstreamer-1.0)"
+python3 pipelines/convert_matrix.py --build $B --out "$OUT/matrix" --rounds "${ROUNDS:-5}" \
+  --window "${WINDOW:-0.2}" --only "${ONLY:-}" \
+  --deadline $((${SECONDS_LEFT:-560} - SECONDS - 45))
