@@ -280,7 +280,7 @@ def report(args, lines, results, copy, methods):
     csv = os.path.join(args.out, "convert-matrix.csv")
     cols = ["row", "ours_fps", "nvcodec_fps", "ratio", "rounds", "ours_cpu_us",
             "nvcodec_cpu_us", "ours_kernel_us", "nvcodec_kernel_us", "copy_us",
-            "kernel_over_copy", "ours_host_waits", "note"]
+            "kernel_over_copy", "ours_host_waits", "path", "note"]
     out_rows = []
     for name in lines:
         o, v = results[name]["ours"], results[name]["nvcodec"]
@@ -301,13 +301,14 @@ def report(args, lines, results, copy, methods):
             "ours_kernel_us": ok_, "nvcodec_kernel_us": v.get("kernel_us"),
             "copy_us": c.get("copy_us"),
             "kernel_over_copy": ok_ / c["copy_us"] if ok_ and c.get("copy_us") else None,
-            "ours_host_waits": o.get("host_waits"), "note": "; ".join(note)})
+            "ours_host_waits": o.get("host_waits"), "path": c.get("path"),
+            "note": "; ".join(note)})
 
     def cell(x):
         if x is None:
             return ""
         if isinstance(x, float):
-            return "%.3f" % x if abs(x) < 10 else "%.0f" % x
+            return "%.3f" % x if abs(x) < 10 else "%.1f" % x
         return str(x).replace(",", ";")
     with open(csv, "w", encoding="utf-8") as f:
         f.write(",".join(cols) + "\n")
