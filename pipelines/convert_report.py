@@ -21,6 +21,8 @@ import json
 import statistics
 import sys
 
+from convert_matrix import read_rows  # the rows files' one reader
+
 COLUMNS = ["row", "ours_fps", "nvcodec_fps", "ours_cpu_us", "nvcodec_cpu_us", "kernel_us",
            "copy_us", "host_waits", "gpu", "date"]
 E2E = ["e2e-sysmem", "e2e-nvdec"]
@@ -39,13 +41,7 @@ def read(path, prefix):
 
 
 def row_names(path):
-    names = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#"):
-                names.append(line.split("|")[0])
-    return names
+    return [r["row"] for r in read_rows(path)]
 
 
 def ok(r):
