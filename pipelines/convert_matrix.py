@@ -251,7 +251,8 @@ def main():
                     continue
                 res.setdefault("fps", []).append(r["fps"])
                 res.setdefault("cpu_us", []).append(r["cpu_us"])
-                res["host_waits"] = r.get("host_waits", -1)
+                waits = r.get("host_waits", -1)  # over the whole run
+                res["host_waits"] = waits / res["n"] if waits >= 0 else None
         per_round = time.monotonic() - t0
         print("round %d done in %.0f s" % (k + 1, per_round), flush=True)
 
@@ -280,7 +281,7 @@ def report(args, lines, results, copy, methods):
     csv = os.path.join(args.out, "convert-matrix.csv")
     cols = ["row", "ours_fps", "nvcodec_fps", "ratio", "rounds", "ours_cpu_us",
             "nvcodec_cpu_us", "ours_kernel_us", "nvcodec_kernel_us", "copy_us",
-            "kernel_over_copy", "ours_host_waits", "path", "note"]
+            "kernel_over_copy", "ours_host_waits_per_frame", "path", "note"]
     out_rows = []
     for name in lines:
         o, v = results[name]["ours"], results[name]["nvcodec"]
@@ -301,7 +302,7 @@ def report(args, lines, results, copy, methods):
             "ours_kernel_us": ok_, "nvcodec_kernel_us": v.get("kernel_us"),
             "copy_us": c.get("copy_us"),
             "kernel_over_copy": ok_ / c["copy_us"] if ok_ and c.get("copy_us") else None,
-            "ours_host_waits": o.get("host_waits"), "path": c.get("path"),
+            "ours_host_waits_per_frame": o.get("host_waits"), "path": c.get("path"),
             "note": "; ".join(note)})
 
     def cell(x):
