@@ -75,7 +75,8 @@ host_waits (GstBin * bin)
   GValue item = G_VALUE_INIT;
   while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
     GObject * e = G_OBJECT (g_value_get_object (&item));
-    GParamSpec * spec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
+    GParamSpec * spec =
+        g_object_class_find_property (G_OBJECT_GET_CLASS (e), "host-waits");
     if (spec && spec->value_type == G_TYPE_UINT64) {
       guint64 w = 0;
       g_object_get (e, "host-waits", &w, NULL);

@@ -319,7 +319,19 @@ video_frame (const GstVideoInfo * info, Content content, guint32 seed)
   fail_unless (
       gst_video_frame_map (&f, const_cast<GstVideoInfo *> (info), buf, GST_MAP_WRITE));
   GRand * rand = g_rand_new_with_seed (seed);
-  for (guint c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++) {
+  /* A palette format (RGB8P): its second "component" is the palette, 256
+   * colours of 32 bits (random, or a ramp of colours for smooth content);
+   * the first is the index, coded as any component. */
+  guint n_comps = GST_VIDEO_FRAME_N_COMPONENTS (&f);
+  if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (info->finfo)) {
+    guint32 * entries = (guint32 *)GST_VIDEO_FRAME_PLANE_DATA (&f, 1);
+    for (guint i = 0; i < 256; i++)
+      entries[i] = content == Content::SMOOTH
+                       ? 0xff000000u | i << 16 | (255 - i) << 8 | (64 + i / 2)
+                       : g_rand_int (rand);
+    n_comps = 1;
+  }
+  for (guint c = 0; c < n_comps; c++) {
     const guint max = (1u << GST_VIDEO_FRAME_COMP_DEPTH (&f, c)) - 1;
     /* Two waves of a few periods per frame, of random direction and phase. */
     double k[2][3];

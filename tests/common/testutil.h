@@ -92,7 +92,8 @@ void capture_appsink (GstElement * pipeline, const char * appsink, Captured * in
 // (what a scaler must reproduce: noise has no right answer when shrunk).
 enum class Content { RANDOM, SMOOTH };
 
-// A frame of `info` with `content`, deterministic per seed.
+// A frame of `info` with `content`, deterministic per seed (a palette format
+// gets a palette: random colours, or a ramp of them for smooth content).
 GstBuffer * video_frame (const GstVideoInfo * info, Content content, guint32 seed);
 
 // The video info of `format`, `w`x`h`, 30 frames a second.
