@@ -310,6 +310,15 @@ wait_until (const std::function<bool ()> & done, const char * what)
   fail_unless (done (), "waited 60 s for %s", what);
 }
 
+void
+fill_palette (GstVideoFrame * f, bool smooth, GRand * rand)
+{
+  guint32 * entries = (guint32 *)GST_VIDEO_FRAME_PLANE_DATA (f, 1);
+  for (guint i = 0; i < 256; i++)
+    entries[i] = smooth ? 0xff000000u | i << 16 | (255 - i) << 8 | (64 + i / 2)
+                        : g_rand_int (rand);
+}
+
 GstBuffer *
 video_frame (const GstVideoInfo * info, Content content, guint32 seed)
 {
@@ -324,11 +333,7 @@ video_frame (const GstVideoInfo * info, Content content, guint32 seed)
    * the first is the index, coded as any component. */
   guint n_comps = GST_VIDEO_FRAME_N_COMPONENTS (&f);
   if (GST_VIDEO_FORMAT_INFO_HAS_PALETTE (info->finfo)) {
-    guint32 * entries = (guint32 *)GST_VIDEO_FRAME_PLANE_DATA (&f, 1);
-    for (guint i = 0; i < 256; i++)
-      entries[i] = content == Content::SMOOTH
-                       ? 0xff000000u | i << 16 | (255 - i) << 8 | (64 + i / 2)
-                       : g_rand_int (rand);
+    fill_palette (&f, content == Content::SMOOTH, rand);
     n_comps = 1;
   }
   for (guint c = 0; c < n_comps; c++) {

@@ -96,6 +96,11 @@ enum class Content { RANDOM, SMOOTH };
 // gets a palette: random colours, or a ramp of them for smooth content).
 GstBuffer * video_frame (const GstVideoInfo * info, Content content, guint32 seed);
 
+// Fills the 256 entries of palette frame `f`'s palette (RGB8P: plane 1):
+// random colours from `rand`, or (`smooth`) a ramp of colours along the
+// index, so that smooth indices give smooth colours.
+void fill_palette (GstVideoFrame * f, bool smooth, GRand * rand);
+
 // The video info of `format`, `w`x`h`, 30 frames a second.
 GstVideoInfo video_info (const char * format, gint w, gint h);
 

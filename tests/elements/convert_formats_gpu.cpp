@@ -91,12 +91,8 @@ fill (GstVideoFrame * frame, GRand * rand, bool smooth = false)
   const gint width = GST_VIDEO_FRAME_WIDTH (frame),
              height = GST_VIDEO_FRAME_HEIGHT (frame);
   const bool palette = GST_VIDEO_FORMAT_INFO_HAS_PALETTE (f);
-  if (palette) {
-    guint32 * entries = (guint32 *)GST_VIDEO_FRAME_PLANE_DATA (frame, 1);
-    for (guint i = 0; i < 256; i++)
-      entries[i] = smooth ? 0xff000000u | i << 16 | (255 - i) << 8 | (64 + i / 2)
-                          : g_rand_int (rand);
-  }
+  if (palette)
+    testutil::fill_palette (frame, smooth, rand);
   Codes codes;
   codes.n = comps (f);
   for (guint k = 0; k < codes.n; k++) {
