@@ -2,11 +2,12 @@
 // On two GPUs (and on the CUDA stand-in with FAKECUDA_DEVICES=2): frames made
 // on one device and used by an element of another are copied across (the
 // consumer's stream waiting on the producer's event), pixel-exact, never read
-// in place, in every format the converter takes; the elements leave the application thread's current device
-// as they found it; a frame that names a device the process does not
-// have is refused with an error that names both devices; and cudabatch on
-// device 1 batches frames of device 0 beside its own, the tensor the one it
-// makes of frames all on device 1, without a host wait.
+// in place, in every format the converter takes; the elements leave the
+// application thread's current device as they found it; a frame that names a
+// device the process does not have is refused with an error that names both
+// devices; and cudabatch on device 1 batches frames of device 0 beside its
+// own, the tensor the one it makes of frames all on device 1, without a host
+// wait.
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsrc.h>
 
@@ -59,7 +60,7 @@ GST_START_TEST (test_frames_cross_devices)
 }
 GST_END_TEST;
 
-/* `frames` random frames of `format`, 33x18, through `chain` (after an
+/* Three random frames of `format`, 33x18, through `chain` (after an
  * appsrc, before an appsink), captured. */
 static void
 run_chain (const char * format, const char * chain, Captured * out)
