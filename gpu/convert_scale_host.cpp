@@ -389,9 +389,11 @@ convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
         for (int bx = 0; bx < nbx; bx++)
           planes::write_column<decltype (f)::value, decltype (ib)::value,
               decltype (ob)::value, decltype (word)::value> (
-              resolved, bx, 0, nby, 1, nby, [&] (int by) {
+              resolved, bx, 0, nby, 1, nby,
+              [&] (int by) {
                 return planes::line_taps<decltype (f)::value> (resolved, true, by);
-              });
+              },
+              planes::global_sources<decltype (ib)::value> (resolved));
       });
       break;
     case Path::TWO_TAP:

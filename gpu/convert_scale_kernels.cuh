@@ -12,6 +12,7 @@
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_planes.h"
+#include "convert_scale_planes_staged.h"
 #include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
 
@@ -301,8 +302,38 @@ __launch_bounds__ (kTileX * kTileY)
   __syncthreads ();
   const int bx = blockIdx.x * kTileX + threadIdx.x;
   if (bx < nbx)
+    planes::write_column<F, IB, OB, SubWord> (
+        op, bx, by0 + threadIdx.y, by0 + rows, kTileY, nby,
+        [&] (int by) { return row_taps[by - by0]; }, planes::global_sources<IB> (op));
+}
+
+/* The same for turned frames (convert_scale_planes_staged.h): the tile's
+ * source rectangles are first copied into shared memory, `stage_bytes` of
+ * it (dynamic), and read there. */
+template <Filter F, int IB, int OB, int SubWord>
+__global__ void
+__launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
+    ConvertScale op, int nbx, int nby, int rows, unsigned stage_bytes)
+{
+  extern __shared__ __align__ (16) std::uint8_t stage[];
+  __shared__ planes::LineTaps row_taps[planes::kMaxRows];
+  __shared__ planes::TileBox box;
+  const int by0 = blockIdx.y * rows;
+  planes::StagedSource<IB> staged;
+  const bool fits = planes::stage_tile<F, IB, SubWord> (
+      op, nbx, nby, rows, row_taps, box, stage, stage_bytes, &staged);
+  const int bx = blockIdx.x * kTileX + threadIdx.x;
+  if (bx >= nbx)
+    return;
+  auto row = [&] (int by) { return row_taps[by - by0]; };
+  if (fits)
     planes::write_column<F, IB, OB, SubWord> (op, bx, by0 + threadIdx.y, by0 + rows,
-        kTileY, nby, [&] (int by) { return row_taps[by - by0]; });
+        kTileY, nby, row,
+        planes::Sources<planes::StagedSource<IB>, planes::StagedSource<IB>>{
+            staged, staged });
+  else
+    planes::write_column<F, IB, OB, SubWord> (op, bx, by0 + threadIdx.y, by0 + rows,
+        kTileY, nby, row, planes::global_sources<IB> (op));
 }
 
 /* Bicubic and area shrinking (tap_tile::write_block): the CUDA block's

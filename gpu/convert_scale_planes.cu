@@ -10,12 +10,24 @@ void
 launch_planes (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  const int rows = planes::column_rows (nbx, nby);
+  int rows = planes::column_rows (nbx, nby);
+  const int sub_word = op.in_words[1].word;
+  unsigned stage = 0;
+  if (planes::staged (op)) {
+    /* The tallest tile whose stage fits (convert_scale_planes_staged.h). */
+    while ((stage = planes::stage_bytes (op, rows, sub_word)) == 0 && rows > kTileY)
+      rows /= 2;
+  }
   const dim3 tiles = tile_grid (nbx, nby, rows);
   planes::dispatch (op, [&] (auto f, auto ib, auto ob, auto word) {
-    convert_scale_planes_kernel<decltype (f)::value, decltype (ib)::value,
-        decltype (ob)::value, decltype (word)::value>
-        <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+    constexpr Filter F = decltype (f)::value;
+    constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
+    if (stage)
+      convert_scale_planes_staged_kernel<F, IB, OB, decltype (word)::value>
+          <<<tiles, dim3 (kTileX, kTileY), stage, stream>>> (op, nbx, nby, rows, stage);
+    else
+      convert_scale_planes_kernel<F, IB, OB, decltype (word)::value>
+          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
   });
 }
 

@@ -85,12 +85,29 @@ pick (bool first, const TwoTaps & a, const TwoTaps & b)
     first ? a.w1 : b.w1 };
 }
 
+// Where a block reads its input: luma (resolution 0) and chroma
+// (resolution 1) sources as two_tap::GlobalSource, which reads global
+// memory; the turned frames' kernel reads a copy in shared memory
+// (convert_scale_planes_staged.h).
+template <class Luma, class Chroma> struct Sources {
+  Luma luma;
+  Chroma chroma;
+};
+
+template <int IB>
+GCS_HD Sources<two_tap::GlobalSource<IB>, two_tap::GlobalSource<IB>>
+global_sources (const ConvertScale & op)
+{
+  return { { op.in, op.in_words[0] }, { op.in, op.in_words[1] } };
+}
+
 // Writes the output block (bx, by) from its column's taps `col` and its
-// row's `row`. SubWord: the input chroma's word (op.in_words[1].word).
-template <int IB, int OB, int SubWord>
+// row's `row`, reading `src` (Sources). SubWord: the input chroma's word
+// (op.in_words[1].word).
+template <int IB, int OB, int SubWord, class Src>
 GCS_HD void
-write_block (
-    const ConvertScale & op, const LineTaps & col, const LineTaps & row, int bx, int by)
+write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row, int bx,
+    int by, const Src & src)
 {
   const Image & o = op.out;
   const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
@@ -107,8 +124,9 @@ write_block (
       float code = op.border[0];
       if (col.luma_in[i] && row.luma_in[j]) {
         float in[4];
-        two_tap::sample<IB, true, 0> (op, 0, 1u, pick (swap, row.luma[j], col.luma[i]),
-            pick (swap, col.luma[i], row.luma[j]), in);
+        two_tap::sample_from<IB, true> (op.in, src.luma, 0, 1u,
+            pick (swap, row.luma[j], col.luma[i]), pick (swap, col.luma[i], row.luma[j]),
+            in);
         /* to_output's first row with in[1] = in[2] = 0: m0*y + 0 + 0 + m3. */
         code = m0 * in[0] + m3;
       }
@@ -118,8 +136,8 @@ write_block (
   pixels::Pixel p = pixels::border_pixel (op);
   if (col.chroma_in && row.chroma_in) {
     float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    two_tap::sample<IB, true, SubWord> (op, 1, 6u, pick (swap, row.chroma, col.chroma),
-        pick (swap, col.chroma, row.chroma), in);
+    two_tap::sample_from<IB, true> (op.in, src.chroma, SubWord, 6u,
+        pick (swap, row.chroma, col.chroma), pick (swap, col.chroma, row.chroma), in);
     p = pixels::to_output (op, in);
   }
   pixels::store<OB> (o, o.comp[1], bx, by, p.c[1]);
@@ -129,18 +147,19 @@ write_block (
 // Writes the blocks (bx, by), by = by_first, by_first + by_step ... <
 // by_end, of one column of the output's nby rows of blocks; row (by)
 // gives the taps of row by (line_taps<F> (op, true, by), or the same
-// computed once for the CUDA block's threads).
-template <Filter F, int IB, int OB, int SubWord, class RowTaps>
+// computed once for the CUDA block's threads); src: where they read
+// (global_sources, or a staged copy).
+template <Filter F, int IB, int OB, int SubWord, class RowTaps, class Src>
 GCS_HD void
 write_column (const ConvertScale & op, int bx, int by_first, int by_end, int by_step,
-    int nby, RowTaps row)
+    int nby, RowTaps row, const Src & src)
 {
   const LineTaps col = line_taps<F> (op, false, bx);
   if (by_end > nby)
     by_end = nby;
   GCS_NO_UNROLL
   for (int by = by_first; by < by_end; by += by_step)
-    write_block<IB, OB, SubWord> (op, col, row (by), bx, by);
+    write_block<IB, OB, SubWord> (op, col, row (by), bx, by, src);
 }
 
 // How many rows of blocks a CUDA block's threads write down their columns

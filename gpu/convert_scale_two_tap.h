@@ -233,37 +233,50 @@ template <unsigned Full> struct PackedRgbMembers {
   }
 };
 
-// in[c] for the input components `members` of resolution g, bilinearly
-// weighted between the taps tx (columns) and ty (rows) of their plane.
-// Where a weight is 0 it reads less; Uniform: the same four reads for
-// every pixel (the sums are the same: w0*a + 0*b is w0*a), no branches.
-// Word: w.word where known at compile time (-1: not).
-template <int IB, bool Uniform = false, int Word = -1>
+// Where sample reads the input: the samples of resolution g of op's input
+// in global memory, by component (load) or by word (word). Another source
+// (planes::StagedSource: a copy in shared memory) gives the same values.
+template <int IB> struct GlobalSource {
+  const Image & im;
+  const ConvertScale::Words & w;
+  GCS_HD float load (int k, int x, int y) const
+  {
+    return pixels::load<IB> (im, im.comp[k], x, y);
+  }
+  GCS_HD unsigned word (int bytes, int x, int y) const
+  {
+    return load_word<IB> (w, bytes, x, y);
+  }
+};
+
+// in[c] for the input components `members`, read from `src` (a source as
+// GlobalSource), bilinearly weighted between the taps tx (columns) and ty
+// (rows) of their plane; `word`: the bytes of the words that hold them
+// (0: each component read alone). Where a weight is 0 it reads less;
+// Uniform: the same four reads for every pixel (the sums are the same:
+// w0*a + 0*b is w0*a), no branches.
+template <int IB, bool Uniform, class Source>
 GCS_HD void
-sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
-    const TwoTaps & ty, float in[4])
+sample_from (const Image & im, const Source & src, int word, unsigned members,
+    const TwoTaps & tx, const TwoTaps & ty, float in[4])
 {
-  const Image & im = op.in;
-  const ConvertScale::Words & w = op.in_words[g];
-  const int word = Word >= 0 ? Word : w.word;
   if (!Uniform && tx.w1 == 0.0f && ty.w1 == 0.0f) {
     /* One sample (no scaling, nearest, or on a sample): 1*a + 0*b is a.
      * Whole warps take this branch where it applies at all. */
     if (word) {
-      unpack<IB> (im, load_word<IB> (w, word, tx.i0, ty.i0), members, in);
+      unpack<IB> (im, src.word (word, tx.i0, ty.i0), members, in);
     } else {
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
-          in[k] = pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0);
+          in[k] = src.load (k, tx.i0, ty.i0);
     }
     return;
   }
   if (!Uniform && ty.w1 == 0.0f) {
     /* One row: the other, of weight 0, would add 0 * r, and r + 0 is r. */
     if (word) {
-      const unsigned a = load_word<IB> (w, word, tx.i0, ty.i0),
-                     b = load_word<IB> (w, word, tx.i1, ty.i0);
+      const unsigned a = src.word (word, tx.i0, ty.i0), b = src.word (word, tx.i1, ty.i0);
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
@@ -272,16 +285,13 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
-          in[k] = tx.w0 * pixels::load<IB> (im, im.comp[k], tx.i0, ty.i0) +
-                  tx.w1 * pixels::load<IB> (im, im.comp[k], tx.i1, ty.i0);
+          in[k] = tx.w0 * src.load (k, tx.i0, ty.i0) + tx.w1 * src.load (k, tx.i1, ty.i0);
     }
     return;
   }
   if (word) {
-    const unsigned a = load_word<IB> (w, word, tx.i0, ty.i0),
-                   b = load_word<IB> (w, word, tx.i1, ty.i0);
-    const unsigned c = load_word<IB> (w, word, tx.i0, ty.i1),
-                   d = load_word<IB> (w, word, tx.i1, ty.i1);
+    const unsigned a = src.word (word, tx.i0, ty.i0), b = src.word (word, tx.i1, ty.i0);
+    const unsigned c = src.word (word, tx.i0, ty.i1), d = src.word (word, tx.i1, ty.i1);
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u) {
@@ -295,14 +305,25 @@ sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u) {
-        const Component & comp = im.comp[k];
-        const float r0 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i0) +
-                         tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i0);
-        const float r1 = tx.w0 * pixels::load<IB> (im, comp, tx.i0, ty.i1) +
-                         tx.w1 * pixels::load<IB> (im, comp, tx.i1, ty.i1);
+        const float r0 =
+            tx.w0 * src.load (k, tx.i0, ty.i0) + tx.w1 * src.load (k, tx.i1, ty.i0);
+        const float r1 =
+            tx.w0 * src.load (k, tx.i0, ty.i1) + tx.w1 * src.load (k, tx.i1, ty.i1);
         in[k] = ty.w0 * r0 + ty.w1 * r1;
       }
   }
+}
+
+// sample_from the input of op in global memory, resolution g (0: full,
+// 1: chroma). Word: w.word where known at compile time (-1: not).
+template <int IB, bool Uniform = false, int Word = -1>
+GCS_HD void
+sample (const ConvertScale & op, int g, unsigned members, const TwoTaps & tx,
+    const TwoTaps & ty, float in[4])
+{
+  const ConvertScale::Words & w = op.in_words[g];
+  sample_from<IB, Uniform> (op.in, GlobalSource<IB>{ op.in, w },
+      Word >= 0 ? Word : w.word, members, tx, ty, in);
 }
 
 // direct_chroma of the output block at (x0, y0) where the output's chroma

@@ -609,6 +609,46 @@ GST_START_TEST (test_yuv_resampled_by_planes)
 }
 GST_END_TEST;
 
+/* Turned YUV -> YUV frames of real sizes: the plane-by-plane kernel copies
+ * each tile's source rectangles into shared memory first
+ * (convert_scale_planes_staged.h), and reads global memory where they
+ * would not fit (the shrink by 6). Every tile's edge, a crop and a border
+ * against the twin. */
+GST_START_TEST (test_turned_planes_match_twin)
+{
+  struct Turned {
+    Case c;
+    GstVideoOrientationMethod m;
+  };
+  std::vector<Turned> cases = {
+    { { "NV12", 1920, 1080, "NV12", 1080, 1920 }, GST_VIDEO_ORIENTATION_90R },
+    { { "I420", 1920, 1080, "I420", 720, 1280 }, GST_VIDEO_ORIENTATION_90L },
+    { { "P010_10LE", 1280, 720, "P010_10LE", 720, 1280 }, GST_VIDEO_ORIENTATION_UL_LR },
+    { { "NV12", 643, 361, "I420", 365, 645 }, GST_VIDEO_ORIENTATION_UR_LL },
+    { { "I420_10LE", 1000, 562, "I420_10LE", 330, 500 }, GST_VIDEO_ORIENTATION_90R },
+    { { "NV12", 3840, 2160, "NV12", 360, 640 }, GST_VIDEO_ORIENTATION_90L },
+  };
+  cases[3].c.crop = { 5, 3, 2, 1 };
+  cases[3].c.border = 0xff2080c0;
+  cases[3].c.in_extra = ",colorimetry=bt709";
+  cases[3].c.out_extra = ",colorimetry=bt709,pixel-aspect-ratio=1/1";
+  cases[4].c.filter = gpu::Filter::NEAREST;
+  for (Turned & t : cases) {
+    t.c.frames = 1;
+    t.c.direction = t.m;
+    gchar * in = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        t.c.in_format, t.c.in_w, t.c.in_h, t.c.in_extra);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        t.c.out_format, t.c.out_w, t.c.out_h, t.c.out_extra);
+    const std::string path = path_of (in, out, t.c.filter, t.c.add_borders);
+    fail_unless (path == "planes", "%s -> %s: the %s path", in, out, path.c_str ());
+    g_free (in);
+    g_free (out);
+    check_against_twin (t.c);
+  }
+}
+GST_END_TEST;
+
 /* cudacrop's zero-copy output (a crop meta on the uploaded frame) reaches
  * cudaconvertscale as it is: the crop and the scale are one kernel. */
 static GstPadProbeReturn
@@ -1581,6 +1621,7 @@ convertscale_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_formats_match_twin);
   tcase_add_test (tc, test_orientations_match_twin);
+  tcase_add_test (tc, test_turned_planes_match_twin);
   tcase_add_test (tc, test_turned_fixed_point_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
   tcase_add_test (tc, test_tap_tiles_match_twin);
