@@ -42,10 +42,11 @@ template <int IB> struct StagedSource {
   }
   GCS_HD float load (int k, int x, int y) const
   {
+    /* A region starts 16-aligned, its pitch and 2-byte steps are even:
+     * a 2-byte sample is one aligned load. */
     const std::uint8_t * p = at (k, x, y);
     if (IB == 1)
       return (float)p[0];
-      /* A region starts 16-aligned, its pitch and 2-byte steps are even. */
 #if defined(__CUDA_ARCH__)
     return (float)((unsigned)*(const unsigned short *)p >> shift);
 #else
