@@ -4,8 +4,8 @@
  * library), it asks CUPTI for the start and end of every kernel and copy as
  * the GPU ran them, and at exit writes per kernel name and per copy
  * direction the count and the median duration (for kernels also the median
- * time from one start to the next), and how long any kernel
- * ran at all, to GCS_CUPTI_OUT, one JSON object. Same process, same run, same load as the tracer's figures, and
+ * time from one start to the next), how long any kernel ran at all and
+ * how long each direction's copies ran within their span, to GCS_CUPTI_OUT, one JSON object. Same process, same run, same load as the tracer's figures, and
  * no event of ours in between: what scripts/gpu-tracer.sh compares them
  * with (pipelines/tracer_truth.py). Copies of one frame (one per plane,
  * back to back on one stream) count as one.
@@ -95,6 +95,29 @@ frames_of (std::map<unsigned, std::vector<Span>> & streams)
   return out;
 }
 
+/* How long the copies of one direction ran at all (overlapping ones count
+ * once), and the span from the first start to the last end: their ratio
+ * says whether the copy engine waited for the host. */
+void
+copies_busy (
+    std::map<unsigned, std::vector<Span>> & streams, double * busy_us, double * span_us)
+{
+  std::vector<Span> all;
+  for (auto & [stream, spans] : streams)
+    all.insert (all.end (), spans.begin (), spans.end ());
+  std::sort (all.begin (), all.end (),
+      [] (const Span & a, const Span & b) { return a.start < b.start; });
+  unsigned long long busy = 0, end = 0;
+  for (const Span & c : all) {
+    if (c.end <= end)
+      continue;
+    busy += c.end - std::max (c.start, end);
+    end = c.end;
+  }
+  *busy_us = busy / 1000.0;
+  *span_us = all.empty () ? 0 : (end - all.front ().start) / 1000.0;
+}
+
 /* How long at least one kernel ran: kernels that overlap (other streams)
  * count once. */
 // The median time from one launch of a kernel to its next, as the GPU
@@ -145,9 +168,12 @@ report ()
   const char * names[2] = { "h2d", "d2h" };
   std::fprintf (f, "},\"kernels_busy_us\":%.3f", kernels_busy_us ());
   for (int d = 0; d < 2; d++) {
+    double busy = 0, span = 0;
+    copies_busy (copies[d], &busy, &span);
     const std::vector<double> frames = frames_of (copies[d]);
-    std::fprintf (f, ",\"%s\":{\"n\":%zu,\"p50_us\":%.3f}", names[d], frames.size (),
-        median (frames));
+    std::fprintf (f,
+        ",\"%s\":{\"n\":%zu,\"p50_us\":%.3f,\"busy_us\":%.1f,\"span_us\":%.1f}", names[d],
+        frames.size (), median (frames), busy, span);
   }
   std::fprintf (f, "}\n");
   if (f != stderr)

@@ -9,7 +9,11 @@
 #   OUT=$OUT scripts/gpu-host-ab.sh
 # Prints each row's frames/s and CPU us/frame, a line a row and round.
 # Env: ROUNDS (4), HOST_ROWS (a BENCH_ONLY regex, ours' host-base, -convert,
-#   -crop), MATRIX=0 (the A/B alone).
+#   -crop), MATRIX=0 (the A/B alone), PROFILE_ROUNDS (0): rounds more of
+#   each build under CUPTI and the sampler, printing per row the copies'
+#   median µs and how busy the copy engines were within the run (a copy
+#   engine that waits points at the host), and where the CPU time went
+#   ($OUT/profile-*.txt).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
@@ -28,11 +32,20 @@ build /tmp/ab-base-src /tmp/ab-base & b1=$!
 build "$PWD" /tmp/ab-new & b2=$!
 wait $b1 || exit 1
 wait $b2 || exit 1
+# Both builds are measured by this tree's CUPTI and sampler libraries.
+cp /tmp/ab-new/pipelines/libgcs-cupti-truth.so /tmp/ab-new/pipelines/libgcs-sampler.so \
+  /tmp/ab-base/pipelines/ 2> /dev/null
 rows=${HOST_ROWS:-^ours host-(base|convert|crop) }
+# VAR_ENV (e.g. "DOWN_EXTRA=max-in-flight=4"): a third arm, this tree's
+# build with those variables, named "var".
+arms="base new"
+[ -n "${VAR_ENV:-}" ] && arms="base new var"
+arm_env() { [ "$1" = var ] && echo "$VAR_ENV"; }
+arm_build() { [ "$1" = base ] && echo /tmp/ab-base || echo /tmp/ab-new; }
 for r in $(seq "${ROUNDS:-4}"); do
-  for b in base new; do
-    BUILD_DIR=/tmp/ab-$b OUT=/tmp/ab-out-$b-$r BENCH_SECONDS=1 BENCH_ONLY="$rows" \
-      pipelines/bench > /dev/null 2>&1
+  for b in $arms; do
+    env $(arm_env $b) BUILD_DIR=$(arm_build $b) OUT=/tmp/ab-out-$b-$r BENCH_SECONDS=1 \
+      BENCH_ONLY="$rows" pipelines/bench > /dev/null 2>&1
     python3 - "$b" "$r" /tmp/ab-out-$b-$r/raw.jsonl << 'PY' | tee -a "$OUT/host-ab.txt"
 import json, sys
 b, r, path = sys.argv[1:]
@@ -47,6 +60,30 @@ for row in rows:
 PY
   done
 done
+for r in $(seq "${PROFILE_ROUNDS:-0}"); do
+  for b in $arms; do
+    env $(arm_env $b) BUILD_DIR=$(arm_build $b) OUT=/tmp/ab-prof-$b-$r BENCH_SECONDS=1 \
+      BENCH_ONLY="$rows" BENCH_CUPTI=1 BENCH_PROFILE=1 pipelines/bench > /dev/null 2>&1
+    for j in /tmp/ab-prof-$b-$r/cupti/*.json; do
+      [ -f "$j" ] || continue
+      python3 - "$b" "$r" "$j" << 'PY' | tee -a "$OUT/host-ab-copies.txt"
+import json, os, sys
+b, r, path = sys.argv[1:]
+j = json.load(open(path))
+parts = []
+for d in ("h2d", "d2h"):
+    c = j.get(d, {})
+    if c.get("span_us"):
+        parts.append("%s %d x %.1f us, busy %.0f%%" % (d, c["n"], c["p50_us"],
+            100.0 * c["busy_us"] / c["span_us"]))
+print("copies round %s %-4s %s: %s" % (r, b, os.path.basename(path)[:-5], "; ".join(parts)))
+PY
+    done
+    for t in /tmp/ab-prof-$b-$r/profile/*.txt; do
+      [ -f "$t" ] && cp "$t" "$OUT/profile-$b-$r-$(basename "$t")"
+    done
+  done
+done
 # Each row's median over the rounds, base against new.
 python3 - "$OUT/host-ab.txt" << 'PY' | tee "$OUT/host-ab-median.txt"
 import re,sys,statistics as st,collections
@@ -55,10 +92,17 @@ for l in open(sys.argv[1]):
     m=re.match(r'round (\d+) (\w+)\s+(.*): (\d+) fps ([\d.]+) us',l)
     if m: d[m.group(3)][m.group(2)].append((int(m.group(4)),float(m.group(5))))
 for row,v in d.items():
-    b=v.get('base',[]); n=v.get('new',[])
-    if b and n:
-        bf=st.median(x[0] for x in b); nf=st.median(x[0] for x in n)
-        print(f"{row:45s} base {bf:8.0f} fps {st.median(x[1] for x in b):6.1f}us  new {nf:8.0f} fps {st.median(x[1] for x in n):6.1f}us  ratio {nf/bf:.2f}")
+    b=v.get('base',[])
+    if not b:
+        continue
+    bf=st.median(x[0] for x in b)
+    line=f"{row:45s} base {bf:8.0f} fps {st.median(x[1] for x in b):6.1f}us"
+    for arm in ('new','var'):
+        n=v.get(arm,[])
+        if n:
+            nf=st.median(x[0] for x in n)
+            line+=f"  {arm} {nf:8.0f} fps {st.median(x[1] for x in n):6.1f}us ratio {nf/bf:.2f}"
+    print(line)
 PY
 [ "${MATRIX:-1}" = 0 ] && exit 0
 BUILD_DIR=/tmp/ab-new OUT=$OUT/bench BENCH_SECONDS=0.8 BENCH_WARMUP=0.3 \
