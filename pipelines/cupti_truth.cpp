@@ -2,13 +2,17 @@
 /* The GPU's own account of a run, beside the cudastreams tracer's: loaded by
  * the CUDA driver into the traced process (CUDA_INJECTION64_PATH names this
  * library), it asks CUPTI for the start and end of every kernel and copy as
- * the GPU ran them, and at exit writes per kernel name and per copy
- * direction the count and the median duration (for kernels also the median
- * time from one start to the next), how long any kernel ran at all and
- * how long each direction's copies ran within their span, to GCS_CUPTI_OUT, one JSON object. Same process, same run, same load as the tracer's figures, and
- * no event of ours in between: what scripts/gpu-tracer.sh compares them
- * with (pipelines/tracer_truth.py). Copies of one frame (one per plane,
- * back to back on one stream) count as one.
+ * the GPU ran them, and at exit writes to GCS_CUPTI_OUT one JSON object:
+ * per kernel name the count and the median duration and time from one
+ * start to the next, how long any kernel ran at all, and per copy
+ * direction the count, the median duration and how long the copies ran
+ * within their span. Copies of one frame (one per plane, back to back on
+ * one stream) count as one. Same process, same run, same load as the
+ * tracer's figures, and no event of ours in between: what
+ * scripts/gpu-tracer.sh compares them with (pipelines/tracer_truth.py).
+ * With GCS_CUPTI_TIMELINE it also writes every record as it comes, a line
+ * each: copies with their hardware channel, kernels, and the runtime calls
+ * with their thread (pipelines/timeline_report.py reads them).
  *   CUDA_INJECTION64_PATH=.../libgcs-cupti-truth.so GCS_CUPTI_OUT=t.json cmd */
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +31,9 @@ struct Span {
 };
 
 std::mutex lock;
+// GCS_CUPTI_TIMELINE names a file: every copy, kernel and runtime call is
+// written there as it is read, a line each (pipelines/timeline_report.py).
+FILE * timeline = nullptr;
 std::map<std::string, std::vector<double>> kernels;            // name -> µs
 std::map<std::string, std::vector<unsigned long long>> starts; // name -> ns
 std::vector<Span> kernel_spans; // all of them, for the busy time
@@ -56,12 +63,32 @@ buffer_completed (CUcontext, uint32_t, uint8_t * buffer, size_t, size_t valid)
       kernels[k->name ? k->name : "?"].push_back ((k->end - k->start) / 1000.0);
       starts[k->name ? k->name : "?"].push_back (k->start);
       kernel_spans.push_back (Span{ k->start, k->end });
+      if (timeline)
+        std::fprintf (timeline, "K %u %llu %llu %u %s\n", k->streamId,
+            (unsigned long long)k->start, (unsigned long long)k->end, k->correlationId,
+            k->name ? k->name : "?");
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       auto * m = reinterpret_cast<CUpti_ActivityMemcpy6 *> (record);
       if (m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ||
           m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH)
         copies[m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH][m->streamId].push_back (
             Span{ m->start, m->end });
+      if (timeline)
+        std::fprintf (timeline, "C %s %u %u %llu %llu %llu %u\n",
+            m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH   ? "d2h"
+            : m->copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? "h2d"
+                                                             : "other",
+            m->streamId, m->channelID, (unsigned long long)m->start,
+            (unsigned long long)m->end, (unsigned long long)m->bytes, m->correlationId);
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_RUNTIME && timeline) {
+      auto * a = reinterpret_cast<CUpti_ActivityAPI *> (record);
+      const char * name = nullptr;
+      if (cuptiGetCallbackName (CUPTI_CB_DOMAIN_RUNTIME_API, a->cbid, &name) !=
+          CUPTI_SUCCESS)
+        name = "?";
+      std::fprintf (timeline, "A %u %llu %llu %u %s\n", a->threadId,
+          (unsigned long long)a->start, (unsigned long long)a->end, a->correlationId,
+          name);
     }
   }
   std::free (buffer);
@@ -178,6 +205,9 @@ report ()
   std::fprintf (f, "}\n");
   if (f != stderr)
     std::fclose (f);
+  if (timeline)
+    std::fclose (timeline);
+  timeline = nullptr;
 }
 
 } // namespace
@@ -193,6 +223,11 @@ InitializeInjection (void)
           CUPTI_SUCCESS) {
     std::fprintf (stderr, "gcs-cupti-truth: CUPTI refused the activity records\n");
     return 0;
+  }
+  if (const char * path = std::getenv ("GCS_CUPTI_TIMELINE")) {
+    timeline = std::fopen (path, "w");
+    if (!timeline || cuptiActivityEnable (CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS)
+      std::fprintf (stderr, "gcs-cupti-truth: no timeline in %s\n", path);
   }
   std::atexit (report);
   return 1;

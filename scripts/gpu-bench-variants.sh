@@ -8,7 +8,10 @@
 #   VARIANTS="plain spin:DOWN_EXTRA=spin-wait=true" ROUNDS=8 \
 #     BENCH_ONLY='^ours updown NV12 1920x1080 pinned' OUT=$OUT scripts/gpu-bench-variants.sh
 # Prints every round's frames/s and CPU µs a frame, then each row's median
-# and range per variant.
+# and range per variant. TIMELINE=1: every process also runs under CUPTI
+# and writes its timeline; pipelines/timeline_report.py's account of it is
+# printed beside its round and kept in $OUT/timeline-LABEL-ROUND.txt (one
+# row in BENCH_ONLY: a later row's timeline would replace the first's).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
@@ -16,16 +19,21 @@ mkdir -p "$OUT"
 source .gpu/env.sh
 B=/tmp/variants-build
 t0=$SECONDS
+# The plugin and the bench's tools only: the rest of the tree is not run.
 meson setup "$B" . -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release > "$OUT/build.log" 2>&1 &&
-  ninja -C "$B" >> "$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
+  ninja -C "$B" plugins/libgstcudastreams.so pipelines/gcs-bench \
+    pipelines/gcs-copy-limits pipelines/libgcs-cupti-truth.so pipelines/libgcs-sampler.so \
+    >> "$OUT/build.log" 2>&1 || { tail -20 "$OUT/build.log"; exit 1; }
 echo "built in $((SECONDS - t0)) s"
 for r in $(seq "${ROUNDS:-6}"); do
   for v in ${VARIANTS:-plain}; do
     label=${v%%:*}
     vars=()
     [ "$label" != "$v" ] && IFS=, read -r -a vars <<< "${v#*:}"
-    env "${vars[@]}" BUILD_DIR=$B OUT=/tmp/variants-$label-$r BENCH_SECONDS=${BENCH_SECONDS:-1} \
-      BENCH_ONLY="$BENCH_ONLY" pipelines/bench > /dev/null 2>&1
+    tl=()
+    [ "${TIMELINE:-0}" = 1 ] && tl=(BENCH_CUPTI=1 GCS_CUPTI_TIMELINE=/tmp/variants-tl-$label-$r.txt)
+    env "${vars[@]}" "${tl[@]}" BUILD_DIR=$B OUT=/tmp/variants-$label-$r \
+      BENCH_SECONDS=${BENCH_SECONDS:-1} BENCH_ONLY="$BENCH_ONLY" pipelines/bench > /dev/null 2>&1
     python3 - "$label" "$r" /tmp/variants-$label-$r/raw.jsonl << 'PY' | tee -a "$OUT/variants.txt"
 import json, sys
 label, r, path = sys.argv[1:]
@@ -35,6 +43,12 @@ for line in open(path):
         j.get("format", ""), j.get("width"), j.get("height"), j.get("source", ""),
         j.get("fps") or 0, j.get("cpu_us") or 0))
 PY
+    if [ -f /tmp/variants-tl-$label-$r.txt ]; then
+      python3 pipelines/timeline_report.py /tmp/variants-tl-$label-$r.txt \
+        > "$OUT/timeline-$label-$r.txt" 2>&1
+      grep -E "^(h2d|d2h|both)" "$OUT/timeline-$label-$r.txt" | sed "s/^/    /"
+      rm -f /tmp/variants-tl-$label-$r.txt
+    fi
   done
 done
 python3 - "$OUT/variants.txt" << 'PY'
