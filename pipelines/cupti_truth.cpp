@@ -122,9 +122,26 @@ frames_of (std::map<unsigned, std::vector<Span>> & streams)
   return out;
 }
 
-/* How long the copies of one direction ran at all (overlapping ones count
- * once), and the span from the first start to the last end: their ratio
- * says whether the copy engine waited for the host. */
+/* How long any of `spans` ran: overlapping ones count once. Sorts them. */
+unsigned long long
+union_ns (std::vector<Span> & spans, unsigned long long * last_end)
+{
+  std::sort (spans.begin (), spans.end (),
+      [] (const Span & a, const Span & b) { return a.start < b.start; });
+  unsigned long long busy = 0, end = 0;
+  for (const Span & c : spans) {
+    if (c.end <= end)
+      continue;
+    busy += c.end - std::max (c.start, end);
+    end = c.end;
+  }
+  *last_end = end;
+  return busy;
+}
+
+/* How long the copies of one direction ran at all, and the span from the
+ * first start to the last end: their ratio says whether the copy engine
+ * waited for the host. */
 void
 copies_busy (
     std::map<unsigned, std::vector<Span>> & streams, double * busy_us, double * span_us)
@@ -132,21 +149,11 @@ copies_busy (
   std::vector<Span> all;
   for (auto & [stream, spans] : streams)
     all.insert (all.end (), spans.begin (), spans.end ());
-  std::sort (all.begin (), all.end (),
-      [] (const Span & a, const Span & b) { return a.start < b.start; });
-  unsigned long long busy = 0, end = 0;
-  for (const Span & c : all) {
-    if (c.end <= end)
-      continue;
-    busy += c.end - std::max (c.start, end);
-    end = c.end;
-  }
-  *busy_us = busy / 1000.0;
+  unsigned long long end = 0;
+  *busy_us = union_ns (all, &end) / 1000.0;
   *span_us = all.empty () ? 0 : (end - all.front ().start) / 1000.0;
 }
 
-/* How long at least one kernel ran: kernels that overlap (other streams)
- * count once. */
 // The median time from one launch of a kernel to its next, as the GPU
 // started them: beside its duration, whether the GPU waited for the host
 // between frames (a period longer than the kernel) or not.
@@ -160,19 +167,13 @@ period_us (std::vector<unsigned long long> v)
   return median (d);
 }
 
+/* How long at least one kernel ran: kernels that overlap (other streams)
+ * count once. */
 double
 kernels_busy_us ()
 {
-  std::sort (kernel_spans.begin (), kernel_spans.end (),
-      [] (const Span & a, const Span & b) { return a.start < b.start; });
-  unsigned long long busy = 0, end = 0;
-  for (const Span & k : kernel_spans) {
-    if (k.end <= end)
-      continue;
-    busy += k.end - std::max (k.start, end);
-    end = k.end;
-  }
-  return busy / 1000.0;
+  unsigned long long end = 0;
+  return union_ns (kernel_spans, &end) / 1000.0;
 }
 
 void
