@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* describe IN_CAPS OUT_CAPS FILTER: the resolved description of a
+/* describe IN_CAPS OUT_CAPS FILTER BODY: the resolved description of a
  * conversion (as cudaconvertscale makes it, frames in host memory) as a C
- * array, DESCRIPTION_BYTES; its kernel path on stderr. */
+ * array, DESCRIPTION_BYTES; the launch of kernels.cu's BODY as the build
+ * launches that family (NBX, NBY, ROWS); the frames' sizes and where they
+ * lay (IN_SIZE, IN_BASE, OUT_SIZE, OUT_BASE) for bench.cu; the kernel
+ * path on stderr. */
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,14 +14,16 @@
 
 #include "convert/gstcsconvertdesc.hpp"
 #include "convert_scale.h"
+#include "convert_scale_tap_tile.h"
+#include "convert_scale_two_tap.h"
 
 namespace gpu = gst_cs::gpu;
 
 int
 main (int argc, char ** argv)
 {
-  if (argc < 4) {
-    std::fprintf (stderr, "describe IN_CAPS OUT_CAPS FILTER(0-3)\n");
+  if (argc < 5) {
+    std::fprintf (stderr, "describe IN_CAPS OUT_CAPS FILTER(0-3) BODY(1-4)\n");
     return 2;
   }
   gst_init (NULL, NULL);
@@ -50,5 +55,19 @@ main (int argc, char ** argv)
   for (size_t i = 0; i < sizeof bytes; i++)
     std::printf ("%s%u", i ? "," : "", bytes[i]);
   std::printf ("}\n");
+  const int body = std::atoi (argv[4]);
+  const int nbx = gpu::pixels::blocks_x (resolved.out);
+  const int nby = gpu::pixels::blocks_y (resolved.out);
+  int rows = gpu::two_tap::kTileY;
+  if (body == 3)
+    rows = gpu::two_tap::tile_rows (
+        nbx, nby, gpu::two_tap::tall_tiles<gpu::two_tap::AnyMembers> (resolved));
+  else if (body == 4)
+    rows = gpu::tap_tile::tile_rows (nbx, nby);
+  std::printf ("#define NBX %d\n#define NBY %d\n#define ROWS %d\n", nbx, nby, rows);
+  std::printf ("#define IN_SIZE %zuu\n#define IN_BASE %zuull\n",
+      (size_t)GST_VIDEO_INFO_SIZE (&vi[0]), (size_t)data[0]);
+  std::printf ("#define OUT_SIZE %zuu\n#define OUT_BASE %zuull\n",
+      (size_t)GST_VIDEO_INFO_SIZE (&vi[1]), (size_t)data[1]);
   return 0;
 }

@@ -4,10 +4,10 @@
  * constant of the source, as a kernel compiled at run time for the
  * conversion at hand would have it; only where the frames lie comes per
  * launch). description.h (describe's output) holds the description's
- * bytes; BODY picks the kernel family:
+ * bytes and the launch's blocks and tile rows (NBX, NBY, ROWS), constants
+ * of the specialised kernel too; BODY picks the kernel family:
  *   1 one sample, 2 taps per pixel (the generic path), 3 two taps (tiles),
- *   4 taps per tile (bicubic, 8-bit, 4 taps a line).
- * NBX, NBY, ROWS: the launch's blocks and tile rows, constants too. */
+ *   4 taps per tile (bicubic, 8-bit, 4 taps a line). */
 #ifndef __CUDACC_RTC__
 #include <cstring>
 #endif

@@ -8,17 +8,26 @@
 # long NVRTC takes to compile the specialised one (with shims/, the few
 # std names the kernels use, in place of the toolkit's libcu++ headers,
 # which alone took NVRTC 1.1 s).
+# With GPU=1, on a machine with a GPU, each case's two kernels also run
+# on one random frame (bench.cu): their times and whether their bytes agree.
 #   scripts/specialize-study/run.sh [BUILD_DIR]
-# BUILD_DIR (default build): a build of the tree with real kernels; the
-# tool that describes a conversion links its objects.
+# BUILD_DIR (default build): a meson build of the tree; the tool that
+# describes a conversion links three of its targets, built here if missing
+# (a new BUILD_DIR is set up; no kernel is compiled for them).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-B=$(cd "${1:-$root/build}" && pwd)
+B=${1:-$root/build}
 cuda=${CUDA_HOME:-/usr/local/cuda}
+P=plugins/libgstcudastreams.so.p
+targets=("$P/convert_gstcsconvertdesc.cpp.o" "$P/convert_gstcsconvertlayout.cpp.o"
+  gpu/libgcs-convert-host.a)
+[ -f "$B/build.ninja" ] || meson setup "$B" "$root" -Dtests=disabled > /dev/null
+ninja -C "$B" "${targets[@]}" > /dev/null
+B=$(cd "$B" && pwd)
+P=$B/$P
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-P=$B/plugins/libgstcudastreams.so.p
 g++ -std=c++17 -O1 -o "$T/describe" "$here/describe.cpp" -I"$root/gpu" -I"$root/plugins" \
   -I"$root/common" -I"$B" -I"$B/common" -I"$cuda/include" \
   $(pkg-config --cflags --libs gstreamer-video-1.0) \
@@ -28,12 +37,11 @@ g++ -std=c++17 -O1 -o "$T/nvrtc_time" "$here/nvrtc_time.cpp" -I"$cuda/include" \
   -L"$cuda/lib64" -lnvrtc -Wl,-rpath,"$cuda/lib64"
 printf '%-22s %-14s %28s %28s %s\n' case path "built: instr loads(local) br" \
   "specialised: instr loads(local) br" "NVRTC"
-grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body launch; do
+grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body; do
   [ -n "$name" ] || continue
-  set -- $launch
-  path=$("$T/describe" "video/x-raw,format=$in" "video/x-raw,format=$out" "$filter" \
+  path=$("$T/describe" "video/x-raw,format=$in" "video/x-raw,format=$out" "$filter" "$body" \
     2>&1 > "$T/description.h" | tail -1)
-  defs=(-DBODY="$body" -DNBX="$1" -DNBY="$2" -DROWS="$3")
+  defs=(-DBODY="$body")
   nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -ptx -I"$root/gpu" -I"$T" "${defs[@]}" \
     "$here/kernels.cu" -o "$T/k.ptx" 2> "$T/nvcc.log" || { cat "$T/nvcc.log"; exit 1; }
   g=$(python3 "$here/count_ptx.py" "$T/k.ptx" | awk '$1 == "k_generic" {print $2, $3 "(" $4 ")", $5}')
@@ -41,4 +49,9 @@ grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body l
   rtc=$("$T/nvrtc_time" "$here/kernels.cu" --gpu-architecture=sm_90 -std=c++17 --fmad=false \
     -default-device -I"$here/shims" -I"$root/gpu" -I"$T" "${defs[@]}" | head -3)
   printf '%-22s %-14s %28s %28s %s\n' "$name" "$path" "$g" "$s" "$rtc"
+  if [ "${GPU:-0}" = 1 ]; then
+    nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -I"$root/gpu" -I"$T" -I"$here" "${defs[@]}" \
+      -x cu "$here/bench.cu" -o "$T/bench" 2> "$T/nvcc.log" || { cat "$T/nvcc.log"; exit 1; }
+    echo "  on the GPU: $("$T/bench" 2>&1 | tail -1)"
+  fi
 done
