@@ -35,8 +35,10 @@ g++ -std=c++17 -O1 -o "$T/describe" "$here/describe.cpp" -I"$root/gpu" -I"$root/
   "$B/gpu/libgcs-convert-host.a"
 g++ -std=c++17 -O1 -o "$T/nvrtc_time" "$here/nvrtc_time.cpp" -I"$cuda/include" \
   -L"$cuda/lib64" -lnvrtc -Wl,-rpath,"$cuda/lib64"
-printf '%-22s %-14s %28s %28s %s\n' case path "built: instr loads(local) br" \
-  "specialised: instr loads(local) br" "NVRTC"
+# Columns: PTX instructions, loads (of them local), branches, then ptxas's
+# registers and stack bytes a thread; NVRTC's time and output.
+printf '%-22s %-14s %36s %36s %s\n' case path "built: instr loads(local) br regs/stack" \
+  "specialised: the same" "NVRTC"
 grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body; do
   [ -n "$name" ] || continue
   path=$("$T/describe" "video/x-raw,format=$in" "video/x-raw,format=$out" "$filter" "$body" \
@@ -44,11 +46,20 @@ grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body; 
   defs=(-DBODY="$body")
   nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -ptx -I"$root/gpu" -I"$T" "${defs[@]}" \
     "$here/kernels.cu" -o "$T/k.ptx" 2> "$T/nvcc.log" || { cat "$T/nvcc.log"; exit 1; }
-  g=$(python3 "$here/count_ptx.py" "$T/k.ptx" | awk '$1 == "k_generic" {print $2, $3 "(" $4 ")", $5}')
-  s=$(python3 "$here/count_ptx.py" "$T/k.ptx" | awk '$1 == "k_specialized" {print $2, $3 "(" $4 ")", $5}')
+  # ptxas's account: registers and stack (local memory) per thread.
+  ptxas -arch=sm_90 -v "$T/k.ptx" -o "$T/k.cubin" 2>&1 | awk '
+    /Compiling entry/ { k = $7; gsub (/\047/, "", k) }
+    /stack frame/ { stack[k] = $1 }
+    /Used [0-9]+ registers/ { print k, $5, stack[k] }' > "$T/regs"
+  ptx() {
+    python3 "$here/count_ptx.py" "$T/k.ptx" | awk -v k="$1" '$1 == k {print $2, $3 "(" $4 ")", $5}'
+  }
+  regs() { awk -v k="$1" '$1 == k {print $2 "r/" $3 "B"}' "$T/regs"; }
+  g="$(ptx k_generic) $(regs k_generic)"
+  s="$(ptx k_specialized) $(regs k_specialized)"
   rtc=$("$T/nvrtc_time" "$here/kernels.cu" --gpu-architecture=sm_90 -std=c++17 --fmad=false \
     -default-device -I"$here/shims" -I"$root/gpu" -I"$T" "${defs[@]}" | head -3)
-  printf '%-22s %-14s %28s %28s %s\n' "$name" "$path" "$g" "$s" "$rtc"
+  printf '%-22s %-14s %36s %36s %s\n' "$name" "$path" "$g" "$s" "$rtc"
   if [ "${GPU:-0}" = 1 ]; then
     nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -I"$root/gpu" -I"$T" -I"$here" "${defs[@]}" \
       -x cu "$here/bench.cu" -o "$T/bench" 2> "$T/nvcc.log" || { cat "$T/nvcc.log"; exit 1; }
