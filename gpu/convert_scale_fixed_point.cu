@@ -26,11 +26,11 @@ launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
         constexpr int Word = decltype (word)::value;
         constexpr bool One = decltype (one)::value;
         if (turned)
-          convert_scale_fixed_point_turned_kernel<F, Word, One>
-              <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+          start (convert_scale_fixed_point_turned_kernel<F, Word, One>, tiles,
+              dim3 (kTileX, kTileY), 0, stream, op, rows);
         else
-          convert_scale_fixed_point_kernel<F, Word, One>
-              <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, rows);
+          start (convert_scale_fixed_point_kernel<F, Word, One>, tiles,
+              dim3 (kTileX, kTileY), 0, stream, op, rows);
       });
     });
   });

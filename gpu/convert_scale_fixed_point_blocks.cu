@@ -16,9 +16,9 @@ launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
       fixed_point::dispatch_one (op, [&] (auto one) {
-        convert_scale_fixed_point_blocks_kernel<decltype (f)::value,
-            decltype (word)::value, decltype (one)::value>
-            <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+        start (convert_scale_fixed_point_blocks_kernel<decltype (f)::value,
+                   decltype (word)::value, decltype (one)::value>,
+            tiles, dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
       });
     });
   });

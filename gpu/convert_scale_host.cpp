@@ -7,6 +7,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "convert_scale_addresses.h"
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
 #include "convert_scale_one_sample.h"
@@ -94,11 +95,11 @@ convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
   return true;
 }
 
-/* Every pointer of a resolved description, moved: a field added to
- * ConvertScale that points into a frame must be moved here too (the size
- * check makes whoever adds one look). */
+/* Every pointer of a resolved description, moved (each_address): a
+ * field added to ConvertScale that points into a frame must be listed
+ * there (the size check makes whoever adds one look). */
 static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 976,
-    "ConvertScale changed: move its new pointers in convert_scale_move");
+    "ConvertScale changed: list its new pointers in each_address_pair");
 
 bool
 convert_scale_move (
@@ -106,23 +107,12 @@ convert_scale_move (
 {
   if (in_shift % kMoveAlignment != 0 || out_shift % kMoveAlignment != 0)
     return false;
-  auto move = [] (auto *& p, std::ptrdiff_t shift) {
+  each_address (*resolved, [&] (auto *& p, bool input) {
     if (p) /* an absent plane stays absent */
       p = reinterpret_cast<std::remove_reference_t<decltype (p)>> (
-          reinterpret_cast<std::uintptr_t> (p) + static_cast<std::uintptr_t> (shift));
-  };
-  for (int k = 0; k < kConvertPlanes; k++) {
-    move (resolved->in.data[k], in_shift);
-    move (resolved->out.data[k], out_shift);
-  }
-  for (int c = 0; c < 4; c++) {
-    move (resolved->in.comp[c].base, in_shift);
-    move (resolved->out.comp[c].base, out_shift);
-  }
-  for (ConvertScale::Words & w : resolved->in_words)
-    move (w.base, in_shift);
-  move (resolved->fixed.luma, in_shift);
-  move (resolved->fixed.chroma, in_shift);
+          reinterpret_cast<std::uintptr_t> (p) +
+          static_cast<std::uintptr_t> (input ? in_shift : out_shift));
+  });
   return true;
 }
 

@@ -15,6 +15,21 @@
 #include "convert_scale_planes_staged.h"
 #include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
+#if defined(GCS_DEFINE_LAUNCHES)
+#include <tuple>
+
+#include "convert_scale_rtc.h"
+#endif
+
+// The description a kernel works from: its parameter as built, or, in a
+// kernel compiled at run time for one conversion (convert_scale_rtc.cpp),
+// the description it was compiled for (a constant: its loads and the
+// branches on it fold away) with the parameter's addresses.
+#if defined(GCS_RTC_DESCRIPTION)
+#define GCS_DESCRIPTION(given) const ConvertScale op = rtc_description (given)
+#else
+#define GCS_DESCRIPTION(given) const ConvertScale & op = given
+#endif
 
 namespace gst_cs::gpu::kernels {
 
@@ -26,8 +41,9 @@ using two_tap::kTileY;
 template <class Block>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_block_kernel (ConvertScale op, int nbx, int nby)
+    convert_scale_block_kernel (ConvertScale given, int nbx, int nby)
 {
+  GCS_DESCRIPTION (given);
   const int bx = blockIdx.x * blockDim.x + threadIdx.x;
   const int by = blockIdx.y * blockDim.y + threadIdx.y;
   if (bx < nbx && by < nby)
@@ -73,8 +89,9 @@ constexpr int kStage = kTileX;
 
 template <class Members>
 __global__ void
-__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale op)
+__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale given)
 {
+  GCS_DESCRIPTION (given);
   __shared__ unsigned words[kStage][kStage + 1]; /* + 1: a column spans the banks */
   const one_sample::Mapping m = one_sample::mapping (op);
   const int x0 = blockIdx.x * kStage, y0 = blockIdx.y * kStage;
@@ -185,8 +202,9 @@ write_tile_column (int nbx, int nby, int rows, Write write)
 template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)
-    convert_scale_two_tap_kernel (ConvertScale op, int nbx, int nby, int rows)
+    convert_scale_two_tap_kernel (ConvertScale given, int nbx, int nby, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
@@ -202,8 +220,9 @@ __launch_bounds__ (kTileX * kTileY, 5)
 template <Filter F, int IB, int OB, class Members, bool Swap>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 8)
-    convert_scale_two_tap_column_kernel (ConvertScale op, int rows)
+    convert_scale_two_tap_column_kernel (ConvertScale given, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   two_tap::write_column<IB, OB, Members, Swap> (op, lines, tile,
@@ -220,8 +239,9 @@ __launch_bounds__ (kTileX * kTileY, 8)
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_kernel (ConvertScale op, int rows)
+    convert_scale_fixed_point_kernel (ConvertScale given, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   fixed_point::write_column<Word, One> (op, lines, tile,
@@ -237,9 +257,10 @@ __launch_bounds__ (kTileX * kTileY, 6)
  * and the taps). */
 template <Filter F, int Word, bool One>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4)
-    convert_scale_fixed_point_blocks_kernel (ConvertScale op, int nbx, int nby, int rows)
+__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
+    ConvertScale given, int nbx, int nby, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
   __shared__ fixed_point::ChromaTile chroma;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
@@ -262,8 +283,9 @@ __launch_bounds__ (kTileX * kTileY, 4)
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_turned_kernel (ConvertScale op, int cols)
+    convert_scale_fixed_point_turned_kernel (ConvertScale given, int cols)
 {
+  GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
   /* The codes, [row][column]; + 1: a column spans the banks. */
   __shared__ unsigned staged[kTileX][kTileX + 1];
@@ -292,8 +314,9 @@ __launch_bounds__ (kTileX * kTileY, 6)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_planes_kernel (ConvertScale op, int nbx, int nby, int rows)
+    convert_scale_planes_kernel (ConvertScale given, int nbx, int nby, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ planes::LineTaps row_taps[planes::kMaxRows];
   const int by0 = blockIdx.y * rows;
   for (int k = threadIdx.y * kTileX + threadIdx.x; k < rows && by0 + k < nby;
@@ -313,8 +336,9 @@ __launch_bounds__ (kTileX * kTileY)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
-    ConvertScale op, int nbx, int nby, int rows, unsigned stage_bytes)
+    ConvertScale given, int nbx, int nby, int rows, unsigned stage_bytes)
 {
+  GCS_DESCRIPTION (given);
   extern __shared__ __align__ (16) std::uint8_t stage[];
   __shared__ planes::LineTaps row_taps[planes::kMaxRows];
   __shared__ planes::TileBox box;
@@ -342,8 +366,9 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
 template <Filter F, int IB, int OB, class Members, int N>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_tap_tile_kernel (ConvertScale op, int nbx, int nby, int rows)
+    convert_scale_tap_tile_kernel (ConvertScale given, int nbx, int nby, int rows)
 {
+  GCS_DESCRIPTION (given);
   __shared__ tap_tile::TileOf<N> tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
   write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
@@ -371,6 +396,31 @@ void launch_taps_per_pixel (
     const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
 
 #if defined(GCS_DEFINE_LAUNCHES)
+/* Launches `kernel`, an instance of the kernels above, for description
+ * `op` with the rest of its arguments: the same instance compiled at run
+ * time for `op` where one is ready (convert_scale_rtc.h), else the built
+ * one. */
+template <class... P, class... A>
+void
+start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
+    std::size_t shared_bytes, cudaStream_t stream, const ConvertScale & op, A... rest)
+{
+  static_assert (sizeof...(P) == sizeof...(A), "an argument a parameter");
+  std::tuple<P...> params{ static_cast<P> (rest)... };
+  /* cudaLaunchKernel only reads them. */
+  void * args[1 + sizeof...(P)] = { const_cast<ConvertScale *> (&op) };
+  std::apply (
+      [&] (auto &... p) {
+        int i = 1;
+        ((args[i++] = &p), ...);
+        (void)i;
+      },
+      params);
+  const void * built = reinterpret_cast<const void *> (kernel);
+  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args))
+    cudaLaunchKernel (built, grid, block, args, shared_bytes, stream);
+}
+
 /* The grid of tiles of kTileX columns of nbx and `rows` rows of nby. */
 inline dim3
 tile_grid (int nbx, int nby, int rows)
@@ -395,8 +445,8 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
       const dim3 tiles = tile_grid (nbx, nby, rows);
-      convert_scale_two_tap_kernel<F, IB, 2, Members>
-          <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, stream,
+          op, nbx, nby, rows);
     });
     return;
   }
@@ -405,12 +455,13 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
     const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
     const dim3 tiles = tile_grid (nbx, nby, rows);
     if constexpr (!Members::kFixed)
-      convert_scale_two_tap_kernel<F, IB, 1, Members>
-          <<<tiles, threads, 0, stream>>> (op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, stream,
+          op, nbx, nby, rows);
     else
       two_tap::dispatch_swap (op, [&] (auto swap) {
-        convert_scale_two_tap_column_kernel<F, IB, 1, Members, decltype (swap)::value>
-            <<<tiles, threads, 0, stream>>> (op, rows);
+        start (convert_scale_two_tap_column_kernel<F, IB, 1, Members,
+                   decltype (swap)::value>,
+            tiles, threads, 0, stream, op, rows);
       });
   });
 }
@@ -425,9 +476,9 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-      convert_scale_tap_tile_kernel<F, IB, OB, decltype (members),
-          tap_tile::kLineTaps<F, IB>>
-          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+      start (convert_scale_tap_tile_kernel<F, IB, OB, decltype (members),
+                 tap_tile::kLineTaps<F, IB>>,
+          tiles, dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
     });
   };
   if (op.out.bytes == 2)
@@ -443,8 +494,8 @@ launch_taps_per_pixel (const ConvertScale & op, cudaStream_t stream)
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
-    convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>
-        <<<block_grid (op), dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby);
+    start (convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>, block_grid (op),
+        dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);
   };
   if constexpr (IB == 0) /* the generic path: both sides by their words */
     launch (std::integral_constant<int, 0>{});

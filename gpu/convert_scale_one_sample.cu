@@ -14,8 +14,8 @@ launch_direct (const ConvertScale & op, cudaStream_t stream)
   const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
   const dim3 groups = tile_grid (ngx, nby, kTileY);
   pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-    convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>
-        <<<groups, dim3 (kTileX, kTileY), 0, stream>>> (op, ngx, nby);
+    start (convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>,
+        groups, dim3 (kTileX, kTileY), 0, stream, op, ngx, nby);
   });
 }
 
@@ -25,8 +25,8 @@ launch_staged (const ConvertScale & op, cudaStream_t stream)
   const dim3 stages (
       (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
   one_sample::dispatch_staged (op, [&] (auto members) {
-    convert_scale_staged_kernel<decltype (members)>
-        <<<stages, dim3 (kTileX, kTileY), 0, stream>>> (op);
+    start (convert_scale_staged_kernel<decltype (members)>, stages, dim3 (kTileX, kTileY),
+        0, stream, op);
   });
 }
 
@@ -35,8 +35,9 @@ launch_one_sample (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
-    convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>
-        <<<block_grid (op), dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby);
+    start (
+        convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>,
+        block_grid (op), dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);
   });
 }
 

@@ -23,11 +23,11 @@ launch_planes (const ConvertScale & op, cudaStream_t stream)
     constexpr Filter F = decltype (f)::value;
     constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
     if (stage)
-      convert_scale_planes_staged_kernel<F, IB, OB, decltype (word)::value>
-          <<<tiles, dim3 (kTileX, kTileY), stage, stream>>> (op, nbx, nby, rows, stage);
+      start (convert_scale_planes_staged_kernel<F, IB, OB, decltype (word)::value>, tiles,
+          dim3 (kTileX, kTileY), stage, stream, op, nbx, nby, rows, stage);
     else
-      convert_scale_planes_kernel<F, IB, OB, decltype (word)::value>
-          <<<tiles, dim3 (kTileX, kTileY), 0, stream>>> (op, nbx, nby, rows);
+      start (convert_scale_planes_kernel<F, IB, OB, decltype (word)::value>, tiles,
+          dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
   });
 }
 

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "convert_scale_rtc.h"
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <nvrtc.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "convert_scale_addresses.h"
+#include "convert_scale_rtc_sources.h"
+
+namespace gst_cs::gpu::rtc {
+namespace {
+
+enum class Mode { OFF, BACKGROUND, WAIT };
+
+Mode
+mode ()
+{
+  static const Mode m = [] {
+    const char * v = std::getenv ("GST_CS_CONVERT_RTC");
+    if (v && std::strcmp (v, "0") == 0)
+      return Mode::OFF;
+    if (v && std::strcmp (v, "wait") == 0)
+      return Mode::WAIT;
+    return Mode::BACKGROUND;
+  }();
+  return m;
+}
+
+/* NVRTC, loaded when first needed: a machine without it runs the built
+ * kernels, and the plugin does not depend on it to load. */
+struct Nvrtc {
+  decltype (&nvrtcCreateProgram) create = nullptr;
+  decltype (&nvrtcAddNameExpression) add_name = nullptr;
+  decltype (&nvrtcCompileProgram) compile = nullptr;
+  decltype (&nvrtcGetCUBINSize) cubin_size = nullptr;
+  decltype (&nvrtcGetCUBIN) cubin = nullptr;
+  decltype (&nvrtcGetLoweredName) lowered_name = nullptr;
+  decltype (&nvrtcGetProgramLogSize) log_size = nullptr;
+  decltype (&nvrtcGetProgramLog) log = nullptr;
+  decltype (&nvrtcDestroyProgram) destroy = nullptr;
+  bool ok = false;
+};
+
+const Nvrtc &
+nvrtc ()
+{
+  static const Nvrtc loaded = [] {
+    Nvrtc n;
+    void * lib = nullptr;
+    for (const char * name : { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" })
+      if ((lib = dlopen (name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!lib)
+      return n;
+    auto get = [&] (auto & f, const char * name) {
+      f = reinterpret_cast<std::remove_reference_t<decltype (f)>> (dlsym (lib, name));
+      return f != nullptr;
+    };
+    n.ok = get (n.create, "nvrtcCreateProgram") &&
+           get (n.add_name, "nvrtcAddNameExpression") &&
+           get (n.compile, "nvrtcCompileProgram") &&
+           get (n.cubin_size, "nvrtcGetCUBINSize") && get (n.cubin, "nvrtcGetCUBIN") &&
+           get (n.lowered_name, "nvrtcGetLoweredName") &&
+           get (n.log_size, "nvrtcGetProgramLogSize") &&
+           get (n.log, "nvrtcGetProgramLog") && get (n.destroy, "nvrtcDestroyProgram");
+    return n;
+  }();
+  return loaded;
+}
+
+std::uint64_t
+fnv (const void * data, std::size_t n, std::uint64_t h = 14695981039346656037ull)
+{
+  const auto * p = static_cast<const unsigned char *> (data);
+  for (std::size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* A description without its addresses: what a compiled kernel is for.
+ * Copied as bytes, so that its padding is the description's: the frames
+ * of one resolved description (moved, convert_scale_move) share it. */
+using Description = std::array<unsigned char, sizeof (ConvertScale)>;
+
+Description
+description_of (const ConvertScale & op)
+{
+  ConvertScale d;
+  std::memcpy (static_cast<void *> (&d), &op, sizeof d);
+  each_address (d, [] (auto *& p, bool) { p = nullptr; });
+  Description out;
+  std::memcpy (out.data (), &d, sizeof d);
+  return out;
+}
+
+struct Key {
+  const void * built; /* the built instance's host stub */
+  int arch;           /* 10 * major + minor */
+  Description description;
+  bool operator== (const Key & o) const
+  {
+    return built == o.built && arch == o.arch && description == o.description;
+  }
+};
+
+struct KeyHash {
+  std::size_t operator() (const Key & k) const
+  {
+    std::uint64_t h = fnv (&k.built, sizeof k.built);
+    h = fnv (&k.arch, sizeof k.arch, h);
+    return (std::size_t)fnv (k.description.data (), k.description.size (), h);
+  }
+};
+
+enum State { kNone, kQueued, kReady, kFailed };
+
+struct Entry {
+  Key key;
+  int device = 0; /* where it was first launched: the compile's device */
+  std::atomic<int> state{ kNone };
+  std::atomic<int> seen{ 0 };
+  cudaKernel_t kernel = nullptr; /* set before state becomes kReady */
+};
+
+struct Registry {
+  std::mutex lock;
+  std::condition_variable wake; /* the queue has work, or a compile ended */
+  std::unordered_map<Key, std::unique_ptr<Entry>, KeyHash> entries;
+  std::deque<Entry *> queue;
+  bool worker = false;
+  int asked = 0;
+  std::atomic<int> compiled{ 0 }, failed{ 0 };
+  std::atomic<long long> launches{ 0 };
+  std::string last_error; /* under lock */
+};
+
+/* Never destroyed: the worker may still run at exit. */
+Registry &
+registry ()
+{
+  static Registry * r = new Registry;
+  return *r;
+}
+
+int
+arch_of (int device)
+{
+  static std::array<std::atomic<int>, 64> archs{};
+  if (device < 0 || device >= (int)archs.size ())
+    return 0;
+  int a = archs[device].load (std::memory_order_relaxed);
+  if (a)
+    return a;
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute (&minor, cudaDevAttrComputeCapabilityMinor, device) !=
+          cudaSuccess) {
+    (void)cudaGetLastError ();
+    return 0;
+  }
+  a = 10 * major + minor;
+  archs[device].store (a, std::memory_order_relaxed);
+  return a;
+}
+
+/* The template-id of a built kernel instance, from its host stub:
+ * "gst_cs::gpu::kernels::convert_scale_block_kernel<...>". */
+std::string
+kernel_name (const void * built)
+{
+  const char * name = nullptr;
+  if (cudaFuncGetName (&name, built) != cudaSuccess || !name) {
+    (void)cudaGetLastError ();
+    return {};
+  }
+  std::string s = name;
+  if (s.rfind ("_Z", 0) == 0) {
+    int status = 0;
+    char * d = abi::__cxa_demangle (name, nullptr, nullptr, &status);
+    if (!d)
+      return {};
+    s = d;
+    std::free (d);
+  }
+  if (s.rfind ("void ", 0) == 0)
+    s = s.substr (5);
+  int depth = 0; /* the parameter list: the first '(' outside <> */
+  for (std::size_t i = 0; i < s.size (); i++) {
+    if (s[i] == '<')
+      depth++;
+    else if (s[i] == '>')
+      depth--;
+    else if (s[i] == '(' && depth == 0)
+      return s.substr (0, i);
+  }
+  return s;
+}
+
+std::uint64_t
+sources_digest ()
+{
+  static const std::uint64_t digest = [] {
+    std::uint64_t h = fnv ("gcs-rtc 1", 9);
+    for (int i = 0; i < kSourceCount; i++) {
+      h = fnv (kSources[i].name, std::strlen (kSources[i].name), h);
+      h = fnv (kSources[i].text, std::strlen (kSources[i].text), h);
+    }
+    return h;
+  }();
+  return digest;
+}
+
+/* The disk cache's file for a kernel, or "" where there is none. */
+std::string
+cache_path (const Entry & e, const std::string & name)
+{
+  std::string dir;
+  if (const char * v = std::getenv ("GST_CS_CONVERT_RTC_CACHE")) {
+    if (!*v)
+      return {};
+    dir = v;
+  } else if (const char * x = std::getenv ("XDG_CACHE_HOME"); x && *x) {
+    dir = std::string (x) + "/gst-cudastreams/convert";
+  } else if (const char * home = std::getenv ("HOME"); home && *home) {
+    dir = std::string (home) + "/.cache/gst-cudastreams/convert";
+  } else {
+    return {};
+  }
+  /* mkdir -p */
+  for (std::size_t i = 1; i <= dir.size (); i++)
+    if (i == dir.size () || dir[i] == '/')
+      mkdir (dir.substr (0, i).c_str (), 0755);
+  std::uint64_t h = sources_digest ();
+  h = fnv (name.data (), name.size (), h);
+  h = fnv (&e.key.arch, sizeof e.key.arch, h);
+  h = fnv (e.key.description.data (), e.key.description.size (), h);
+  char file[40];
+  std::snprintf (file, sizeof file, "/%016llx.cubin", (unsigned long long)h);
+  return dir + file;
+}
+
+/* A cache file: its lowered name on the first line, then the CUBIN. */
+bool
+read_cache (const std::string & path, std::vector<char> * cubin, std::string * lowered)
+{
+  std::ifstream in (path, std::ios::binary);
+  if (!in || !std::getline (in, *lowered) || lowered->empty ())
+    return false;
+  cubin->assign (std::istreambuf_iterator<char> (in), std::istreambuf_iterator<char> ());
+  return !cubin->empty ();
+}
+
+void
+write_cache (const std::string & path, const std::vector<char> & cubin,
+    const std::string & lowered)
+{
+  /* Written aside and renamed: another process may read it meanwhile. */
+  const std::string tmp = path + "." + std::to_string ((long)getpid ());
+  {
+    std::ofstream out (tmp, std::ios::binary);
+    out << lowered << '\n';
+    out.write (cubin.data (), (std::streamsize)cubin.size ());
+    if (!out)
+      return;
+  }
+  std::rename (tmp.c_str (), path.c_str ());
+}
+
+bool
+nvrtc_compile (const ConvertScale & op, const std::string & name,
+    const std::string & arch, std::vector<char> * cubin, std::string * lowered,
+    std::string * log)
+{
+  const Nvrtc & n = nvrtc ();
+  if (!n.ok) {
+    *log = "libnvrtc cannot be loaded";
+    return false;
+  }
+  const std::string source = source_for (op);
+  std::vector<const char *> names, texts;
+  for (int i = 0; i < kSourceCount; i++) {
+    names.push_back (kSources[i].name);
+    texts.push_back (kSources[i].text);
+  }
+  nvrtcProgram p = nullptr;
+  if (n.create (&p, source.c_str (), "convert_scale_rtc.cu", kSourceCount, texts.data (),
+          names.data ()) != NVRTC_SUCCESS) {
+    *log = "nvrtcCreateProgram failed";
+    return false;
+  }
+  const std::string expr = "&" + name;
+  n.add_name (p, expr.c_str ());
+  const std::string target = "--gpu-architecture=" + arch;
+  /* As the build compiles the kernels (gpu/meson.build): no fused
+   * multiply-add, so that they round as the CPU twin does. */
+  const char * options[] = { target.c_str (), "-std=c++17", "--fmad=false",
+    "-default-device" };
+  const nvrtcResult r = n.compile (p, (int)(sizeof options / sizeof *options), options);
+  std::size_t size = 0;
+  if (n.log_size (p, &size) == NVRTC_SUCCESS && size > 1) {
+    log->assign (size, '\0');
+    n.log (p, &(*log)[0]);
+  }
+  bool ok = r == NVRTC_SUCCESS;
+  const char * lowered_name = nullptr;
+  if (ok)
+    ok = n.lowered_name (p, expr.c_str (), &lowered_name) == NVRTC_SUCCESS &&
+         lowered_name && n.cubin_size (p, &size) == NVRTC_SUCCESS && size > 0;
+  if (ok) {
+    *lowered = lowered_name;
+    cubin->resize (size);
+    ok = n.cubin (p, cubin->data ()) == NVRTC_SUCCESS;
+  }
+  n.destroy (&p);
+  return ok;
+}
+
+/* Compiles (or reads from the disk cache) and loads `e`'s kernel; on the
+ * calling thread, with `e`'s device current. */
+void
+compile (Entry & e)
+{
+  Registry & r = registry ();
+  std::string log;
+  bool ok = cudaSetDevice (e.device) == cudaSuccess;
+  const std::string name = ok ? kernel_name (e.key.built) : std::string ();
+  ok = !name.empty ();
+  std::vector<char> cubin;
+  std::string lowered;
+  if (ok) {
+    const std::string path = cache_path (e, name);
+    if (path.empty () || !read_cache (path, &cubin, &lowered)) {
+      ConvertScale op;
+      std::memcpy (static_cast<void *> (&op), e.key.description.data (), sizeof op);
+      char arch[16];
+      std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
+      ok = nvrtc_compile (op, name, arch, &cubin, &lowered, &log);
+      if (ok && !path.empty ())
+        write_cache (path, cubin, lowered);
+    }
+  } else {
+    log = "no name for the built kernel";
+  }
+  cudaLibrary_t library = nullptr;
+  if (ok)
+    ok = cudaLibraryLoadData (&library, cubin.data (), nullptr, nullptr, 0, nullptr,
+             nullptr, 0) == cudaSuccess &&
+         cudaLibraryGetKernel (&e.kernel, library, lowered.c_str ()) == cudaSuccess;
+  if (!ok) {
+    (void)cudaGetLastError ();
+    std::lock_guard<std::mutex> hold (r.lock);
+    r.last_error = name + ": " + (log.empty () ? "could not be loaded" : log);
+  }
+  (ok ? r.compiled : r.failed).fetch_add (1);
+  {
+    std::lock_guard<std::mutex> hold (r.lock);
+    e.state.store (ok ? kReady : kFailed, std::memory_order_release);
+  }
+  r.wake.notify_all ();
+}
+
+void
+worker ()
+{
+  Registry & r = registry ();
+  for (;;) {
+    Entry * e;
+    {
+      std::unique_lock<std::mutex> lock (r.lock);
+      r.wake.wait (lock, [&] { return !r.queue.empty (); });
+      e = r.queue.front ();
+      r.queue.pop_front ();
+    }
+    compile (*e);
+  }
+}
+
+/* Queues `e` for the worker (under r.lock), at most kMostKernels. */
+bool
+ask (Registry & r, Entry & e)
+{
+  if (e.state.load () != kNone || r.asked >= kMostKernels)
+    return false;
+  r.asked++;
+  e.state.store (kQueued);
+  r.queue.push_back (&e);
+  if (!r.worker) {
+    r.worker = true;
+    std::thread (worker).detach ();
+  }
+  r.wake.notify_all ();
+  return true;
+}
+
+/* The entry of (built, op) on `device`, made where new. */
+Entry *
+entry_of (const void * built, const ConvertScale & op, int device, int arch)
+{
+  /* The same description as the last launch of this thread: no hashing. */
+  thread_local Entry * last = nullptr;
+  Key key{ built, arch, description_of (op) };
+  if (last && last->key == key)
+    return last;
+  Registry & r = registry ();
+  std::lock_guard<std::mutex> hold (r.lock);
+  auto it = r.entries.find (key);
+  if (it == r.entries.end ()) {
+    auto e = std::make_unique<Entry> ();
+    e->key = key;
+    e->device = device;
+    it = r.entries.emplace (key, std::move (e)).first;
+  }
+  last = it->second.get ();
+  return last;
+}
+
+} // namespace
+
+std::string
+source_for (const ConvertScale & op)
+{
+  const Description d = description_of (op);
+  std::string s = "#include \"convert_scale_addresses.h\"\n"
+                  "__device__ const unsigned char gcs_rtc_description[] = {";
+  for (std::size_t i = 0; i < d.size (); i++)
+    s += (i ? "," : "") + std::to_string (d[i]);
+  s += "};\n"
+       "__device__ __forceinline__ gst_cs::gpu::ConvertScale\n"
+       "rtc_description (const gst_cs::gpu::ConvertScale & given)\n"
+       "{\n"
+       "  gst_cs::gpu::ConvertScale op;\n"
+       "  memcpy (&op, gcs_rtc_description, sizeof op);\n"
+       "  gst_cs::gpu::take_addresses (op, given);\n"
+       "  return op;\n"
+       "}\n"
+       "#define GCS_RTC_DESCRIPTION\n"
+       "#include \"convert_scale_kernels.cuh\"\n";
+  return s;
+}
+
+bool
+compiles (const ConvertScale & op, const std::string & kernel_name,
+    const std::string & arch, std::string * log)
+{
+  std::vector<char> cubin;
+  std::string lowered, out;
+  const bool ok = nvrtc_compile (op, kernel_name, arch, &cubin, &lowered, &out);
+  if (log)
+    *log = out;
+  return ok;
+}
+
+namespace {
+
+/* GST_CS_CONVERT_RTC_REPORT: the process says at exit what was compiled
+ * and launched (tests check it: tests/elements/rtc_report.py). */
+void
+report_at_exit ()
+{
+  static std::once_flag once;
+  std::call_once (once, [] {
+    if (std::getenv ("GST_CS_CONVERT_RTC_REPORT"))
+      std::atexit ([] {
+        const Stats s = stats ();
+        std::fprintf (stderr, "convert rtc: %d compiled, %d failed, %lld launches%s%s\n",
+            s.compiled, s.failed, s.launches,
+            s.last_error.empty () ? "" : "; last error: ",
+            s.last_error.substr (0, 2000).c_str ());
+      });
+  });
+}
+
+} // namespace
+
+bool
+launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
+    std::size_t shared_bytes, cudaStream_t stream, void ** args)
+{
+  /* NVRTC itself is loaded by the compiling thread: a first frame does
+   * not wait for the library to load. */
+  const Mode m = mode ();
+  if (m == Mode::OFF)
+    return false;
+  report_at_exit ();
+  int device = 0;
+  if (cudaGetDevice (&device) != cudaSuccess) {
+    (void)cudaGetLastError ();
+    return false;
+  }
+  const int arch = arch_of (device);
+  if (!arch)
+    return false;
+  Entry * e = entry_of (kernel, op, device, arch);
+  int state = e->state.load (std::memory_order_acquire);
+  if (state == kNone || state == kQueued) {
+    const int seen = e->seen.fetch_add (1, std::memory_order_relaxed) + 1;
+    Registry & r = registry ();
+    std::unique_lock<std::mutex> lock (r.lock);
+    if (m == Mode::WAIT) {
+      ask (r, *e);
+      if (e->state.load () == kQueued) /* not past kMostKernels */
+        r.wake.wait (lock, [&] { return e->state.load () >= kReady; });
+    } else if (seen >= kSeenBeforeCompile) {
+      ask (r, *e);
+    }
+    state = e->state.load (std::memory_order_acquire);
+  }
+  if (state != kReady)
+    return false;
+  if (cudaLaunchKernel (reinterpret_cast<const void *> (e->kernel), grid, block, args,
+          shared_bytes, stream) != cudaSuccess) {
+    /* Not launched (a launch's error is not sticky): the built one runs,
+     * and this one no more. */
+    (void)cudaGetLastError ();
+    e->state.store (kFailed);
+    return false;
+  }
+  registry ().launches.fetch_add (1, std::memory_order_relaxed);
+  return true;
+}
+
+Stats
+stats ()
+{
+  Registry & r = registry ();
+  Stats s;
+  s.compiled = r.compiled.load ();
+  s.failed = r.failed.load ();
+  s.launches = r.launches.load ();
+  std::lock_guard<std::mutex> hold (r.lock);
+  s.last_error = r.last_error;
+  return s;
+}
+
+} // namespace gst_cs::gpu::rtc

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Converter kernels compiled at run time for the conversion at hand: the
+// same kernel instance the build chose, compiled by NVRTC with the
+// resolved description (all but where the frames lie) a constant of its
+// source, so that the kernel no longer reads the description and branches
+// on it per thread (scripts/specialize-study: 8 to 55 times fewer
+// instructions in the code, fewer registers, no stack).
+//
+// The built kernel computes every frame until its compiled twin is ready:
+// a thread of the process compiles a description once it has been
+// launched kSeenBeforeCompile times (a description whose crop moves every
+// frame never is), at most kMostKernels of them per process. The result
+// is kept in memory and on disk ($XDG_CACHE_HOME/gst-cudastreams/convert,
+// keyed by the description, the kernels' source and the GPU
+// architecture), so a later run starts with it.
+//
+// GST_CS_CONVERT_RTC: "0" never compiles (the built kernels alone); "wait"
+// compiles at the first launch of a description and waits for it (tests,
+// benchmarks); anything else, or unset, as above. Where NVRTC (libnvrtc)
+// cannot be loaded, the built kernels run.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "convert_scale.h"
+
+namespace gst_cs::gpu::rtc {
+
+constexpr int kSeenBeforeCompile = 8;
+constexpr int kMostKernels = 64;
+
+// Launches, in place of `kernel` (the built instance, its first parameter
+// the description), its twin compiled for resolved `op`, where one is
+// ready; `args` as cudaLaunchKernel takes them. False where none is (the
+// caller launches `kernel`): it may have asked for one.
+bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
+    std::size_t shared_bytes, cudaStream_t stream, void ** args);
+
+// What the compiler did so far, for tests and logs: kernels compiled (or
+// read from the cache), compiles that failed (the last one's log in
+// `last_error`), launches that took a compiled kernel.
+struct Stats {
+  int compiled = 0;
+  int failed = 0;
+  long long launches = 0;
+  std::string last_error;
+};
+Stats stats ();
+
+// The source NVRTC compiles for `kernel_name` (a template-id, as
+// "gst_cs::gpu::kernels::convert_scale_block_kernel<...>") and resolved
+// `op`, and whether NVRTC compiles it for `arch` (as "sm_90"): for tests
+// without a GPU. `log`: NVRTC's.
+std::string source_for (const ConvertScale & op);
+bool compiles (const ConvertScale & op, const std::string & kernel_name,
+    const std::string & arch, std::string * log);
+
+} // namespace gst_cs::gpu::rtc

@@ -1,0 +1,2 @@
+// NVRTC declares the runtime's types itself.
+#pragma once

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Without a GPU: the source of a converter kernel compiled at run time for
+// one conversion (gpu/convert_scale_rtc.h) compiles with NVRTC for each
+// kernel family, with the description a constant: the embedded headers
+// and their std stand-ins (gpu/rtc_std/) are enough, and what the build
+// compiles NVRTC compiles too. Whether such a kernel computes the twin's
+// bytes is for the GPU (convertscale_rtc_gpu).
+#include <gst/check/gstcheck.h>
+
+#include <string>
+#include <vector>
+
+#include "convert/gstcsconvertdesc.hpp"
+#include "convert_scale_rtc.h"
+
+namespace {
+
+namespace gpu = gst_cs::gpu;
+
+struct Family {
+  const char * in;
+  const char * out;
+  gpu::Filter filter;
+  gpu::Orientation orientation;
+  const char * kernel; /* a template-id, as the runtime names the built instance */
+};
+
+// One conversion of each kernel family, and an instance of the family's
+// kernel (the one the build picks, or one like it: NVRTC compiles the
+// template for the constant description either way).
+const Family kFamilies[] = {
+  { "video/x-raw,format=Y444,width=1920,height=1080",
+      "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_block_kernel<gst_cs::gpu::kernels::OneSample<"
+      "1, "
+      "1> >" },
+  { "video/x-raw,format=BGR10A2_LE,width=640,height=360",
+      "video/x-raw,format=RGBA,width=640,height=360", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_block_kernel<gst_cs::gpu::kernels::"
+      "TapsPerPixel<("
+      "gst_cs::gpu::Filter)1, 0, 0> >" },
+  { "video/x-raw,format=I422_10LE,width=1920,height=1080",
+      "video/x-raw,format=P010_10LE,width=1280,height=720", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_two_tap_kernel<(gst_cs::gpu::Filter)1, 2, 2, "
+      "gst_cs::gpu::two_tap::AnyMembers>" },
+  { "video/x-raw,format=RGBA,width=640,height=360",
+      "video/x-raw,format=RGBA,width=960,height=540", gpu::Filter::BICUBIC,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)2, 1, 1, "
+      "gst_cs::gpu::two_tap::AnyMembers, 4>" },
+  { "video/x-raw,format=NV12,width=3840,height=2160",
+      "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_kernel<(gst_cs::gpu::Filter)1, 2, "
+      "false>" },
+  { "video/x-raw,format=NV12,width=1920,height=1080",
+      "video/x-raw,format=NV12,width=1080,height=1920", gpu::Filter::BILINEAR,
+      gpu::Orientation::ROTATE_90R,
+      "gst_cs::gpu::kernels::convert_scale_planes_staged_kernel<(gst_cs::gpu::Filter)1, "
+      "1, 1, "
+      "2>" },
+  { "video/x-raw,format=RGBA,width=1920,height=1080",
+      "video/x-raw,format=BGRx,width=1920,height=1080", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_staged_kernel<gst_cs::gpu::two_tap::"
+      "FixedMembers<"
+      "15u, 0u> >" },
+};
+
+GST_START_TEST (test_families_compile)
+{
+  for (const Family & f : kFamilies) {
+    GstVideoInfo info[2];
+    std::vector<guint8> mem[2];
+    for (int k = 0; k < 2; k++) {
+      GstCaps * caps = gst_caps_from_string (k ? f.out : f.in);
+      fail_unless (gst_video_info_from_caps (&info[k], caps));
+      gst_caps_unref (caps);
+      mem[k].resize (GST_VIDEO_INFO_SIZE (&info[k]) + 64);
+    }
+    gst_cs::ConvertSettings s;
+    s.filter = f.filter;
+    s.orientation = f.orientation;
+    gpu::ConvertScale op, resolved;
+    gst_cs::describe_convert (&info[0], &info[1], 0, 0, GST_VIDEO_INFO_WIDTH (&info[0]),
+        GST_VIDEO_INFO_HEIGHT (&info[0]), s, &op);
+    op.in = gst_cs::convert_image (&info[0], &info[0], mem[0].data (), false);
+    op.out = gst_cs::convert_image (&info[1], &info[1], mem[1].data (), true);
+    fail_unless (
+        gpu::convert_scale_resolve (op, &resolved), "%s -> %s refused", f.in, f.out);
+    std::string log;
+    const bool ok = gpu::rtc::compiles (resolved, f.kernel, "sm_90", &log);
+    if (!ok && log == "libnvrtc cannot be loaded") {
+      g_print ("no NVRTC here: skipped\n");
+      return;
+    }
+    fail_unless (
+        ok, "%s (%s): %s", f.kernel, gpu::convert_scale_path (resolved), log.c_str ());
+    g_print ("%s: compiled\n", gpu::convert_scale_path (resolved));
+  }
+}
+GST_END_TEST;
+
+Suite *
+rtc_suite (void)
+{
+  Suite * s = suite_create ("convert_rtc_compile");
+  TCase * tc = tcase_create ("rtc");
+  tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_families_compile);
+  suite_add_tcase (s, tc);
+  return s;
+}
+
+} // namespace
+
+GST_CHECK_MAIN (rtc);
