@@ -147,6 +147,10 @@ struct Registry {
   std::unordered_map<Key, std::unique_ptr<Entry>, KeyHash> entries;
   std::deque<Entry *> queue;
   bool worker = false;
+  /* The process is exiting: the worker makes no CUDA call more, since the
+   * runtime is being torn down (set by an exit handler that runs before
+   * the runtime's; the worker's CUDA calls are made under the lock). */
+  bool exiting = false;
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -336,15 +340,22 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
 }
 
 /* Compiles (or reads from the disk cache) and loads `e`'s kernel; on the
- * calling thread, with `e`'s device current. */
+ * worker's thread, with `e`'s device current. Its CUDA calls are made
+ * under the registry's lock, and none once the process exits. */
 void
 compile (Entry & e)
 {
   Registry & r = registry ();
-  std::string log;
-  bool ok = cudaSetDevice (e.device) == cudaSuccess;
-  const std::string name = ok ? kernel_name (e.key.built) : std::string ();
-  ok = !name.empty ();
+  std::string log, name;
+  {
+    std::lock_guard<std::mutex> hold (r.lock);
+    if (!r.exiting) {
+      if (cudaSetDevice (e.device) == cudaSuccess)
+        name = kernel_name (e.key.built);
+      (void)cudaGetLastError ();
+    }
+  }
+  bool ok = !name.empty ();
   std::vector<char> cubin;
   std::string lowered;
   if (ok) {
@@ -361,21 +372,21 @@ compile (Entry & e)
   } else {
     log = "no name for the built kernel";
   }
-  cudaLibrary_t library = nullptr;
-  if (ok)
+  std::lock_guard<std::mutex> hold (r.lock);
+  if (ok && !r.exiting) {
+    cudaLibrary_t library = nullptr;
     ok = cudaLibraryLoadData (&library, cubin.data (), nullptr, nullptr, 0, nullptr,
              nullptr, 0) == cudaSuccess &&
          cudaLibraryGetKernel (&e.kernel, library, lowered.c_str ()) == cudaSuccess;
-  if (!ok) {
-    (void)cudaGetLastError ();
-    std::lock_guard<std::mutex> hold (r.lock);
+    if (!ok)
+      (void)cudaGetLastError ();
+  } else {
+    ok = false;
+  }
+  if (!ok)
     r.last_error = name + ": " + (log.empty () ? "could not be loaded" : log);
-  }
   (ok ? r.compiled : r.failed).fetch_add (1);
-  {
-    std::lock_guard<std::mutex> hold (r.lock);
-    e.state.store (ok ? kReady : kFailed, std::memory_order_release);
-  }
+  e.state.store (ok ? kReady : kFailed, std::memory_order_release);
   r.wake.notify_all ();
 }
 
@@ -407,6 +418,13 @@ ask (Registry & r, Entry & e)
   if (!r.worker) {
     r.worker = true;
     std::thread (worker).detach ();
+    /* Registered after the CUDA runtime's own teardown (launches came
+     * first), so it runs before it. */
+    std::atexit ([] {
+      Registry & reg = registry ();
+      std::lock_guard<std::mutex> hold (reg.lock);
+      reg.exiting = true;
+    });
   }
   r.wake.notify_all ();
   return true;

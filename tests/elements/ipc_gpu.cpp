@@ -799,7 +799,9 @@ GST_START_TEST (test_batches)
     Peer * p = producer (sock, { "--frames", "10", "--batch", "1" });
     Peer * c =
         consumer (sock, { "--frames", "10", "--batch", "1", "--src-props", props });
-    fail_unless_equals_int (c->wait (60), 0);
+    const int status = c->wait (60);
+    fail_unless (status == 0, "batches (%s): the consumer exited %d:\n%s", props, status,
+        c->text.c_str ());
     fail_unless_equals_int (p->wait (60), 0);
     auto r = c->result ("CONSUMER");
     fail_unless (r["host_waits"] == "0", "batches (%s): %s host waits in the src", props,

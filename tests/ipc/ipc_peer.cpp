@@ -236,11 +236,14 @@ produce (const Options & o)
   const std::string props = "slow-consumer=wait wait-timeout=10000 " + o.sink_props;
   gchar * desc;
   if (o.batch)
-    /* Two streams of one source into 2 x 3 x 32 x 32 uint8 batches. */
+    /* Two streams of one source into 2 x 3 x 32 x 32 uint8 batches. A
+     * latency of its own lets cudabatch wait for a stream whose thread a
+     * loaded machine starved: the consumer counts a batch missed or
+     * repeated as a gap. */
     desc = g_strdup_printf (
         "appsrc name=src format=time is-live=true ! cudaupload ! tee name=t "
         "t. ! queue ! b.sink_0 t. ! queue ! b.sink_1 "
-        "cudabatch name=b width=32 height=32 dtype=uint8 ! tee name=bt "
+        "cudabatch name=b width=32 height=32 dtype=uint8 latency=200000000 ! tee name=bt "
         "bt. ! queue ! cudastreamsipcsink name=sink socket-path=%s %s "
         "bt. ! queue ! appsink name=ref sync=false emit-signals=true",
         o.socket.c_str (), props.c_str ());
