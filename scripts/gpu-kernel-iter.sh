@@ -8,6 +8,8 @@
 # of an environment variable that a launch reads while it is tuned.
 # EXTRA_ROWS: further rows files timed after the matrix (default
 # scripts/convert_rows_turned.txt; EXTRA_ROWS= for none).
+# The built kernels beside those compiled at run time for each conversion:
+# SWEEP="GST_CS_CONVERT_RTC=0,wait".
 #   source .gpu/env.sh; OUT=/tmp/out scripts/gpu-kernel-iter.sh
 set -u
 cd "$(dirname "$0")/.."
@@ -18,10 +20,15 @@ t0=$SECONDS
 [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=${ARCH:-90} > "$OUT/setup.txt" 2>&1 ||
   { tail -30 "$OUT/setup.txt"; exit 1; }
 ninja -C $B pipelines/gcs-convert-time tests/test_convertscale_gpu plugins/libgstcudastreams.so \
+  tests/test_convert_rtc_compile \
   > "$OUT/build.txt" 2>&1 || { grep -B2 -A12 "error" "$OUT/build.txt" | head -60; exit 1; }
 echo "built in $((SECONDS - t0)) s"
-timeout 400 meson test -C $B --no-rebuild convertscale_gpu --print-errorlogs > "$OUT/test.txt" 2>&1
-grep -hE "Checks:|:F:|Ok:|Fail:|Timeout:" "$OUT/test.txt" $B/meson-logs/testlog.txt | sort -u | head -12
+# The same comparisons with kernels compiled at run time for each
+# conversion (gpu/convert_scale_rtc.h), and their source through NVRTC.
+timeout 400 meson test -C $B --no-rebuild convertscale_gpu convertscale_rtc_gpu \
+  convert_rtc_compile --print-errorlogs > "$OUT/test.txt" 2>&1
+grep -hE "Checks:|:F:|Ok:|Fail:|Timeout:|^rtc: " "$OUT/test.txt" $B/meson-logs/testlog.txt |
+  sort -u | head -14
 table () {
   python3 -c '
 import json, sys
