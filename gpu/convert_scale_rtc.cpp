@@ -443,6 +443,12 @@ entry_of (const void * built, const ConvertScale & op, int device, int arch)
   std::lock_guard<std::mutex> hold (r.lock);
   auto it = r.entries.find (key);
   if (it == r.entries.end ()) {
+    if (r.entries.size () >= (std::size_t)kMostDescriptions) {
+      /* Not counted: the built kernel, for good. */
+      static Entry never;
+      never.state.store (kFailed);
+      return &never;
+    }
     auto e = std::make_unique<Entry> ();
     e->key = key;
     e->device = device;

@@ -31,6 +31,10 @@ namespace gst_cs::gpu::rtc {
 
 constexpr int kSeenBeforeCompile = 8;
 constexpr int kMostKernels = 64;
+// Descriptions remembered (counted towards kSeenBeforeCompile) at most: a
+// crop that moves every frame makes a new one each frame, and the memory
+// they take stays bounded (about 1 KiB each); later ones are not counted.
+constexpr int kMostDescriptions = 4096;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
