@@ -103,6 +103,21 @@ write_word (std::uint8_t * p, int bytes, bool big_endian, unsigned w)
     p[i] = (std::uint8_t) (w >> (8 * (big_endian ? bytes - 1 - i : i)));
 }
 
+// The little-endian word of 2 or 4 bytes at p (aligned): one load on the
+// GPU, byte by byte on the CPU (where p's alignment is not the GPU's).
+GCS_HD unsigned
+load_aligned_word (const std::uint8_t * p, int bytes)
+{
+#if defined(__CUDA_ARCH__)
+  return bytes == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
+#else
+  unsigned v = 0;
+  for (int b = 0; b < bytes; b++)
+    v |= (unsigned)p[b] << (8 * b);
+  return v;
+#endif
+}
+
 // Bytes from a plane's start to sample (x, y) of a component: 32-bit
 // arithmetic (convert_scale_is_valid keeps every frame's offsets below
 // 4 GiB), cheaper on the GPU than 64-bit.

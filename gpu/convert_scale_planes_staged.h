@@ -55,15 +55,7 @@ template <int IB> struct StagedSource {
   }
   GCS_HD unsigned word (int bytes, int x, int y) const
   {
-    const std::uint8_t * p = at (1, x, y);
-#if defined(__CUDA_ARCH__)
-    return bytes == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
-#else
-    unsigned v = 0;
-    for (int b = 0; b < bytes; b++)
-      v |= (unsigned)p[b] << (8 * b);
-    return v;
-#endif
+    return pixels::load_aligned_word (at (1, x, y), bytes);
   }
 };
 

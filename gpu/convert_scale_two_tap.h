@@ -121,15 +121,8 @@ template <int IB>
 GCS_HD unsigned
 load_word (const ConvertScale::Words & w, int word, int x, int y)
 {
-  const std::uint8_t * p = w.base + pixels::sample_offset (w.pitch, word, x, y);
-#if defined(__CUDA_ARCH__)
-  return word == 4 ? *(const unsigned *)p : (unsigned)*(const unsigned short *)p;
-#else
-  unsigned v = 0;
-  for (int b = 0; b < word; b++)
-    v |= (unsigned)p[b] << (8 * b);
-  return v;
-#endif
+  return pixels::load_aligned_word (
+      w.base + pixels::sample_offset (w.pitch, word, x, y), word);
 }
 
 template <int IB>
