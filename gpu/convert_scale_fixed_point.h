@@ -66,7 +66,12 @@ struct alignas (16) Taps { /* one shared-memory load */
   static GCS_HD Taps of (
       const ConvertScale & op, int g, bool along_y, const two_tap::TwoTaps & t)
   {
-    const unsigned stride = op.fixed.stride[g][along_y ? 1 : 0];
+    /* Selected, not indexed: an index known only at run time would put a
+     * description compiled as a constant (convert_scale_rtc.h) in local
+     * memory, all of it. */
+    const unsigned(&s)[2][2] = op.fixed.stride;
+    const unsigned stride =
+        g == 0 ? (along_y ? s[0][1] : s[0][0]) : (along_y ? s[1][1] : s[1][0]);
     const unsigned q1 = (unsigned)(int)floorf (t.w1 * (float)kWeightOne + 0.5f);
     if (t.i1 != t.i0)
       return Taps{ (unsigned)t.i0 * stride, (unsigned)t.i1 * stride, kWeightOne - q1,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "convert_scale_rtc.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <condition_variable>
@@ -147,12 +148,16 @@ struct Registry {
   std::unordered_map<Key, std::unique_ptr<Entry>, KeyHash> entries;
   std::deque<Entry *> queue;
   bool worker = false;
-  /* The process is exiting: the worker makes no CUDA call more, since the
-   * runtime is being torn down (set by an exit handler that runs before
-   * the runtime's; the worker's CUDA calls are made under the lock). */
+  /* The process is exiting (set by an exit handler that runs before the
+   * CUDA runtime's teardown and NVRTC's own): the worker makes no CUDA
+   * call and starts no compile more. Its CUDA calls are made under the
+   * lock; `compiling` is set while it is inside NVRTC, and the handler
+   * waits for that compile to end (at most a compile, about 2 s) rather
+   * than let exit tear NVRTC down under it. */
   bool exiting = false;
+  bool compiling = false;
   int asked = 0;
-  std::atomic<int> compiled{ 0 }, failed{ 0 };
+  std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
   std::string last_error; /* under lock */
 };
@@ -317,8 +322,9 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   const std::string target = "--gpu-architecture=" + arch;
   /* As the build compiles the kernels (gpu/meson.build): no fused
    * multiply-add, so that they round as the CPU twin does. */
+  /* -v: ptxas's account of the kernel's stack, which compiled() checks. */
   const char * options[] = { target.c_str (), "-std=c++17", "--fmad=false",
-    "-default-device" };
+    "-default-device", "--ptxas-options=-v" };
   const nvrtcResult r = n.compile (p, (int)(sizeof options / sizeof *options), options);
   std::size_t size = 0;
   if (n.log_size (p, &size) == NVRTC_SUCCESS && size > 1) {
@@ -337,6 +343,24 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   }
   n.destroy (&p);
   return ok;
+}
+
+/* The largest stack frame ptxas reports in `log` ("N bytes stack frame"),
+ * or -1 where it reports none. */
+int
+stack_bytes (const std::string & log)
+{
+  int most = -1;
+  static const char kWord[] = " bytes stack frame";
+  for (std::size_t at = log.find (kWord); at != std::string::npos;
+       at = log.find (kWord, at + 1)) {
+    std::size_t b = at;
+    while (b > 0 && log[b - 1] >= '0' && log[b - 1] <= '9')
+      b--;
+    if (b < at)
+      most = std::max (most, std::atoi (log.c_str () + b));
+  }
+  return most;
 }
 
 /* Compiles (or reads from the disk cache) and loads `e`'s kernel; on the
@@ -366,6 +390,19 @@ compile (Entry & e)
       char arch[16];
       std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
       ok = nvrtc_compile (op, name, arch, &cubin, &lowered, &log);
+      const int stack = ok ? stack_bytes (log) : -1;
+      if (stack >= kMostStackBytes) {
+        /* The description went to local memory, whole or in part: an
+         * index into it known only at run time (select instead, as
+         * fixed_point::Taps::of does). Slower than the built kernel. */
+        std::lock_guard<std::mutex> hold (r.lock);
+        r.last_error = name + ": kept the built kernel: the compiled one has " +
+                       std::to_string (stack) + " bytes of stack";
+        r.declined.fetch_add (1);
+        e.state.store (kFailed, std::memory_order_release);
+        r.wake.notify_all ();
+        return;
+      }
       if (ok && !path.empty ())
         write_cache (path, cubin, lowered);
     }
@@ -394,15 +431,32 @@ void
 worker ()
 {
   Registry & r = registry ();
+  /* NVRTC is loaded here, then the exit handler registered: exit runs
+   * handlers in the reverse order of their registration, so this one
+   * runs before NVRTC's own teardown and the CUDA runtime's (initialised
+   * by the launches that came first). */
+  (void)nvrtc ();
+  std::atexit ([] {
+    Registry & reg = registry ();
+    std::unique_lock<std::mutex> lock (reg.lock);
+    reg.exiting = true;
+    reg.wake.wait (lock, [&] { return !reg.compiling; });
+  });
   for (;;) {
     Entry * e;
     {
       std::unique_lock<std::mutex> lock (r.lock);
-      r.wake.wait (lock, [&] { return !r.queue.empty (); });
+      r.wake.wait (lock, [&] { return !r.queue.empty () || r.exiting; });
+      if (r.exiting)
+        return;
       e = r.queue.front ();
       r.queue.pop_front ();
+      r.compiling = true;
     }
     compile (*e);
+    std::lock_guard<std::mutex> hold (r.lock);
+    r.compiling = false;
+    r.wake.notify_all ();
   }
 }
 
@@ -418,13 +472,6 @@ ask (Registry & r, Entry & e)
   if (!r.worker) {
     r.worker = true;
     std::thread (worker).detach ();
-    /* Registered after the CUDA runtime's own teardown (launches came
-     * first), so it runs before it. */
-    std::atexit ([] {
-      Registry & reg = registry ();
-      std::lock_guard<std::mutex> hold (reg.lock);
-      reg.exiting = true;
-    });
   }
   r.wake.notify_all ();
   return true;
@@ -484,13 +531,15 @@ source_for (const ConvertScale & op)
 
 bool
 compiles (const ConvertScale & op, const std::string & kernel_name,
-    const std::string & arch, std::string * log)
+    const std::string & arch, std::string * log, int * stack)
 {
   std::vector<char> cubin;
   std::string lowered, out;
   const bool ok = nvrtc_compile (op, kernel_name, arch, &cubin, &lowered, &out);
   if (log)
     *log = out;
+  if (stack)
+    *stack = ok ? stack_bytes (out) : -1;
   return ok;
 }
 
@@ -506,8 +555,9 @@ report_at_exit ()
     if (std::getenv ("GST_CS_CONVERT_RTC_REPORT"))
       std::atexit ([] {
         const Stats s = stats ();
-        std::fprintf (stderr, "convert rtc: %d compiled, %d failed, %lld launches%s%s\n",
-            s.compiled, s.failed, s.launches,
+        std::fprintf (stderr,
+            "convert rtc: %d compiled, %d failed, %d declined, %lld launches%s%s\n",
+            s.compiled, s.failed, s.declined, s.launches,
             s.last_error.empty () ? "" : "; last error: ",
             s.last_error.substr (0, 2000).c_str ());
       });
@@ -570,6 +620,7 @@ stats ()
   Stats s;
   s.compiled = r.compiled.load ();
   s.failed = r.failed.load ();
+  s.declined = r.declined.load ();
   s.launches = r.launches.load ();
   std::lock_guard<std::mutex> hold (r.lock);
   s.last_error = r.last_error;

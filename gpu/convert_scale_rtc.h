@@ -17,7 +17,9 @@
 // GST_CS_CONVERT_RTC: "0" never compiles (the built kernels alone); "wait"
 // compiles at the first launch of a description and waits for it (tests,
 // benchmarks); anything else, or unset, as above. Where NVRTC (libnvrtc)
-// cannot be loaded, the built kernels run.
+// cannot be loaded, the built kernels run. A process that exits while a
+// kernel is being compiled waits for that compile to end (NVRTC cannot be
+// stopped, nor torn down under a compile), at most about 2 s.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +37,12 @@ constexpr int kMostKernels = 64;
 // crop that moves every frame makes a new one each frame, and the memory
 // they take stays bounded (about 1 KiB each); later ones are not counted.
 constexpr int kMostDescriptions = 4096;
+// A compiled kernel with this much stack a thread or more is not used:
+// its description went to local memory (a run-time index into it), which
+// makes it slower than the built kernel (a fixed-point kernel measured
+// 99 us against 11.5 on an H200 that way). The kernels' own arrays take
+// at most 48 bytes.
+constexpr int kMostStackBytes = 256;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
@@ -45,10 +53,12 @@ bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block
 
 // What the compiler did so far, for tests and logs: kernels compiled (or
 // read from the cache), compiles that failed (the last one's log in
-// `last_error`), launches that took a compiled kernel.
+// `last_error`), compiled kernels not used (kMostStackBytes), launches
+// that took a compiled kernel.
 struct Stats {
   int compiled = 0;
   int failed = 0;
+  int declined = 0;
   long long launches = 0;
   std::string last_error;
 };
@@ -57,9 +67,10 @@ Stats stats ();
 // The source NVRTC compiles for `kernel_name` (a template-id, as
 // "gst_cs::gpu::kernels::convert_scale_block_kernel<...>") and resolved
 // `op`, and whether NVRTC compiles it for `arch` (as "sm_90"): for tests
-// without a GPU. `log`: NVRTC's.
+// without a GPU. `log`: NVRTC's; `stack`: the compiled kernel's stack
+// bytes a thread, as ptxas reports them (-1: none reported).
 std::string source_for (const ConvertScale & op);
 bool compiles (const ConvertScale & op, const std::string & kernel_name,
-    const std::string & arch, std::string * log);
+    const std::string & arch, std::string * log, int * stack = nullptr);
 
 } // namespace gst_cs::gpu::rtc

@@ -4,7 +4,8 @@
 // kernel family, with the description a constant: the embedded headers
 // and their std stand-ins (gpu/rtc_std/) are enough, and what the build
 // compiles NVRTC compiles too. Whether such a kernel computes the twin's
-// bytes is for the GPU (convertscale_rtc_gpu).
+// bytes is for the GPU (convertscale_rtc_gpu). And that the description
+// folds into the code instead of going to local memory (ptxas's stack).
 #include <gst/check/gstcheck.h>
 
 #include <string>
@@ -56,6 +57,26 @@ const Family kFamilies[] = {
       gpu::Orientation::IDENTITY,
       "gst_cs::gpu::kernels::convert_scale_fixed_point_kernel<(gst_cs::gpu::Filter)1, 2, "
       "false>" },
+  { "video/x-raw,format=RGBA,width=3840,height=2160",
+      "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_blocks_kernel<(gst_cs::gpu::Filter)"
+      "1, 1, false>" },
+  { "video/x-raw,format=NV12,width=1920,height=1080",
+      "video/x-raw,format=RGBA,width=720,height=1280", gpu::Filter::BILINEAR,
+      gpu::Orientation::ROTATE_90R,
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_turned_kernel<(gst_cs::gpu::Filter)"
+      "1, 2, false>" },
+  { "video/x-raw,format=I420,width=1920,height=1080",
+      "video/x-raw,format=RGBP,width=960,height=540", gpu::Filter::BILINEAR,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_kernel<(gst_cs::gpu::Filter)1, 0, "
+      "false>" },
+  { "video/x-raw,format=YUY2,width=1920,height=1080",
+      "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::NEAREST,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_kernel<(gst_cs::gpu::Filter)0, 4, "
+      "true>" },
   { "video/x-raw,format=NV12,width=1920,height=1080",
       "video/x-raw,format=NV12,width=1080,height=1920", gpu::Filter::BILINEAR,
       gpu::Orientation::ROTATE_90R,
@@ -92,14 +113,20 @@ GST_START_TEST (test_families_compile)
     fail_unless (
         gpu::convert_scale_resolve (op, &resolved), "%s -> %s refused", f.in, f.out);
     std::string log;
-    const bool ok = gpu::rtc::compiles (resolved, f.kernel, "sm_90", &log);
+    int stack = -1;
+    const bool ok = gpu::rtc::compiles (resolved, f.kernel, "sm_90", &log, &stack);
     if (!ok && log == "libnvrtc cannot be loaded") {
       g_print ("no NVRTC here: skipped\n");
       return;
     }
     fail_unless (
         ok, "%s (%s): %s", f.kernel, gpu::convert_scale_path (resolved), log.c_str ());
-    g_print ("%s: compiled\n", gpu::convert_scale_path (resolved));
+    /* The description folded into the code: none of it in local memory
+     * (an index into it known only at run time puts it all there). */
+    fail_unless (stack >= 0 && stack < gpu::rtc::kMostStackBytes,
+        "%s (%s): %d bytes of stack a thread (the description is %d)", f.kernel,
+        gpu::convert_scale_path (resolved), stack, (int)sizeof (gpu::ConvertScale));
+    g_print ("%s: compiled, %d bytes of stack\n", gpu::convert_scale_path (resolved), stack);
   }
 }
 GST_END_TEST;
