@@ -149,13 +149,13 @@ struct Registry {
   std::deque<Entry *> queue;
   bool worker = false;
   /* The process is exiting (set by an exit handler that runs before the
-   * CUDA runtime's teardown and NVRTC's own): the worker makes no CUDA
-   * call and starts no compile more. Its CUDA calls are made under the
-   * lock; `compiling` is set while it is inside NVRTC, and the handler
-   * waits for that compile to end (at most a compile, about 2 s) rather
-   * than let exit tear NVRTC down under it. */
-  bool exiting = false;
-  bool compiling = false;
+   * CUDA runtime's teardown and NVRTC's own): the worker starts no
+   * compile and loads no kernel more. `compiling` is set while it works
+   * on one (NVRTC, CUDA calls), and the handler waits for that to end (at
+   * most a compile, about 2 s) rather than let exit tear NVRTC or the
+   * runtime down under it. */
+  std::atomic<bool> exiting{ false };
+  bool compiling = false; /* under lock */
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -364,24 +364,23 @@ stack_bytes (const std::string & log)
 }
 
 /* Compiles (or reads from the disk cache) and loads `e`'s kernel; on the
- * worker's thread, with `e`'s device current. Its CUDA calls are made
- * under the registry's lock, and none once the process exits. */
+ * worker's thread, with `e`'s device current. No lock is held across its
+ * CUDA calls: a module load waits for the GPU, which may be waiting for a
+ * launching thread (a stream gate, as the tracer's), and launching
+ * threads take the registry's lock. The exit handler waits for it
+ * instead (Registry::compiling). */
 void
 compile (Entry & e)
 {
   Registry & r = registry ();
   std::string log, name;
-  {
-    std::lock_guard<std::mutex> hold (r.lock);
-    if (!r.exiting) {
-      if (cudaSetDevice (e.device) == cudaSuccess)
-        name = kernel_name (e.key.built);
-      (void)cudaGetLastError ();
-    }
-  }
+  if (cudaSetDevice (e.device) == cudaSuccess)
+    name = kernel_name (e.key.built);
+  (void)cudaGetLastError ();
   bool ok = !name.empty ();
   std::vector<char> cubin;
   std::string lowered;
+  int stack = -1;
   if (ok) {
     const std::string path = cache_path (e, name);
     if (path.empty () || !read_cache (path, &cubin, &lowered)) {
@@ -390,40 +389,42 @@ compile (Entry & e)
       char arch[16];
       std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
       ok = nvrtc_compile (op, name, arch, &cubin, &lowered, &log);
-      const int stack = ok ? stack_bytes (log) : -1;
-      if (stack >= kMostStackBytes) {
-        /* The description went to local memory, whole or in part: an
-         * index into it known only at run time (select instead, as
-         * fixed_point::Taps::of does). Slower than the built kernel. */
-        std::lock_guard<std::mutex> hold (r.lock);
-        r.last_error = name + ": kept the built kernel: the compiled one has " +
-                       std::to_string (stack) + " bytes of stack";
-        r.declined.fetch_add (1);
-        e.state.store (kFailed, std::memory_order_release);
-        r.wake.notify_all ();
-        return;
-      }
-      if (ok && !path.empty ())
+      stack = ok ? stack_bytes (log) : -1;
+      /* Cached only where it is used. */
+      if (ok && stack < kMostStackBytes && !path.empty ())
         write_cache (path, cubin, lowered);
     }
   } else {
     log = "no name for the built kernel";
   }
-  std::lock_guard<std::mutex> hold (r.lock);
-  if (ok && !r.exiting) {
+  if (r.exiting.load ()) { /* not loaded, nor counted */
+    e.state.store (kFailed, std::memory_order_release);
+    r.wake.notify_all ();
+    return;
+  }
+  const bool declined = ok && stack >= kMostStackBytes;
+  if (ok && !declined) {
     cudaLibrary_t library = nullptr;
     ok = cudaLibraryLoadData (&library, cubin.data (), nullptr, nullptr, 0, nullptr,
              nullptr, 0) == cudaSuccess &&
          cudaLibraryGetKernel (&e.kernel, library, lowered.c_str ()) == cudaSuccess;
     if (!ok)
       (void)cudaGetLastError ();
-  } else {
-    ok = false;
   }
-  if (!ok)
-    r.last_error = name + ": " + (log.empty () ? "could not be loaded" : log);
-  (ok ? r.compiled : r.failed).fetch_add (1);
-  e.state.store (ok ? kReady : kFailed, std::memory_order_release);
+  std::lock_guard<std::mutex> hold (r.lock);
+  if (declined) {
+    /* The description went to local memory, whole or in part: an index
+     * into it known only at run time (select instead, as
+     * fixed_point::Taps::of does). Slower than the built kernel. */
+    r.last_error = name + ": kept the built kernel: the compiled one has " +
+                   std::to_string (stack) + " bytes of stack";
+    r.declined.fetch_add (1);
+  } else {
+    if (!ok)
+      r.last_error = name + ": " + (log.empty () ? "could not be loaded" : log);
+    (ok ? r.compiled : r.failed).fetch_add (1);
+  }
+  e.state.store (ok && !declined ? kReady : kFailed, std::memory_order_release);
   r.wake.notify_all ();
 }
 
@@ -440,6 +441,7 @@ worker ()
     Registry & reg = registry ();
     std::unique_lock<std::mutex> lock (reg.lock);
     reg.exiting = true;
+    reg.wake.notify_all ();
     reg.wake.wait (lock, [&] { return !reg.compiling; });
   });
   for (;;) {
@@ -447,8 +449,15 @@ worker ()
     {
       std::unique_lock<std::mutex> lock (r.lock);
       r.wake.wait (lock, [&] { return !r.queue.empty () || r.exiting; });
-      if (r.exiting)
+      if (r.exiting) {
+        /* A thread that waits for one of them (mode "wait") goes on with
+         * the built kernel. */
+        for (Entry * q : r.queue)
+          q->state.store (kFailed, std::memory_order_release);
+        r.queue.clear ();
+        r.wake.notify_all ();
         return;
+      }
       e = r.queue.front ();
       r.queue.pop_front ();
       r.compiling = true;
