@@ -451,12 +451,15 @@ worker ()
       r.wake.wait (lock, [&] { return !r.queue.empty () || r.exiting; });
       if (r.exiting) {
         /* A thread that waits for one of them (mode "wait") goes on with
-         * the built kernel. */
+         * the built kernel. The worker then sleeps until the process
+         * ends: a thread that returned now would run its thread-local
+         * destructors (the CUDA runtime's among them) while exit tears
+         * the runtime down. */
         for (Entry * q : r.queue)
           q->state.store (kFailed, std::memory_order_release);
         r.queue.clear ();
         r.wake.notify_all ();
-        return;
+        r.wake.wait (lock, [] { return false; });
       }
       e = r.queue.front ();
       r.queue.pop_front ();
