@@ -132,13 +132,19 @@ struct KeyHash {
   }
 };
 
-enum State { kNone, kQueued, kReady, kFailed };
+/* kNone → kQueued (a launching thread: named, queued) → kCompiled (the
+ * worker: code in `cubin`) → kReady (a launching thread: loaded), or
+ * kFailed from any of them. */
+enum State { kNone, kQueued, kCompiled, kReady, kFailed };
 
 struct Entry {
   Key key;
-  int device = 0; /* where it was first launched: the compile's device */
   std::atomic<int> state{ kNone };
   std::atomic<int> seen{ 0 };
+  std::string name;          /* the built instance's template-id; set when queued */
+  std::vector<char> cubin;   /* set by the worker before kCompiled */
+  std::string lowered;       /* the kernel's name in `cubin` */
+  std::mutex load;           /* one launching thread loads it */
   cudaKernel_t kernel = nullptr; /* set before state becomes kReady */
 };
 
@@ -148,12 +154,12 @@ struct Registry {
   std::unordered_map<Key, std::unique_ptr<Entry>, KeyHash> entries;
   std::deque<Entry *> queue;
   bool worker = false;
-  /* The process is exiting (set by an exit handler that runs before the
-   * CUDA runtime's teardown and NVRTC's own): the worker starts no
-   * compile and loads no kernel more. `compiling` is set while it works
-   * on one (NVRTC, CUDA calls), and the handler waits for that to end (at
-   * most a compile, about 2 s) rather than let exit tear NVRTC or the
-   * runtime down under it. */
+  /* The process is exiting (set by an exit handler that runs before
+   * NVRTC's teardown): the worker starts no compile more. `compiling` is
+   * set while it is in one, and the handler waits for that to end (at
+   * most a compile, about 2 s) rather than let exit tear NVRTC down under
+   * it. The worker makes no CUDA call: launching threads load what it
+   * compiled, in their own order of CUDA calls. */
   std::atomic<bool> exiting{ false };
   bool compiling = false; /* under lock */
   int asked = 0;
@@ -363,69 +369,90 @@ stack_bytes (const std::string & log)
   return most;
 }
 
-/* Compiles (or reads from the disk cache) and loads `e`'s kernel; on the
- * worker's thread, with `e`'s device current. No lock is held across its
- * CUDA calls: a module load waits for the GPU, which may be waiting for a
- * launching thread (a stream gate, as the tracer's), and launching
- * threads take the registry's lock. The exit handler waits for it
- * instead (Registry::compiling). */
+/* Compiles `e`'s kernel (or reads it from the disk cache), on the
+ * worker's thread: NVRTC and files only. No CUDA call is made here: a
+ * module load can wait for the GPU, which a stream gate may hold for a
+ * launching thread, and CUDA calls at exit race the runtime's teardown.
+ * The launching thread that next sees kCompiled loads it (load ()). */
 void
 compile (Entry & e)
 {
   Registry & r = registry ();
-  std::string log, name;
-  if (cudaSetDevice (e.device) == cudaSuccess)
-    name = kernel_name (e.key.built);
-  (void)cudaGetLastError ();
-  bool ok = !name.empty ();
+  std::string log;
   std::vector<char> cubin;
   std::string lowered;
+  bool ok = true;
   int stack = -1;
-  if (ok) {
-    const std::string path = cache_path (e, name);
-    if (path.empty () || !read_cache (path, &cubin, &lowered)) {
-      ConvertScale op;
-      std::memcpy (static_cast<void *> (&op), e.key.description.data (), sizeof op);
-      char arch[16];
-      std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
-      ok = nvrtc_compile (op, name, arch, &cubin, &lowered, &log);
-      stack = ok ? stack_bytes (log) : -1;
-      /* Cached only where it is used. */
-      if (ok && stack < kMostStackBytes && !path.empty ())
-        write_cache (path, cubin, lowered);
-    }
-  } else {
-    log = "no name for the built kernel";
-  }
-  if (r.exiting.load ()) { /* not loaded, nor counted */
-    e.state.store (kFailed, std::memory_order_release);
-    r.wake.notify_all ();
-    return;
+  const std::string path = cache_path (e, e.name);
+  if (path.empty () || !read_cache (path, &cubin, &lowered)) {
+    ConvertScale op;
+    std::memcpy (static_cast<void *> (&op), e.key.description.data (), sizeof op);
+    char arch[16];
+    std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
+    ok = nvrtc_compile (op, e.name, arch, &cubin, &lowered, &log);
+    stack = ok ? stack_bytes (log) : -1;
+    /* Cached only where it is used. */
+    if (ok && stack < kMostStackBytes && !path.empty ())
+      write_cache (path, cubin, lowered);
   }
   const bool declined = ok && stack >= kMostStackBytes;
-  if (ok && !declined) {
-    cudaLibrary_t library = nullptr;
-    ok = cudaLibraryLoadData (&library, cubin.data (), nullptr, nullptr, 0, nullptr,
-             nullptr, 0) == cudaSuccess &&
-         cudaLibraryGetKernel (&e.kernel, library, lowered.c_str ()) == cudaSuccess;
-    if (!ok)
-      (void)cudaGetLastError ();
-  }
   std::lock_guard<std::mutex> hold (r.lock);
   if (declined) {
     /* The description went to local memory, whole or in part: an index
      * into it known only at run time (select instead, as
      * fixed_point::Taps::of does). Slower than the built kernel. */
-    r.last_error = name + ": kept the built kernel: the compiled one has " +
+    r.last_error = e.name + ": kept the built kernel: the compiled one has " +
                    std::to_string (stack) + " bytes of stack";
+    r.declined.fetch_add (1);
+  } else if (!ok) {
+    r.last_error = e.name + ": " + (log.empty () ? "could not be compiled" : log);
+    r.failed.fetch_add (1);
+  } else {
+    e.cubin = std::move (cubin);
+    e.lowered = std::move (lowered);
+  }
+  e.state.store (ok && !declined ? kCompiled : kFailed, std::memory_order_release);
+  r.wake.notify_all ();
+}
+
+/* Loads `e`'s compiled kernel, on a launching thread (kCompiled → kReady
+ * or kFailed); once, whichever thread comes first. The kernel is also
+ * loaded into the current context here (cudaFuncGetAttributes), not at
+ * its first launch, which may be behind a stream gate. */
+void
+load (Entry & e)
+{
+  std::lock_guard<std::mutex> once (e.load);
+  if (e.state.load (std::memory_order_acquire) != kCompiled)
+    return;
+  Registry & r = registry ();
+  cudaLibrary_t library = nullptr;
+  cudaKernel_t kernel = nullptr;
+  bool ok = cudaLibraryLoadData (&library, e.cubin.data (), nullptr, nullptr, 0, nullptr,
+                nullptr, 0) == cudaSuccess &&
+            cudaLibraryGetKernel (&kernel, library, e.lowered.c_str ()) == cudaSuccess;
+  cudaFuncAttributes attributes{};
+  if (ok)
+    ok = cudaFuncGetAttributes (&attributes, reinterpret_cast<const void *> (kernel)) ==
+         cudaSuccess;
+  if (!ok)
+    (void)cudaGetLastError ();
+  /* The stack again, as the GPU's loader reports it (a kernel read from
+   * the cache was not checked by compile ()). */
+  const bool declined = ok && (int)attributes.localSizeBytes >= kMostStackBytes;
+  e.kernel = kernel;
+  e.cubin = {};
+  std::lock_guard<std::mutex> hold (r.lock);
+  if (declined) {
+    r.last_error = e.name + ": kept the built kernel: the loaded one has " +
+                   std::to_string (attributes.localSizeBytes) + " bytes of stack";
     r.declined.fetch_add (1);
   } else {
     if (!ok)
-      r.last_error = name + ": " + (log.empty () ? "could not be loaded" : log);
+      r.last_error = e.name + ": could not be loaded";
     (ok ? r.compiled : r.failed).fetch_add (1);
   }
   e.state.store (ok && !declined ? kReady : kFailed, std::memory_order_release);
-  r.wake.notify_all ();
 }
 
 void
@@ -434,8 +461,7 @@ worker ()
   Registry & r = registry ();
   /* NVRTC is loaded here, then the exit handler registered: exit runs
    * handlers in the reverse order of their registration, so this one
-   * runs before NVRTC's own teardown and the CUDA runtime's (initialised
-   * by the launches that came first). */
+   * runs before NVRTC's own teardown. */
   (void)nvrtc ();
   std::atexit ([] {
     Registry & reg = registry ();
@@ -453,8 +479,8 @@ worker ()
         /* A thread that waits for one of them (mode "wait") goes on with
          * the built kernel. The worker then sleeps until the process
          * ends: a thread that returned now would run its thread-local
-         * destructors (the CUDA runtime's among them) while exit tears
-         * the runtime down. */
+         * destructors (NVRTC's among them) while exit tears the
+         * libraries down. */
         for (Entry * q : r.queue)
           q->state.store (kFailed, std::memory_order_release);
         r.queue.clear ();
@@ -472,13 +498,22 @@ worker ()
   }
 }
 
-/* Queues `e` for the worker (under r.lock), at most kMostKernels. */
+/* Queues `e` for the worker (under r.lock), at most kMostKernels; `name`:
+ * the built instance's (kernel_name, asked by the launching thread before
+ * it took the lock). */
 bool
-ask (Registry & r, Entry & e)
+ask (Registry & r, Entry & e, const std::string & name)
 {
   if (e.state.load () != kNone || r.asked >= kMostKernels)
     return false;
   r.asked++;
+  e.name = name;
+  if (e.name.empty ()) {
+    r.last_error = "no name for a built kernel";
+    r.failed.fetch_add (1);
+    e.state.store (kFailed);
+    return false;
+  }
   e.state.store (kQueued);
   r.queue.push_back (&e);
   if (!r.worker) {
@@ -489,9 +524,9 @@ ask (Registry & r, Entry & e)
   return true;
 }
 
-/* The entry of (built, op) on `device`, made where new. */
+/* The entry of (built, op) for `arch`, made where new. */
 Entry *
-entry_of (const void * built, const ConvertScale & op, int device, int arch)
+entry_of (const void * built, const ConvertScale & op, int arch)
 {
   /* The same description as the last launch of this thread: no hashing. */
   thread_local Entry * last = nullptr;
@@ -510,7 +545,6 @@ entry_of (const void * built, const ConvertScale & op, int device, int arch)
     }
     auto e = std::make_unique<Entry> ();
     e->key = key;
-    e->device = device;
     it = r.entries.emplace (key, std::move (e)).first;
   }
   last = it->second.get ();
@@ -583,7 +617,8 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
   /* NVRTC itself is loaded by the compiling thread: a first frame does
-   * not wait for the library to load. */
+   * not wait for the library to load. That thread makes no CUDA call;
+   * the launching thread that first sees a kernel compiled loads it. */
   const Mode m = mode ();
   if (m == Mode::OFF)
     return false;
@@ -596,19 +631,24 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   const int arch = arch_of (device);
   if (!arch)
     return false;
-  Entry * e = entry_of (kernel, op, device, arch);
+  Entry * e = entry_of (kernel, op, arch);
   int state = e->state.load (std::memory_order_acquire);
   if (state == kNone || state == kQueued) {
     const int seen = e->seen.fetch_add (1, std::memory_order_relaxed) + 1;
+    const bool asking =
+        state == kNone && (m == Mode::WAIT || seen >= kSeenBeforeCompile);
+    /* Named outside the lock: a CUDA call. */
+    const std::string name = asking ? kernel_name (kernel) : std::string ();
     Registry & r = registry ();
     std::unique_lock<std::mutex> lock (r.lock);
-    if (m == Mode::WAIT) {
-      ask (r, *e);
-      if (e->state.load () == kQueued) /* not past kMostKernels */
-        r.wake.wait (lock, [&] { return e->state.load () >= kReady; });
-    } else if (seen >= kSeenBeforeCompile) {
-      ask (r, *e);
-    }
+    if (asking)
+      ask (r, *e, name);
+    if (m == Mode::WAIT && e->state.load () == kQueued) /* not past kMostKernels */
+      r.wake.wait (lock, [&] { return e->state.load () >= kCompiled; });
+    state = e->state.load (std::memory_order_acquire);
+  }
+  if (state == kCompiled) {
+    load (*e);
     state = e->state.load (std::memory_order_acquire);
   }
   if (state != kReady)

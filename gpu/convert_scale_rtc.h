@@ -9,7 +9,9 @@
 // The built kernel computes every frame until its compiled twin is ready:
 // a thread of the process compiles a description once it has been
 // launched kSeenBeforeCompile times (a description whose crop moves every
-// frame never is), at most kMostKernels of them per process. The result
+// frame never is), at most kMostKernels of them per process. That thread
+// makes no CUDA call: the launching thread that first finds the code
+// compiled loads it (a module load, once a description). The result
 // is kept in memory and on disk ($XDG_CACHE_HOME/gst-cudastreams/convert,
 // keyed by the description, the kernels' source and the GPU
 // architecture), so a later run starts with it.
@@ -52,7 +54,7 @@ bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block
     std::size_t shared_bytes, cudaStream_t stream, void ** args);
 
 // What the compiler did so far, for tests and logs: kernels compiled (or
-// read from the cache), compiles that failed (the last one's log in
+// read from the cache) and loaded, compiles or loads that failed (the last one's log in
 // `last_error`), compiled kernels not used (kMostStackBytes), launches
 // that took a compiled kernel.
 struct Stats {
