@@ -38,18 +38,21 @@ for line in sys.stdin:
         print("%-36s %-14s %8.2f %7.2f %5.2fx" % (r["row"], r.get("path", ""), r["kernel_us"],
               r["copy_us"], r["kernel_us"] / r["copy_us"]))'
 }
-$B/pipelines/gcs-convert-time > "$OUT/time.txt" 2>&1
+# Each timing run is bounded: the background compiler of the run-time
+# kernels once hung it (docs/cudaconvertscale.md).
+timeout 120 $B/pipelines/gcs-convert-time > "$OUT/time.txt" 2>&1 ||
+  echo "gcs-convert-time: exit $? (124: stopped after 120 s)"
 echo "row                                  path            kernel    copy  ratio"
 table < "$OUT/time.txt"
 for rows in ${EXTRA_ROWS-scripts/convert_rows_turned.txt}; do
   echo "== $rows"
-  $B/pipelines/gcs-convert-time --rows "$rows" 2>&1 | tee -a "$OUT/time.txt" | table
+  timeout 120 $B/pipelines/gcs-convert-time --rows "$rows" 2>&1 | tee -a "$OUT/time.txt" | table
 done
 if [ -n "${SWEEP:-}" ]; then
   var=${SWEEP%%=*}
   for v in $(echo "${SWEEP#*=}" | tr , ' '); do
     echo "== $var=$v"
-    env "$var=$v" $B/pipelines/gcs-convert-time ${SWEEP_ROWS:-} 2>&1 | table
+    env "$var=$v" timeout 120 $B/pipelines/gcs-convert-time ${SWEEP_ROWS:-} 2>&1 | table
   done
 fi
 # PROFILE_ROWS: Nsight Compute on those rows' kernels (one launch each).
