@@ -69,7 +69,7 @@ struct alignas (16) Taps { /* one shared-memory load */
     /* Selected, not indexed: an index known only at run time would put a
      * description compiled as a constant (convert_scale_rtc.h) in local
      * memory, all of it. */
-    const unsigned(&s)[2][2] = op.fixed.stride;
+    const unsigned (&s)[2][2] = op.fixed.stride;
     const unsigned stride =
         g == 0 ? (along_y ? s[0][1] : s[0][0]) : (along_y ? s[1][1] : s[1][0]);
     const unsigned q1 = (unsigned)(int)floorf (t.w1 * (float)kWeightOne + 0.5f);

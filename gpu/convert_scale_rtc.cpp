@@ -141,10 +141,10 @@ struct Entry {
   Key key;
   std::atomic<int> state{ kNone };
   std::atomic<int> seen{ 0 };
-  std::string name;          /* the built instance's template-id; set when queued */
-  std::vector<char> cubin;   /* set by the worker before kCompiled */
-  std::string lowered;       /* the kernel's name in `cubin` */
-  std::mutex load;           /* one launching thread loads it */
+  std::string name;              /* the built instance's template-id; set when queued */
+  std::vector<char> cubin;       /* set by the worker before kCompiled */
+  std::string lowered;           /* the kernel's name in `cubin` */
+  std::mutex load;               /* one launching thread loads it */
   cudaKernel_t kernel = nullptr; /* set before state becomes kReady */
 };
 
@@ -635,8 +635,7 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   int state = e->state.load (std::memory_order_acquire);
   if (state == kNone || state == kQueued) {
     const int seen = e->seen.fetch_add (1, std::memory_order_relaxed) + 1;
-    const bool asking =
-        state == kNone && (m == Mode::WAIT || seen >= kSeenBeforeCompile);
+    const bool asking = state == kNone && (m == Mode::WAIT || seen >= kSeenBeforeCompile);
     /* Named outside the lock: a CUDA call. */
     const std::string name = asking ? kernel_name (kernel) : std::string ();
     Registry & r = registry ();

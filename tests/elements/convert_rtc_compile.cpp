@@ -60,12 +60,14 @@ const Family kFamilies[] = {
   { "video/x-raw,format=RGBA,width=3840,height=2160",
       "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR,
       gpu::Orientation::IDENTITY,
-      "gst_cs::gpu::kernels::convert_scale_fixed_point_blocks_kernel<(gst_cs::gpu::Filter)"
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_blocks_kernel<(gst_cs::gpu::"
+      "Filter)"
       "1, 1, false>" },
   { "video/x-raw,format=NV12,width=1920,height=1080",
       "video/x-raw,format=RGBA,width=720,height=1280", gpu::Filter::BILINEAR,
       gpu::Orientation::ROTATE_90R,
-      "gst_cs::gpu::kernels::convert_scale_fixed_point_turned_kernel<(gst_cs::gpu::Filter)"
+      "gst_cs::gpu::kernels::convert_scale_fixed_point_turned_kernel<(gst_cs::gpu::"
+      "Filter)"
       "1, 2, false>" },
   { "video/x-raw,format=I420,width=1920,height=1080",
       "video/x-raw,format=RGBP,width=960,height=540", gpu::Filter::BILINEAR,
@@ -126,7 +128,8 @@ GST_START_TEST (test_families_compile)
     fail_unless (stack >= 0 && stack < gpu::rtc::kMostStackBytes,
         "%s (%s): %d bytes of stack a thread (the description is %d)", f.kernel,
         gpu::convert_scale_path (resolved), stack, (int)sizeof (gpu::ConvertScale));
-    g_print ("%s: compiled, %d bytes of stack\n", gpu::convert_scale_path (resolved), stack);
+    g_print (
+        "%s: compiled, %d bytes of stack\n", gpu::convert_scale_path (resolved), stack);
   }
 }
 GST_END_TEST;
