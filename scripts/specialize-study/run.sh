@@ -5,7 +5,7 @@
 # kernel the build has (its description a parameter) beside the same
 # kernel with the description a constant of the source (kernels.cu), as
 # PTX (nvcc -ptx: instructions, loads, local memory, branches), and how
-# long NVRTC takes to compile the specialised one (with shims/, the few
+# long NVRTC takes to compile the specialised one (with gpu/rtc_std/, the few
 # std names the kernels use, in place of the toolkit's libcu++ headers,
 # which alone took NVRTC 1.1 s).
 # With GPU=1, on a machine with a GPU, each case's two kernels also run
@@ -58,7 +58,7 @@ grep -v '^#' "$here/cases.txt" | while IFS='|' read -r name in out filter body; 
   g="$(ptx k_generic) $(regs k_generic)"
   s="$(ptx k_specialized) $(regs k_specialized)"
   rtc=$("$T/nvrtc_time" "$here/kernels.cu" --gpu-architecture=sm_90 -std=c++17 --fmad=false \
-    -default-device -I"$here/shims" -I"$root/gpu" -I"$T" "${defs[@]}" | head -3)
+    -default-device -I"$root/gpu/rtc_std" -I"$root/gpu" -I"$T" "${defs[@]}" | head -3)
   printf '%-22s %-14s %36s %36s %s\n' "$name" "$path" "$g" "$s" "$rtc"
   if [ "${GPU:-0}" = 1 ]; then
     nvcc -std=c++17 -O3 -arch=sm_90 -fmad=false -I"$root/gpu" -I"$T" -I"$here" "${defs[@]}" \
