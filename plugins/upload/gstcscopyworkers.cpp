@@ -10,7 +10,14 @@ namespace gst_cs {
 guint
 auto_copy_threads ()
 {
-  return CLAMP (g_get_num_processors () / 2, 1u, 8u);
+  /* Read once: each g_get_num_processors () opens and reads
+   * /sys/devices/system/cpu/online, and the staged copy asks every frame
+   * (CLAMP evaluated it three times: nine syscalls a frame). */
+  static const guint threads = [] {
+    const guint half = g_get_num_processors () / 2;
+    return CLAMP (half, 1u, 8u);
+  }();
+  return threads;
 }
 
 void
