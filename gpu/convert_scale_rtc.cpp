@@ -13,6 +13,7 @@
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <thread>
 #include <type_traits>
 #include <unordered_map>
@@ -26,6 +27,7 @@
 
 #include "convert_scale_addresses.h"
 #include "convert_scale_rtc_sources.h"
+#include "run_apart.h"
 
 namespace gst_cs::gpu::rtc {
 namespace {
@@ -72,6 +74,13 @@ nvrtc ()
         break;
     if (!lib)
       return n;
+    /* Loaded here too, not first by a compile: the compiles run in
+     * children forked from this process (run_apart.h), where a library
+     * loaded already is not loaded again. */
+    for (const char * name : { "libnvrtc-builtins.so.13.0", "libnvrtc-builtins.so.13",
+             "libnvrtc-builtins.so" })
+      if (dlopen (name, RTLD_NOW | RTLD_LOCAL))
+        break;
     auto get = [&] (auto & f, const char * name) {
       f = reinterpret_cast<std::remove_reference_t<decltype (f)>> (dlsym (lib, name));
       return f != nullptr;
@@ -154,14 +163,12 @@ struct Registry {
   std::unordered_map<Key, std::unique_ptr<Entry>, KeyHash> entries;
   std::deque<Entry *> queue;
   bool worker = false;
-  /* The process is exiting (set by an exit handler that runs before
-   * NVRTC's teardown): the worker starts no compile more. `compiling` is
-   * set while it is in one, and the handler waits for that to end (at
-   * most a compile, about 2 s) rather than let exit tear NVRTC down under
-   * it. The worker makes no CUDA call: launching threads load what it
-   * compiled, in their own order of CUDA calls. */
+  /* The process is exiting (set by an exit handler): the worker starts no
+   * compile more. One in progress runs in a child process (run_apart.h),
+   * which ends with this one: exit does not wait for it. The worker makes
+   * no CUDA call: launching threads load what it compiled, in their own
+   * order of CUDA calls. */
   std::atomic<bool> exiting{ false };
-  bool compiling = false; /* under lock */
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -302,7 +309,7 @@ write_cache (const std::string & path, const std::vector<char> & cubin,
 }
 
 bool
-nvrtc_compile (const ConvertScale & op, const std::string & name,
+nvrtc_compile_here (const ConvertScale & op, const std::string & name,
     const std::string & arch, std::vector<char> * cubin, std::string * lowered,
     std::string * log)
 {
@@ -349,6 +356,73 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   }
   n.destroy (&p);
   return ok;
+}
+
+/* A compile of the longest: NVRTC takes 0.2-1.6 s for one on two cores,
+ * more under a sanitizer. A child that takes longer is stopped. */
+constexpr int kMostCompileSeconds = 300;
+
+void
+put (std::string & out, std::string_view bytes)
+{
+  const std::uint64_t size = bytes.size ();
+  out.append (reinterpret_cast<const char *> (&size), sizeof size);
+  out.append (bytes);
+}
+
+bool
+take (std::string_view & in, std::string_view * bytes)
+{
+  std::uint64_t size = 0;
+  if (in.size () < sizeof size)
+    return false;
+  std::memcpy (&size, in.data (), sizeof size);
+  in.remove_prefix (sizeof size);
+  if (in.size () < size)
+    return false;
+  *bytes = in.substr (0, (std::size_t)size);
+  in.remove_prefix ((std::size_t)size);
+  return true;
+}
+
+/* nvrtc_compile_here in a child process (run_apart.h says why), the
+ * process's own copy of NVRTC loaded first so that children share it. */
+bool
+nvrtc_compile (const ConvertScale & op, const std::string & name,
+    const std::string & arch, std::vector<char> * cubin, std::string * lowered,
+    std::string * log)
+{
+  if (!nvrtc ().ok) {
+    *log = "libnvrtc cannot be loaded";
+    return false;
+  }
+  std::string bytes, why;
+  const bool ran = run_apart (
+      [&] {
+        std::vector<char> code;
+        std::string name_in_code, text;
+        const bool ok = nvrtc_compile_here (op, name, arch, &code, &name_in_code, &text);
+        std::string out (1, ok ? '1' : '0');
+        put (out, name_in_code);
+        put (out, std::string_view (code.data (), code.size ()));
+        put (out, text);
+        return out;
+      },
+      kMostCompileSeconds, &bytes, &why);
+  if (!ran) {
+    *log = "the compiling process: " + why;
+    return false;
+  }
+  std::string_view in (bytes), name_in_code, code, text;
+  if (in.empty () || !(in.remove_prefix (1), take (in, &name_in_code)) ||
+      !take (in, &code) || !take (in, &text)) {
+    *log = "the compiling process: a result cut short";
+    return false;
+  }
+  lowered->assign (name_in_code);
+  cubin->assign (code.begin (), code.end ());
+  log->assign (text);
+  return bytes[0] == '1';
 }
 
 /* The largest stack frame ptxas reports in `log` ("N bytes stack frame"),
@@ -459,16 +533,13 @@ void
 worker ()
 {
   Registry & r = registry ();
-  /* NVRTC is loaded here, then the exit handler registered: exit runs
-   * handlers in the reverse order of their registration, so this one
-   * runs before NVRTC's own teardown. */
+  /* NVRTC is loaded by this thread: a first frame does not wait for it. */
   (void)nvrtc ();
   std::atexit ([] {
     Registry & reg = registry ();
-    std::unique_lock<std::mutex> lock (reg.lock);
+    std::lock_guard<std::mutex> lock (reg.lock);
     reg.exiting = true;
     reg.wake.notify_all ();
-    reg.wake.wait (lock, [&] { return !reg.compiling; });
   });
   for (;;) {
     Entry * e;
@@ -479,8 +550,7 @@ worker ()
         /* A thread that waits for one of them (mode "wait") goes on with
          * the built kernel. The worker then sleeps until the process
          * ends: a thread that returned now would run its thread-local
-         * destructors (NVRTC's among them) while exit tears the
-         * libraries down. */
+         * destructors while exit tears the libraries down. */
         for (Entry * q : r.queue)
           q->state.store (kFailed, std::memory_order_release);
         r.queue.clear ();
@@ -489,12 +559,8 @@ worker ()
       }
       e = r.queue.front ();
       r.queue.pop_front ();
-      r.compiling = true;
     }
     compile (*e);
-    std::lock_guard<std::mutex> hold (r.lock);
-    r.compiling = false;
-    r.wake.notify_all ();
   }
 }
 
@@ -616,8 +682,8 @@ bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
-  /* NVRTC itself is loaded by the compiling thread: a first frame does
-   * not wait for the library to load. That thread makes no CUDA call;
+  /* NVRTC itself is loaded by the compiling thread, and compiles in its
+   * children: a first frame does not wait for the library to load. That thread makes no CUDA call;
    * the launching thread that first sees a kernel compiled loads it. */
   const Mode m = mode ();
   if (m == Mode::OFF)

@@ -10,8 +10,9 @@
 // a thread of the process compiles a description once it has been
 // launched kSeenBeforeCompile times (a description whose crop moves every
 // frame never is), at most kMostKernels of them per process. That thread
-// makes no CUDA call: the launching thread that first finds the code
-// compiled loads it (a module load, once a description). The result
+// makes no CUDA call, and NVRTC compiles in a child process it forks
+// (run_apart.h): the launching thread that first finds the code compiled
+// loads it (a module load, once a description). The result
 // is kept in memory and on disk ($XDG_CACHE_HOME/gst-cudastreams/convert,
 // keyed by the description, the kernels' source and the GPU
 // architecture), so a later run starts with it.
@@ -20,8 +21,7 @@
 // compiles at the first launch of a description and waits for it (tests,
 // benchmarks); anything else, or unset, as above. Where NVRTC (libnvrtc)
 // cannot be loaded, the built kernels run. A process that exits while a
-// kernel is being compiled waits for that compile to end (NVRTC cannot be
-// stopped, nor torn down under a compile), at most about 2 s.
+// kernel is being compiled does not wait for it: the child is killed.
 #pragma once
 
 #include <cstddef>

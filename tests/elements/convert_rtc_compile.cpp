@@ -8,11 +8,15 @@
 // folds into the code instead of going to local memory (ptxas's stack).
 #include <gst/check/gstcheck.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "convert/gstcsconvertdesc.hpp"
 #include "convert_scale_rtc.h"
+#include "run_apart.h"
 
 namespace {
 
@@ -134,12 +138,45 @@ GST_START_TEST (test_families_compile)
 }
 GST_END_TEST;
 
+/* The compiles run in a child process (gpu/run_apart.h): what it returns
+ * comes back whole, larger than a pipe holds; a child that crashes or
+ * runs past its time is told apart from one that returned. */
+GST_START_TEST (test_run_apart)
+{
+  std::string result, why;
+  std::string big (300 * 1000, 'x');
+  big[12345] = '\0';
+  fail_unless (
+      gpu::run_apart ([&] { return big; }, 30, &result, &why), "%s", why.c_str ());
+  fail_unless (result == big, "%zu bytes back of %zu", result.size (), big.size ());
+  fail_unless (gpu::run_apart ([] { return std::string (); }, 30, &result, &why));
+  fail_unless (result.empty ());
+
+  fail_if (gpu::run_apart (
+      [] {
+        std::abort ();
+        return std::string ("never");
+      },
+      30, &result, &why));
+  fail_unless (why.find ("signal") != std::string::npos, "%s", why.c_str ());
+  fail_if (gpu::run_apart (
+      [] {
+        std::this_thread::sleep_for (std::chrono::seconds (30));
+        return std::string ("late");
+      },
+      1, &result, &why));
+  fail_unless (why == "stopped after 1 s", "%s", why.c_str ());
+  fail_unless (result.empty ());
+}
+GST_END_TEST;
+
 Suite *
 rtc_suite (void)
 {
   Suite * s = suite_create ("convert_rtc_compile");
   TCase * tc = tcase_create ("rtc");
   tcase_set_timeout (tc, 300);
+  tcase_add_test (tc, test_run_apart);
   tcase_add_test (tc, test_families_compile);
   suite_add_tcase (s, tc);
   return s;
