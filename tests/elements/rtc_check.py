@@ -12,15 +12,26 @@ conversions take kernels compiled at run time for them
   built kernel meanwhile): the test passes, and its processes exit
   cleanly while compiles are under way (gst-check forks a process a test).
 
+- with --launch GST_LAUNCH: a live pipeline of 5 s (1000 moving frames
+  into the converter, NV12 to RGBA, downscaled), as users run it: its
+  kernel compiled in the background and taken mid-stream. Its output
+  must be the built kernels' (GST_CS_CONVERT_RTC=0), byte for byte, over
+  the switch, and compiled kernels must have run in it.
+
 Each test's process says at exit what it compiled and launched
 (GST_CS_CONVERT_RTC_REPORT)."""
+import hashlib
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-exe, names = sys.argv[1], sys.argv[2:]
+args = sys.argv[1:]
+launch = None
+if args[:1] == ["--launch"]:
+    launch, args = args[1], args[2:]
+exe, names = args[0], args[1:]
 
 
 def run(mode, cache):
@@ -55,8 +66,53 @@ def run(mode, cache):
     return totals
 
 
+def pipeline_switches(workdir):
+    """The live pipeline, built kernels alone and then as users run it
+    (a fresh cache: compiled during the stream); the same bytes."""
+    os.makedirs(workdir)
+    line = ("videotestsrc is-live=true num-buffers=1000 pattern=ball ! "
+            "video/x-raw,format=NV12,width=640,height=360,framerate=200/1 ! "
+            "cudastreamsupload ! cudastreamsconvertscale ! "
+            "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=256,height=144 ! "
+            "cudastreamsdownload ! filesink location=%s")
+    digests = {}
+    for mode in ("0", None):
+        env = dict(os.environ)
+        env.pop("GST_CS_CONVERT_RTC", None)
+        if mode:
+            env["GST_CS_CONVERT_RTC"] = mode
+        env["GST_CS_CONVERT_RTC_REPORT"] = "1"
+        env["GST_CS_CONVERT_RTC_CACHE"] = os.path.join(workdir, "cache")
+        out = os.path.join(workdir, "frames-%s" % (mode or "background"))
+        r = subprocess.run([launch, "-q"] + (line % out).split(), env=env,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("pipeline (%s) failed, exit %d:\n%s"
+                     % (mode or "background", r.returncode, r.stderr[-4000:]))
+        report = re.findall(r"convert rtc: (\d+) compiled, (\d+) failed, (\d+) declined, "
+                            r"(\d+) launches(.*)", r.stderr)
+        if mode is None and len(report) != 1:
+            sys.exit("pipeline (%s): no report of the compiler:\n%s"
+                     % (mode or "background", r.stderr[-4000:]))
+        compiled, failed, declined, launches, error = (report or [("0",) * 4 + ("",)])[0]
+        size = os.path.getsize(out)
+        with open(out, "rb") as f:
+            digests[mode] = hashlib.sha256(f.read()).hexdigest()
+        os.unlink(out)
+        print("pipeline (%s): %d bytes, %s compiled, %s failed, %s declined, %s launches%s"
+              % (mode or "background", size, compiled, failed, declined, launches, error))
+        if size != 1000 * 256 * 144 * 4:
+            sys.exit("pipeline (%s): %d bytes written, not 1000 frames" % (mode, size))
+        if mode is None and (int(launches) == 0 or int(failed) or int(declined)):
+            sys.exit("the compiled kernel did not take over the stream")
+    if digests["0"] != digests[None]:
+        sys.exit("the frames differ once the compiled kernel takes over")
+
+
 with tempfile.TemporaryDirectory() as fresh:
     # A cache of its own for each run: the background run compiles too.
     if run("wait", os.path.join(fresh, "wait"))[3] == 0:
         sys.exit("no compiled kernel was launched")
     run(None, os.path.join(fresh, "background"))
+    if launch:
+        pipeline_switches(os.path.join(fresh, "pipeline"))
