@@ -19,7 +19,9 @@ nothing of the harness runs per frame but a counter on the sink's pad).
   Two end-to-end rows follow (from system memory; from nvh264dec).
 
 Out: DIR/matrix.jsonl (every run), DIR/convert-matrix.csv, and a summary
-against the converter issue's targets on stdout. --deadline stops starting
+against the converter issue's targets on stdout. `ours_compiled_share`
+(`rtc` on stdout): the share of our last round's frames whose kernel was
+compiled for the conversion at run time (gpu/convert_scale_rtc.h). --deadline stops starting
 new rounds when too little time is left; the rounds done are reported.
 
   convert_matrix.py --build BUILD --out DIR [--rows FILE] [--rounds 5]
@@ -109,15 +111,24 @@ class Runner:
         if cupti:
             e["CUDA_INJECTION64_PATH"] = self.cupti
             e["GCS_CUPTI_OUT"] = cupti
+        # Our converter's run-time compiler says at exit how many launches
+        # took a kernel compiled for the conversion (gpu/convert_scale_rtc.h).
+        e["GST_CS_CONVERT_RTC_REPORT"] = "1"
+        err = ""
         try:
             p = subprocess.run(cmd, env=e, capture_output=True, text=True, timeout=90)
-            out = p.stdout
+            out, err = p.stdout, p.stderr
         except subprocess.TimeoutExpired:
             out = 'LAUNCH {"error":"the process ran past 90 s"}'
         res = {"error": "no result: " + (out[-200:] if out else "")}
         for l in out.splitlines():
             if l.startswith("LAUNCH "):
                 res = json.loads(l[7:])
+        m = re.search(r"convert rtc: (\d+) compiled, (\d+) failed, (\d+) declined, "
+                      r"(\d+) launches", err)
+        if m:
+            res["rtc"] = dict(zip(("compiled", "failed", "declined", "launches"),
+                                  map(int, m.groups())))
         res.update({"side": side, "row": what, "n": n, "cupti": bool(cupti)})
         self.log.write(json.dumps(res) + "\n")
         self.log.flush()
@@ -249,6 +260,8 @@ def main():
                 if "error" in r:
                     res.setdefault("round_errors", []).append(r["error"])
                     continue
+                if "rtc" in r:  # the last round's
+                    res["rtc_share"] = r["rtc"]["launches"] / res["n"]
                 res.setdefault("fps", []).append(r["fps"])
                 res.setdefault("cpu_us", []).append(r["cpu_us"])
                 waits = r.get("host_waits", -1)  # over the whole run
@@ -281,7 +294,8 @@ def report(args, lines, results, copy, methods):
     csv = os.path.join(args.out, "convert-matrix.csv")
     cols = ["row", "ours_fps", "nvcodec_fps", "ratio", "rounds", "ours_cpu_us",
             "nvcodec_cpu_us", "ours_kernel_us", "nvcodec_kernel_us", "copy_us",
-            "kernel_over_copy", "ours_host_waits_per_frame", "path", "note"]
+            "kernel_over_copy", "ours_host_waits_per_frame", "path",
+            "ours_compiled_share", "note"]
     out_rows = []
     for name in lines:
         o, v = results[name]["ours"], results[name]["nvcodec"]
@@ -303,7 +317,7 @@ def report(args, lines, results, copy, methods):
             "copy_us": c.get("copy_us"),
             "kernel_over_copy": ok_ / c["copy_us"] if ok_ and c.get("copy_us") else None,
             "ours_host_waits_per_frame": o.get("host_waits"), "path": c.get("path"),
-            "note": "; ".join(note)})
+            "ours_compiled_share": o.get("rtc_share"), "note": "; ".join(note)})
 
     def cell(x):
         if x is None:
@@ -315,18 +329,19 @@ def report(args, lines, results, copy, methods):
         f.write(",".join(cols) + "\n")
         for r in out_rows:
             f.write(",".join(cell(r[c]) for c in cols) + "\n")
-    print("%-36s %9s %9s %6s %3s %7s %7s %8s %8s %8s %5s" % (
+    print("%-36s %9s %9s %6s %3s %7s %7s %8s %8s %8s %5s %4s" % (
         "row", "ours", "nvcodec", "ratio", "n", "cpu_o", "cpu_n", "kern_o", "kern_n",
-        "copy", "k/c"))
+        "copy", "k/c", "rtc"))
     for r in out_rows:
         def f(x, fmt):
             return fmt % x if x is not None else "-"
-        print("%-36s %9s %9s %6s %3d %7s %7s %8s %8s %8s %5s %s" % (
+        print("%-36s %9s %9s %6s %3d %7s %7s %8s %8s %8s %5s %4s %s" % (
             r["row"][:36], f(r["ours_fps"], "%.0f"), f(r["nvcodec_fps"], "%.0f"),
             f(r["ratio"], "%.2f"), r["rounds"], f(r["ours_cpu_us"], "%.1f"),
             f(r["nvcodec_cpu_us"], "%.1f"), f(r["ours_kernel_us"], "%.1f"),
             f(r["nvcodec_kernel_us"], "%.1f"), f(r["copy_us"], "%.1f"),
-            f(r["kernel_over_copy"], "%.2f"), r["note"][:60]))
+            f(r["kernel_over_copy"], "%.2f"), f(r["ours_compiled_share"], "%.2f"),
+            r["note"][:60]))
     ratios = [r["ratio"] for r in out_rows if r["ratio"]]
     both = [r for r in out_rows if r["ours_kernel_us"] and r["nvcodec_kernel_us"]]
     faster_kernel = sum(1 for r in both if r["ours_kernel_us"] <= r["nvcodec_kernel_us"])
