@@ -3,13 +3,16 @@
 // (plugins/convert/gstcsconvertmemo.hpp) gives the next frame of the same
 // key the last resolved description moved to its memory, which computes
 // (on the GPU's path, on the CPU) the same pixels as the frame's own
-// description; a key or an alignment that differs describes afresh.
+// description, and the same description but for its addresses; a key or
+// an alignment that differs describes afresh.
 #include <gst/check/gstcheck.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "convert/gstcsconvertmemo.hpp"
+#include "convert_scale_addresses.h"
 
 namespace {
 
@@ -105,6 +108,20 @@ GST_START_TEST (test_moved_description_computes_the_frame)
       fail_unless (op != nullptr);
     }
     fail_unless_equals_int (described, 1);
+    /* All but its addresses, the moved description is the frame's own,
+     * byte for byte: what the run-time compiler keys a kernel on
+     * (gpu/convert_scale_rtc.h) is the same for every frame of one
+     * conversion, however the memo reached it. */
+    gpu::ConvertScale own, moved_op = *op;
+    fail_unless (gpu::convert_scale_resolve (
+        describe (f, s, f.at (f.in_mem, shift, 1), f.at (f.out_mem, shift, 1)), &own));
+    gpu::each_address (own, [] (auto *& a, bool) { a = nullptr; });
+    gpu::each_address (moved_op, [] (auto *& a, bool) { a = nullptr; });
+    fail_unless (std::memcmp (static_cast<const void *> (&own),
+                     static_cast<const void *> (&moved_op), sizeof own) == 0,
+        "%s -> %s: the moved description differs from the frame's own beyond its "
+        "addresses",
+        gst_video_format_to_string (p.in), gst_video_format_to_string (p.out));
     /* The moved description's pixels, then the frame's own, compared. */
     guint8 * out = f.at (f.out_mem, shift, 1);
     const gsize size = GST_VIDEO_INFO_SIZE (&f.out);
