@@ -714,13 +714,18 @@ resolve (ConvertScale & op)
   } else if (one_sample::applies (op)) {
     return;
   }
-  /* The input: Y alone at full resolution and U, V subsampled, or packed
+  /* The input: Y alone at full resolution and U, V subsampled; or three
+   * planes of samples at full resolution (4:4:4, planar RGB), read as Y
+   * and U, V at the luma's positions (plane_position at l = 0); or packed
    * RGB in aligned 4-byte words (words_of), with alpha where the output
    * takes it unscaled. */
   const unsigned full = op.inputs_all & op.in_full, sub = op.inputs_all & op.in_sub;
+  const bool planes_of_three = full == 7u && sub == 0u && y.step == 1 && u.step == 1 &&
+                               v.step == 1 && u.pitch == v.pitch;
   if (full == 1u && sub == 6u && op.in_words[1].word != 0)
     f.word = op.in_words[1].word;
-  else if (full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step)
+  else if ((full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step) ||
+           planes_of_three)
     f.word = 0;
   else if (sub == 0u && op.in_words[0].word == 4 &&
            (full == 7u || (full == 15u && op.alpha_scale == 1.0f)))

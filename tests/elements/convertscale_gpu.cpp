@@ -441,11 +441,12 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
   return path ? path : "refused";
 }
 
-/* A decoder's 8-bit frames, and packed 8-bit RGB in 4-byte words,
- * resampled into 8-bit RGB or YUV take the fixed-point arithmetic
- * (convert_scale_fixed_point.h) in every colorimetry and range (its bounds
- * would otherwise send them back to float, silently slower); 10-bit
- * inputs, 3-byte RGB and the four-tap filters do not. */
+/* A decoder's 8-bit frames, three 8-bit planes at full resolution, and
+ * packed 8-bit RGB in 4-byte words, resampled into 8-bit RGB or YUV take
+ * the fixed-point arithmetic (convert_scale_fixed_point.h) in every
+ * colorimetry and range (its bounds would otherwise send them back to
+ * float, silently slower); 10-bit inputs, 3-byte RGB and the four-tap
+ * filters do not, nor frames one sample a pixel into RGB (one_sample). */
 GST_START_TEST (test_decoder_frames_take_fixed_point)
 {
   const struct {
@@ -490,6 +491,18 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=YUY2,width=3840,height=2160",
         "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::BILINEAR, false,
         "fixed point" },
+    { "video/x-raw,format=Y444,width=1920,height=1080",
+        "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=GBR,width=1920,height=1080",
+        "video/x-raw,format=I420,width=1280,height=720", gpu::Filter::BILINEAR, false,
+        "fixed point" },
+    { "video/x-raw,format=RGBP,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::NEAREST, false,
+        "fixed point" },
+    { "video/x-raw,format=RGBP,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "one sample" },
     { "video/x-raw,format=P010_10LE,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
         "two taps" },
