@@ -169,6 +169,10 @@ struct ConvertScale {
     // (byte_perm), and whether the output's alpha is the input's, filtered.
     unsigned rgb_select[2] = {};
     bool alpha_in = false;
+    // Every chroma tap is one sample as well as every luma one (nearest;
+    // frames not scaled whose chroma is at full resolution): a pixel of
+    // fixed_point::input_codes' One reads one U and one V.
+    bool chroma_one = false;
     std::ptrdiff_t v_minus_u = 0; // V's sample from U's, where apart
     unsigned stride[2][2] = {};   // [resolution][along y]: bytes between samples
     unsigned chroma_select = 0;   // a word's U and V into 16-bit lanes (byte_perm)

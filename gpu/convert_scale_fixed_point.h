@@ -296,6 +296,16 @@ input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps 
                           luma.q1) >>
                   kCodeBits);
   const std::uint8_t *c = chroma.p0 + cb.o0, *d = c + chroma_pixel;
+  if (One && f.chroma_one) {
+    /* The chroma sample of weight 256 along each axis, its codes times
+     * 256, as the pairs' sums below make them: 2 loads where those take 8
+     * (planes) or 4 (words). */
+    const unsigned w =
+        chroma_lanes<Word> (f, (cb.q0 ? c : d) + (chroma.q0 ? 0u : chroma_line));
+    return InputCodes{ { y, (int)((w & 0xffffu) << kCodeBits),
+                           (int)((w >> 16) << kCodeBits) },
+      f.alpha };
+  }
   /* Each 16-bit lane at most 255 * 256: U never carries into V. */
   const unsigned c0 =
       chroma_lanes<Word> (f, c) * cb.q0 + chroma_lanes<Word> (f, d) * cb.q1;
@@ -669,7 +679,8 @@ dispatch_word (const ConvertScale & op, Fn fn)
 // either axis is one sample, its pair's other of weight 0: nearest, and
 // frames not scaled (each output pixel's source position is a sample's).
 // Those pixels read their one luma sample, or word of packed RGB
-// (input_codes' One): a quarter of those loads; chroma keeps its pairs.
+// (input_codes' One): a quarter of those loads; chroma keeps its pairs
+// unless its taps are one sample too (FixedPoint::chroma_one).
 inline bool
 luma_one_tap (const ConvertScale & op)
 {
@@ -798,6 +809,11 @@ resolve (ConvertScale & op)
   for (int c = 0; c < 2; c++)
     f.border_chroma[c] =
         (int)std::floor ((double)op.border[c + 1] * (1 << kCoefBits) + 0.5);
+  /* Chroma at full resolution sits where the luma does (plane_position
+   * at l = 0): its taps are the luma's. Nearest takes one sample of
+   * every plane. */
+  f.chroma_one = luma_one_tap (op) &&
+                 (op.filter == Filter::NEAREST || (op.sub_log2_x == 0 && op.sub_log2_y == 0));
   f.on = true;
   op.fixed = f;
 }
