@@ -302,9 +302,9 @@ input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps 
      * (planes) or 4 (words). */
     const unsigned w =
         chroma_lanes<Word> (f, (cb.q0 ? c : d) + (chroma.q0 ? 0u : chroma_line));
-    return InputCodes{ { y, (int)((w & 0xffffu) << kCodeBits),
-                           (int)((w >> 16) << kCodeBits) },
-      f.alpha };
+    return InputCodes{
+      { y, (int)((w & 0xffffu) << kCodeBits), (int)((w >> 16) << kCodeBits) }, f.alpha
+    };
   }
   /* Each 16-bit lane at most 255 * 256: U never carries into V. */
   const unsigned c0 =
@@ -812,8 +812,8 @@ resolve (ConvertScale & op)
   /* Chroma at full resolution sits where the luma does (plane_position
    * at l = 0): its taps are the luma's. Nearest takes one sample of
    * every plane. */
-  f.chroma_one = luma_one_tap (op) &&
-                 (op.filter == Filter::NEAREST || (op.sub_log2_x == 0 && op.sub_log2_y == 0));
+  f.chroma_one = luma_one_tap (op) && (op.filter == Filter::NEAREST ||
+                                          (op.sub_log2_x == 0 && op.sub_log2_y == 0));
   f.on = true;
   op.fixed = f;
 }

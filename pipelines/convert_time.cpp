@@ -278,9 +278,10 @@ main (int argc, char ** argv)
     /* The matrix names formats of newer GStreamers (GBR_16LE is 1.24's):
      * this one's rows only. */
     gchar ** f = g_strsplit (line.c_str (), "|", -1);
-    const bool known = g_strv_length (f) < 4 ||
-                       (gst_video_format_from_string (f[1]) != GST_VIDEO_FORMAT_UNKNOWN &&
-                           gst_video_format_from_string (f[3]) != GST_VIDEO_FORMAT_UNKNOWN);
+    const bool known =
+        g_strv_length (f) < 4 ||
+        (gst_video_format_from_string (f[1]) != GST_VIDEO_FORMAT_UNKNOWN &&
+            gst_video_format_from_string (f[3]) != GST_VIDEO_FORMAT_UNKNOWN);
     if (!known)
       std::fprintf (stderr, "%s: skipped, a format this GStreamer does not know: %s\n",
           rows_path, line.c_str ());
