@@ -86,9 +86,7 @@ parse_row (const std::string & line, Row * r)
          std::sscanf (f[4], "%dx%d", &r->out_w, &r->out_h) == 2 &&
          std::sscanf (f[7], "%d,%d,%d,%d", &r->crop[0], &r->crop[1], &r->crop[2],
              &r->crop[3]) == 4 &&
-         r->in_format != GST_VIDEO_FORMAT_UNKNOWN &&
-         r->out_format != GST_VIDEO_FORMAT_UNKNOWN && method >= 0 && direction >= 0 &&
-         direction <= 7;
+         method >= 0 && direction >= 0 && direction <= 7;
     r->filter = static_cast<gst_cs::gpu::Filter> (method);
     r->orientation = static_cast<gst_cs::gpu::Orientation> (direction);
     r->letterbox = std::strcmp (f[8], "1") == 0;
@@ -275,22 +273,17 @@ main (int argc, char ** argv)
     if (line.empty () || line[0] == '#')
       continue;
     Row r;
-    /* The matrix names formats of newer GStreamers (GBR_16LE is 1.24's):
-     * this one's rows only. */
-    gchar ** f = g_strsplit (line.c_str (), "|", -1);
-    const bool known =
-        g_strv_length (f) < 4 ||
-        (gst_video_format_from_string (f[1]) != GST_VIDEO_FORMAT_UNKNOWN &&
-            gst_video_format_from_string (f[3]) != GST_VIDEO_FORMAT_UNKNOWN);
-    if (!known)
-      std::fprintf (stderr, "%s: skipped, a format this GStreamer does not know: %s\n",
-          rows_path, line.c_str ());
-    g_strfreev (f);
-    if (!known)
-      continue;
     if (!parse_row (line, &r)) {
       std::fprintf (stderr, "%s: not a row: %s\n", rows_path, line.c_str ());
       return 1;
+    }
+    /* The matrix names formats of newer GStreamers (GBR_16LE is 1.24's):
+     * this one's rows only. */
+    if (r.in_format == GST_VIDEO_FORMAT_UNKNOWN ||
+        r.out_format == GST_VIDEO_FORMAT_UNKNOWN) {
+      std::fprintf (stderr, "%s: skipped, a format this GStreamer does not know: %s\n",
+          rows_path, line.c_str ());
+      continue;
     }
     rows.push_back (r);
   }
