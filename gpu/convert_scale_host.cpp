@@ -364,7 +364,7 @@ convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
       });
       break;
     case Path::ONE_SAMPLE:
-      pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+      one_sample::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
         each_block (resolved, [&] (int bx, int by) {
           one_sample::write_block<decltype (ib)::value, decltype (ob)::value> (
               resolved, bx, by);

@@ -34,7 +34,7 @@ void
 launch_one_sample (const ConvertScale & op, cudaStream_t stream)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
+  one_sample::dispatch_bytes (op, [&] (auto ib, auto ob) {
     start (
         convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>,
         block_grid (op), dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);

@@ -72,15 +72,18 @@ pixel (const ConvertScale & op, const Mapping & m, int x, int y, unsigned need, 
   if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
     return pixels::border_pixel (op);
   const int sx = m.sx (dx, dy), sy = m.sy (dx, dy);
-  float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+  /* IB 0 (the generic path): each component by its own word, an absent
+   * alpha opaque at its own depth, as pixels::sample_inputs reads them. */
+  float in[4] = { 0.0f, 0.0f, 0.0f,
+    (float)(IB == 0 ? op.in.comp[3].max_code : op.in.max_code) };
   const unsigned members = Members::of (op, 0, need);
-  if (members && op.in_words[0].word) {
+  if (IB != 0 && members && op.in_words[0].word) {
     two_tap::unpack<IB> (op.in, word (sx, sy), members, in);
   } else if (members) {
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u)
-        in[k] = pixels::load<IB> (op.in, op.in.comp[k], sx, sy);
+        in[k] = pixels::load<IB, true> (op.in, op.in.comp[k], sx, sy);
   }
   return pixels::to_output (op, in);
 }
@@ -100,12 +103,33 @@ write_block (const ConvertScale & op, int bx, int by)
   if constexpr (Members::kFixed) {
     if (bx < op.out.width && by < op.out.height)
       pixels::store_pixel<OB> (op, bx, by, at (bx, by, op.inputs_all), false);
+  } else if constexpr (IB == 0 || OB == 0) {
+    /* The generic path's blocks (4:1:1, palettes) as pixels::write_block
+     * writes them. Direct chroma reads only the input's chroma here
+     * (applies), on its samples: one tap of weight 1 for any filter. */
+    auto direct = [&] (int x0, int y0) {
+      return pixels::direct_chroma<Filter::NEAREST, 0> (op, x0, y0);
+    };
+    pixels::write_generic_block<Filter::NEAREST, 0> (op, bx, by, at, direct);
   } else {
     auto direct = [&] (
                       int x0, int y0) { return two_tap::chroma_sample<IB> (op, x0, y0); };
     /* The filter is never used: every one reads one sample here. */
     pixels::write_block_with<Filter::NEAREST, IB, OB> (op, bx, by, at, direct);
   }
+}
+
+// Calls fn (input bytes, output bytes) with op's (resolved) sample
+// bytes as compile-time constants, 0 on both sides for the generic path
+// (every component by its own word).
+template <class Fn>
+inline void
+dispatch_bytes (const ConvertScale & op, Fn fn)
+{
+  if (pixels::generic (op))
+    fn (std::integral_constant<int, 0>{}, std::integral_constant<int, 0>{});
+  else
+    pixels::dispatch_bytes (op, fn);
 }
 
 // Where the staged kernel applies (packed 4-byte 8-bit inputs, RGBA and

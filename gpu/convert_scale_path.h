@@ -28,9 +28,10 @@ enum class Path {
 inline Path
 choose_path (const ConvertScale & resolved)
 {
-  /* The other families read and write the image's sample size alone. */
+  /* The other families read and write the image's sample size alone;
+   * one_sample reads each component by its own word too. */
   if (pixels::generic (resolved))
-    return Path::TAPS_PER_PIXEL;
+    return one_sample::applies (resolved) ? Path::ONE_SAMPLE : Path::TAPS_PER_PIXEL;
   if (direct::applies (resolved))
     return Path::DIRECT;
   if (one_sample::dispatch_staged (resolved, [] (auto) {}))

@@ -86,10 +86,22 @@ generic (const ConvertScale & op)
   return op.in.generic || op.out.generic;
 }
 
-// A word of `bytes` bytes (1, 2 or 4) at p, little or big endian.
+// A word of `bytes` bytes (1, 2 or 4) at p, little or big endian. On the
+// GPU a word aligned to its size is one load (its bytes swapped where big
+// endian), the same value as its bytes one by one.
 GCS_HD_CALLED unsigned
 read_word (const std::uint8_t * p, int bytes, bool big_endian)
 {
+#if defined(__CUDA_ARCH__)
+  if (bytes == 4 && ((std::uintptr_t)p & 3u) == 0) {
+    const unsigned w = *(const unsigned *)p;
+    return big_endian ? __byte_perm (w, 0u, 0x0123u) : w;
+  }
+  if (bytes == 2 && ((std::uintptr_t)p & 1u) == 0) {
+    const unsigned w = *(const unsigned short *)p;
+    return big_endian ? __byte_perm (w, 0u, 0x4401u) : w;
+  }
+#endif
   unsigned w = 0;
   for (int i = 0; i < bytes; i++)
     w |= (unsigned)p[i] << (8 * (big_endian ? bytes - 1 - i : i));
@@ -101,6 +113,51 @@ write_word (std::uint8_t * p, int bytes, bool big_endian, unsigned w)
 {
   for (int i = 0; i < bytes; i++)
     p[i] = (std::uint8_t) (w >> (8 * (big_endian ? bytes - 1 - i : i)));
+}
+
+// read_word and write_word, where on the GPU a word aligned to its size
+// is one load or store in place (its bytes swapped where big endian), not
+// a call that goes byte by byte: the same value and the same bytes. For
+// the generic path's one-sample frames and its stores (r210, Y410, RGB10A2
+// in or out: 4 byte loads a component, in a call); its taps keep the call
+// (inlined at each of bicubic's taps, one variant built in 62 s, not 16).
+GCS_HD unsigned
+fetch_word (const std::uint8_t * p, int bytes, bool big_endian)
+{
+#if defined(__CUDA_ARCH__)
+  if (bytes == 1)
+    return p[0];
+  if (bytes == 4 && ((std::uintptr_t)p & 3u) == 0) {
+    const unsigned w = *(const unsigned *)p;
+    return big_endian ? __byte_perm (w, 0u, 0x0123u) : w;
+  }
+  if (bytes == 2 && ((std::uintptr_t)p & 1u) == 0) {
+    const unsigned w = *(const unsigned short *)p;
+    return big_endian ? __byte_perm (w, 0u, 0x4401u) : w;
+  }
+#endif
+  return read_word (p, bytes, big_endian);
+}
+
+GCS_HD void
+put_word (std::uint8_t * p, int bytes, bool big_endian, unsigned w)
+{
+#if defined(__CUDA_ARCH__)
+  if (bytes == 1) {
+    p[0] = (std::uint8_t)w;
+    return;
+  }
+  if (bytes == 4 && ((std::uintptr_t)p & 3u) == 0) {
+    *(unsigned *)p = big_endian ? __byte_perm (w, 0u, 0x0123u) : w;
+    return;
+  }
+  if (bytes == 2 && ((std::uintptr_t)p & 1u) == 0) {
+    *(unsigned short *)p =
+        (unsigned short)(big_endian ? __byte_perm (w, 0u, 0x4401u) : w);
+    return;
+  }
+#endif
+  write_word (p, bytes, big_endian, w);
 }
 
 // The little-endian word of 2 or 4 bytes at p (aligned): one load on the
@@ -148,13 +205,16 @@ palette_entry (const Image & im, unsigned index)
 }
 
 // A sample's code; IB: the image's sample bytes, or 0 for each
-// component's own word (the generic path).
-template <int IB>
+// component's own word (the generic path; Inline: its word read in place,
+// fetch_word, else by read_word's call).
+template <int IB, bool Inline = false>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)
 {
   if (IB == 0) {
-    unsigned w = read_word (c.base + generic_offset (c, x, y), c.word, c.big_endian);
+    const std::uint8_t * at = c.base + generic_offset (c, x, y);
+    unsigned w = Inline ? fetch_word (at, c.word, c.big_endian)
+                        : read_word (at, c.word, c.big_endian);
     if (im.palette)
       w = palette_entry (im, w);
     return (float)((w >> c.shift) & (unsigned)c.max_code);
@@ -205,9 +265,8 @@ store (const Image & im, const Component & c, int x, int y, float code)
   if (OB == 0) {
     std::uint8_t * p = c.base + generic_offset (c, x, y);
     const unsigned mask = (unsigned)c.max_code << c.shift;
-    const unsigned keep = c.clear ? 0u : read_word (p, c.word, c.big_endian) & ~mask;
-    write_word (
-        p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
+    const unsigned keep = c.clear ? 0u : fetch_word (p, c.word, c.big_endian) & ~mask;
+    put_word (p, c.word, c.big_endian, keep | (round_code (code, c.max_code) << c.shift));
     return;
   }
   std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
@@ -668,6 +727,40 @@ write_palette (const Image & o)
   }
 }
 
+// store<0> of the output pixel (x, y)'s components (but its chroma where
+// subsampled), in order: where the next shares the word the last wrote
+// (RGB10A2, r210, Y410, RGB16), it goes into that word in a register, and
+// the word is written once. A word is written before any other is read:
+// memory ends as after store<0> of each (a read of the word the last
+// wrote, its bits changed, the word written again).
+GCS_HD void
+store_words (const Image & o, int x, int y, const Pixel & px, bool subsampled)
+{
+  std::uint8_t * at = nullptr;
+  unsigned word = 0;
+  int bytes = 0;
+  bool big_endian = false;
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++) {
+    const Component & k = o.comp[c];
+    if (k.plane < 0 || (subsampled && (c == 1 || c == 2)))
+      continue;
+    std::uint8_t * p = k.base + generic_offset (k, x >> k.log2_x, y >> k.log2_y);
+    const unsigned mask = (unsigned)k.max_code << k.shift;
+    if (p != at || k.word != bytes || k.big_endian != big_endian) {
+      if (at)
+        put_word (at, bytes, big_endian, word);
+      at = p, bytes = k.word, big_endian = k.big_endian;
+      word = k.clear ? 0u : fetch_word (p, bytes, big_endian);
+    } else if (k.clear) {
+      word = 0u;
+    }
+    word = (word & ~mask) | (round_code (px.c[c], k.max_code) << k.shift);
+  }
+  if (at)
+    put_word (at, bytes, big_endian, word);
+}
+
 // Stores the output pixel (x, y)'s components but its chroma where the
 // output subsamples chroma (written per block).
 template <int OB>
@@ -686,11 +779,15 @@ store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsa
             round_code (px.c[2], 255), round_code (px.c[3], 255)));
     return;
   }
-  GCS_UNROLL
-  for (int c = 0; c < 4; c++) {
-    const Component & k = o.comp[c];
-    if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
-      store<OB> (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
+  if constexpr (OB == 0) {
+    store_words (o, x, y, px, subsampled);
+  } else {
+    GCS_UNROLL
+    for (int c = 0; c < 4; c++) {
+      const Component & k = o.comp[c];
+      if (k.plane >= 0 && !(subsampled && (c == 1 || c == 2)))
+        store<OB> (o, k, x >> k.log2_x, y >> k.log2_y, px.c[c]);
+    }
   }
 }
 

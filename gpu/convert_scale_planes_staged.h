@@ -67,12 +67,11 @@ template <int IB> struct StagedSource {
 GCS_HD unsigned
 staged_pitch (int w, int step, int last, int apart)
 {
-  const unsigned bytes = (unsigned)((w - 1) * step + last);
-  if (apart == 2 && last <= 2) {
-    const unsigned p = (bytes + 1u) & ~1u;
-    return (p & 2u) ? p : p + 2u; /* 2 mod 4: two rows, 4 mod 8 */
-  }
-  const unsigned p = (bytes + 3u) & ~3u;
+  /* Whole 4-byte words: a row copied a word at a time (stage_tile) ends
+   * up to 3 bytes after its last sample, and must not reach the next. */
+  const unsigned p = ((unsigned)((w - 1) * step + last) + 3u) & ~3u;
+  if (apart == 2 && last <= 2)
+    return p + 2u;              /* 2 mod 4: two rows, 4 mod 8 */
   return (p & 4u) ? p : p + 4u; /* an odd number of words; two rows, 8 mod 16 */
 }
 
@@ -97,8 +96,10 @@ stage_bytes (const ConvertScale & op, int rows, int sub_word)
   /* Turned: output rows run along source x, columns along source y. */
   const double across_x = (double)(rows << o.comp[1].log2_y) * op.scale_x;
   const double across_y = (double)(two_tap::kTileX << o.comp[1].log2_x) * op.scale_y;
+  /* + 4 samples for the taps beside the rectangle, + 4 for its start
+   * moved back to a word boundary (stage_tile). */
   auto region = [&] (int lx, int ly, int step, int last) {
-    const int w = (int)(across_x / (1 << lx)) + 4, h = (int)(across_y / (1 << ly)) + 4;
+    const int w = (int)(across_x / (1 << lx)) + 8, h = (int)(across_y / (1 << ly)) + 4;
     return (unsigned)h * staged_pitch (w, step, last, 1) + 16u;
   };
   const int lx = i.comp[1].log2_x, ly = i.comp[1].log2_y;
@@ -124,6 +125,56 @@ widen (int * lo_hi, const TwoTaps & t)
 {
   atomicMin (lo_hi, t.i0 < t.i1 ? t.i0 : t.i1);
   atomicMax (lo_hi + 1, t.i0 < t.i1 ? t.i1 : t.i0);
+}
+
+// Copies `rows` rows of `words` 4-byte words from global memory (from,
+// aligned, `pitch` bytes a row) into the stage (to, 16-aligned, an even
+// `to_pitch`), thread t of `threads`: the CUDA block's threads share out
+// every word of the rectangle, each with kInFlight loads issued before its
+// stores. A row at a time, a warp waited on memory once per 32 bytes of
+// a row, one wait after another.
+__device__ inline void
+copy_words (const std::uint8_t * from, unsigned pitch, std::uint8_t * to,
+    unsigned to_pitch, int words, int rows, int t, int threads)
+{
+  constexpr int kInFlight = 8;
+  const int total = words * rows;
+  for (int i0 = t; i0 < total; i0 += kInFlight * threads) {
+    unsigned v[kInFlight], at[kInFlight];
+    GCS_UNROLL
+    for (int j = 0; j < kInFlight; j++) {
+      const int i = i0 + j * threads;
+      if (i < total) {
+        const int y = i / words, x = i - y * words;
+        v[j] = *(const unsigned *)(from + (unsigned)y * pitch + 4u * (unsigned)x);
+        at[j] = (unsigned)y * to_pitch + 4u * (unsigned)x;
+      }
+    }
+    GCS_UNROLL
+    for (int j = 0; j < kInFlight; j++) {
+      if (i0 + j * threads < total) {
+        /* Rows of a pitch of 2 mod 4 bytes start on every other word. */
+        if ((at[j] & 3u) == 0) {
+          *(unsigned *)(to + at[j]) = v[j];
+        } else {
+          unsigned short * h = (unsigned short *)(to + at[j]);
+          h[0] = (unsigned short)v[j];
+          h[1] = (unsigned short)(v[j] >> 16);
+        }
+      }
+    }
+  }
+}
+
+// The same, a byte at a time, for rows that do not start on words.
+__device__ inline void
+copy_bytes (const std::uint8_t * from, unsigned pitch, std::uint8_t * to,
+    unsigned to_pitch, int bytes, int rows, int t, int threads)
+{
+  const int warp = t / 32, lane = t % 32, warps = threads / 32;
+  for (int y = warp; y < rows; y += warps)
+    for (int b = lane; b < bytes; b += 32)
+      to[(unsigned)y * to_pitch + b] = from[(unsigned)y * pitch + b];
 }
 
 // Fills row_taps with the taps of the tile's rows (from by0, at most
@@ -180,6 +231,7 @@ stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_
   const int luma_apart = 1 << op.out.comp[1].log2_x;
   unsigned used = 0;
   int w[kStagedRegions] = {}, h[kStagedRegions] = {};
+  bool by_words[kStagedRegions];
   GCS_UNROLL
   for (int k = 0; k < regions; k++) {
     const int * b = &box.v[boxes[k]];
@@ -189,6 +241,17 @@ stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_
     h[k] = b[2] <= b[3] ? b[3] - b[2] + 1 : 0;
     if (w[k] == 0 || h[k] == 0)
       w[k] = h[k] = 0;
+    /* Rows that start on 4-byte words (the plane and its pitch do) are
+     * copied a word at a time: the region then starts on the word that
+     * holds its first sample. The word that holds the last lies within
+     * the row's pitch. */
+    by_words[k] = ((std::uintptr_t)bases[k] & 3u) == 0 && (pitches[k] & 3u) == 0 &&
+                  (g.step == 1 || g.step == 2 || g.step == 4);
+    if (by_words[k] && w[k]) {
+      const int lead = ((g.x0 * g.step) & 3) / g.step;
+      g.x0 -= lead;
+      w[k] += lead;
+    }
     /* Neighbouring threads write neighbouring output columns: source
      * rows, a block's width of luma rows apart, one chroma row. */
     g.pitch = w[k] ? staged_pitch (w[k], g.step, lasts[k], k ? 1 : luma_apart) : 0u;
@@ -199,19 +262,18 @@ stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_
     return false; /* the same for every thread: box and capacity are */
   src->stage = stage;
   src->shift = im.shift;
-  /* Each warp copies rows, its threads neighbouring bytes of them. */
-  const int warp = t / 32, lane = t % 32, warps = (blockDim.x * blockDim.y) / 32;
+  const int threads = blockDim.x * blockDim.y;
   GCS_UNROLL
   for (int k = 0; k < regions; k++) {
     const StagedRegion & g = src->r[k];
     const int n = w[k] ? (w[k] - 1) * g.step + lasts[k] : 0;
-    for (int y = warp; y < h[k]; y += warps) {
-      const std::uint8_t * from =
-          bases[k] + (unsigned)(g.y0 + y) * pitches[k] + (unsigned)(g.x0 * g.step);
-      std::uint8_t * to = stage + g.at + (unsigned)y * g.pitch;
-      for (int b = lane; b < n; b += 32)
-        to[b] = from[b];
-    }
+    const std::uint8_t * from =
+        bases[k] + (unsigned)g.y0 * pitches[k] + (unsigned)(g.x0 * g.step);
+    if (by_words[k])
+      copy_words (
+          from, pitches[k], stage + g.at, g.pitch, (n + 3) >> 2, h[k], t, threads);
+    else
+      copy_bytes (from, pitches[k], stage + g.at, g.pitch, n, h[k], t, threads);
   }
   __syncthreads ();
   return true;

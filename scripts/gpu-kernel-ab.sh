@@ -3,8 +3,9 @@
 # On the GPU machine: the converter's kernel times (gcs-convert-time, every
 # row of pipelines/convert_rows.txt and ROWS files) of a base commit and of
 # this tree's build, ROUNDS times in turn on one GPU; prints each row's
-# best of each. The base is a `git archive` of it (.base.tar, ignored: name
-# it in the call's carry). NEW_BUILD: a build of this tree with
+# best of each. DEFAULT_ROWS= (set, empty): the ROWS files' rows alone.
+# The base is a `git archive` of it (.base.tar, ignored: name it in the
+# call's carry). NEW_BUILD: a build of this tree with
 # kernels (default /tmp/gcs-build, gpu-check.sh's), built here if absent.
 #   git archive BASE -o .base.tar; EXTRA=scripts/gpu-kernel-ab.sh scripts/gpu-final.sh
 set -u
@@ -20,11 +21,14 @@ t0=$SECONDS
 [ -f "$NEW/build.ninja" ] || meson setup "$NEW" -Dgpu_archs=90 -Dtests=disabled > /dev/null
 ninja -C "$NEW" pipelines/gcs-convert-time > /tmp/kab-new.log 2>&1 || { tail -20 /tmp/kab-new.log; exit 1; }
 echo "built in $((SECONDS - t0)) s"
+sets=()
+[ -n "${DEFAULT_ROWS-1}" ] && sets+=("")
+for f in ${ROWS:-scripts/convert_rows_one_tap.txt}; do sets+=("$f"); done
 for r in $(seq "${ROUNDS:-2}"); do
   for b in base new; do
     exe=/tmp/kab/pipelines/gcs-convert-time
     [ $b = new ] && exe=$NEW/pipelines/gcs-convert-time
-    for rows in "" ${ROWS:-scripts/convert_rows_one_tap.txt}; do
+    for rows in "${sets[@]}"; do
       $exe ${rows:+--rows "$rows"} 2>/dev/null | sed "s/^/$b /"
     done
   done
