@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -164,11 +165,14 @@ struct Registry {
   std::deque<Entry *> queue;
   bool worker = false;
   /* The process is exiting (set by an exit handler): the worker starts no
-   * compile more. One in progress runs in a child process (run_apart.h),
-   * which ends with this one: exit does not wait for it. The worker makes
-   * no CUDA call: launching threads load what it compiled, in their own
-   * order of CUDA calls. */
+   * compile more, and one in progress is stopped: its child process
+   * (run_apart.h) killed and reaped by the worker, which the handler waits
+   * for, so that neither a child nor the worker's bookkeeping runs on
+   * while exit tears the process down. The worker makes no CUDA call:
+   * launching threads load what it compiled, in their own order of CUDA
+   * calls. */
   std::atomic<bool> exiting{ false };
+  bool compiling = false; /* the worker is in compile () (under lock) */
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -390,7 +394,7 @@ take (std::string_view & in, std::string_view * bytes)
 bool
 nvrtc_compile (const ConvertScale & op, const std::string & name,
     const std::string & arch, std::vector<char> * cubin, std::string * lowered,
-    std::string * log)
+    std::string * log, const std::atomic<bool> * stop = nullptr)
 {
   if (!nvrtc ().ok) {
     *log = "libnvrtc cannot be loaded";
@@ -408,7 +412,7 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
         put (out, text);
         return out;
       },
-      kMostCompileSeconds, &bytes, &why);
+      kMostCompileSeconds, &bytes, &why, stop);
   if (!ran) {
     *log = "the compiling process: " + why;
     return false;
@@ -463,7 +467,7 @@ compile (Entry & e)
     std::memcpy (static_cast<void *> (&op), e.key.description.data (), sizeof op);
     char arch[16];
     std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
-    ok = nvrtc_compile (op, e.name, arch, &cubin, &lowered, &log);
+    ok = nvrtc_compile (op, e.name, arch, &cubin, &lowered, &log, &r.exiting);
     stack = ok ? stack_bytes (log) : -1;
     /* Cached only where it is used. */
     if (ok && stack < kMostStackBytes && !path.empty ())
@@ -478,6 +482,8 @@ compile (Entry & e)
     r.last_error = e.name + ": kept the built kernel: the compiled one has " +
                    std::to_string (stack) + " bytes of stack";
     r.declined.fetch_add (1);
+  } else if (!ok && r.exiting.load ()) {
+    /* Stopped by the process's exit: no fault of the kernel's. */
   } else if (!ok) {
     r.last_error = e.name + ": " + (log.empty () ? "could not be compiled" : log);
     r.failed.fetch_add (1);
@@ -486,6 +492,7 @@ compile (Entry & e)
     e.lowered = std::move (lowered);
   }
   e.state.store (ok && !declined ? kCompiled : kFailed, std::memory_order_release);
+  r.compiling = false;
   r.wake.notify_all ();
 }
 
@@ -537,9 +544,12 @@ worker ()
   (void)nvrtc ();
   std::atexit ([] {
     Registry & reg = registry ();
-    std::lock_guard<std::mutex> lock (reg.lock);
+    std::unique_lock<std::mutex> lock (reg.lock);
     reg.exiting = true;
     reg.wake.notify_all ();
+    /* A compile under way stops within run_apart's 50 ms slice; bounded,
+     * should the worker be held elsewhere. */
+    reg.wake.wait_for (lock, std::chrono::seconds (2), [&] { return !reg.compiling; });
   });
   for (;;) {
     Entry * e;
@@ -559,6 +569,7 @@ worker ()
       }
       e = r.queue.front ();
       r.queue.pop_front ();
+      r.compiling = true;
     }
     compile (*e);
   }

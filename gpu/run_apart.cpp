@@ -57,9 +57,13 @@ child (int fd, pid_t parent, const std::function<std::string ()> & job)
 
 bool
 run_apart (const std::function<std::string ()> & job, int most_seconds,
-    std::string * result, std::string * why)
+    std::string * result, std::string * why, const std::atomic<bool> * stop)
 {
   result->clear ();
+  if (stop && stop->load ()) {
+    *why = "stopped";
+    return false;
+  }
   int fds[2];
   if (pipe2 (fds, O_CLOEXEC) != 0) {
     *why = std::string ("pipe: ") + std::strerror (errno);
@@ -80,7 +84,8 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
   close (fds[1]);
   const auto deadline =
       std::chrono::steady_clock::now () + std::chrono::seconds (most_seconds);
-  bool timed_out = false, read_error = false;
+  bool timed_out = false, read_error = false, stopped = false;
+  const int slice_ms = stop ? 50 : 1000;
   char buffer[1 << 16];
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds> (
@@ -90,8 +95,12 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
       timed_out = true;
       break;
     }
+    if (stop && stop->load ()) {
+      stopped = true;
+      break;
+    }
     pollfd p{ fds[0], POLLIN, 0 };
-    const int ready = poll (&p, 1, (int)std::min<long long> (left, 1000));
+    const int ready = poll (&p, 1, (int)std::min<long long> (left, slice_ms));
     if (ready < 0 && errno != EINTR) {
       read_error = true;
       break;
@@ -110,7 +119,7 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
     result->append (buffer, (std::size_t)n);
   }
   close (fds[0]);
-  if (timed_out || read_error)
+  if (timed_out || read_error || stopped)
     kill (pid, SIGKILL);
   int status = 0;
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR) {
@@ -128,7 +137,9 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
     return true;
   }
   result->clear ();
-  if (timed_out)
+  if (stopped)
+    *why = "stopped";
+  else if (timed_out)
     *why = "stopped after " + std::to_string (most_seconds) + " s";
   else if (read_error)
     *why = std::string ("reading its result: ") + std::strerror (errno);

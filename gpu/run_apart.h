@@ -13,6 +13,7 @@
 // and no destructor of the parent's runs in it.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -20,9 +21,11 @@ namespace gst_cs::gpu {
 
 // Runs `job` in a child and sets `result` to what it returned. False, with
 // `why` set, where no child could be made, or it ended before it had
-// written all of its result (a crash, a signal), or `most_seconds` passed
-// (it is then killed).
+// written all of its result (a crash, a signal), or `most_seconds` passed,
+// or `stop` (optional) was set (the child is then killed, within 50 ms of
+// `stop`; none is made once it is set). The calling thread alone kills and
+// reaps its child: no other thread can kill a pid reused meanwhile.
 bool run_apart (const std::function<std::string ()> & job, int most_seconds,
-    std::string * result, std::string * why);
+    std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr);
 
 } // namespace gst_cs::gpu

@@ -8,6 +8,7 @@
 // folds into the code instead of going to local memory (ptxas's stack).
 #include <gst/check/gstcheck.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -167,6 +168,31 @@ GST_START_TEST (test_run_apart)
       1, &result, &why));
   fail_unless (why == "stopped after 1 s", "%s", why.c_str ());
   fail_unless (result.empty ());
+
+  /* Stopped, as the process's exit stops a compile under way: the child
+   * is killed and reaped within run_apart's slice, and none is made once
+   * the flag is set. */
+  std::atomic<bool> stop{ false };
+  std::thread stopper ([&] {
+    std::this_thread::sleep_for (std::chrono::milliseconds (300));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now ();
+  const bool ran = gpu::run_apart (
+      [] {
+        std::this_thread::sleep_for (std::chrono::seconds (30));
+        return std::string ("late");
+      },
+      30, &result, &why, &stop);
+  const double seconds =
+      std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  stopper.join ();
+  fail_if (ran);
+  fail_unless (why == "stopped", "%s", why.c_str ());
+  fail_unless (seconds < 5.0, "stopped after %.1f s", seconds);
+  fail_if (
+      gpu::run_apart ([] { return std::string ("never"); }, 30, &result, &why, &stop));
+  fail_unless (why == "stopped", "%s", why.c_str ());
 }
 GST_END_TEST;
 
