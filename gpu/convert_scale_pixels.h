@@ -86,23 +86,37 @@ generic (const ConvertScale & op)
   return op.in.generic || op.out.generic;
 }
 
-// A word of `bytes` bytes (1, 2 or 4) at p, little or big endian. On the
-// GPU a word aligned to its size is one load (its bytes swapped where big
-// endian), the same value as its bytes one by one.
-GCS_HD_CALLED unsigned
-read_word (const std::uint8_t * p, int bytes, bool big_endian)
+// On the GPU, *w = the word of 2 or 4 bytes at p where p is aligned to
+// its size: one load, its bytes swapped where big endian, the same value
+// as its bytes one by one. False elsewhere (and always on the CPU).
+GCS_HD bool
+aligned_word (const std::uint8_t * p, int bytes, bool big_endian, unsigned * w)
 {
 #if defined(__CUDA_ARCH__)
   if (bytes == 4 && ((std::uintptr_t)p & 3u) == 0) {
-    const unsigned w = *(const unsigned *)p;
-    return big_endian ? __byte_perm (w, 0u, 0x0123u) : w;
+    const unsigned v = *(const unsigned *)p;
+    *w = big_endian ? __byte_perm (v, 0u, 0x0123u) : v;
+    return true;
   }
   if (bytes == 2 && ((std::uintptr_t)p & 1u) == 0) {
-    const unsigned w = *(const unsigned short *)p;
-    return big_endian ? __byte_perm (w, 0u, 0x4401u) : w;
+    const unsigned v = *(const unsigned short *)p;
+    *w = big_endian ? __byte_perm (v, 0u, 0x4401u) : v;
+    return true;
   }
+#else
+  (void)p, (void)bytes, (void)big_endian, (void)w;
 #endif
+  return false;
+}
+
+// A word of `bytes` bytes (1, 2 or 4) at p, little or big endian
+// (aligned_word where it can).
+GCS_HD_CALLED unsigned
+read_word (const std::uint8_t * p, int bytes, bool big_endian)
+{
   unsigned w = 0;
+  if (aligned_word (p, bytes, big_endian, &w))
+    return w;
   for (int i = 0; i < bytes; i++)
     w |= (unsigned)p[i] << (8 * (big_endian ? bytes - 1 - i : i));
   return w;
@@ -127,15 +141,10 @@ fetch_word (const std::uint8_t * p, int bytes, bool big_endian)
 #if defined(__CUDA_ARCH__)
   if (bytes == 1)
     return p[0];
-  if (bytes == 4 && ((std::uintptr_t)p & 3u) == 0) {
-    const unsigned w = *(const unsigned *)p;
-    return big_endian ? __byte_perm (w, 0u, 0x0123u) : w;
-  }
-  if (bytes == 2 && ((std::uintptr_t)p & 1u) == 0) {
-    const unsigned w = *(const unsigned short *)p;
-    return big_endian ? __byte_perm (w, 0u, 0x4401u) : w;
-  }
 #endif
+  unsigned w;
+  if (aligned_word (p, bytes, big_endian, &w))
+    return w;
   return read_word (p, bytes, big_endian);
 }
 
