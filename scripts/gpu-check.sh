@@ -18,23 +18,10 @@
 #   (not the stand-in's suite, which CI runs).
 set -u
 cd "$(dirname "$0")/.."
-[ -f .gpu/env.sh ] && source .gpu/env.sh
-version_args=()
+# shellcheck source=scripts/gpu-gst-env.sh
+source scripts/gpu-gst-env.sh || exit 1
 interop_opt=enabled
 if [ -n "${GST_VERSION:-}" ]; then
-  [ -f "/tmp/gst-$GST_VERSION/env.sh" ] ||
-    .gst-dist/use "$GST_VERSION" "/tmp/gst-$GST_VERSION" > /dev/null 2>&1 ||
-    { echo "SUMMARY: no GStreamer $GST_VERSION in .gst-dist/ (copy ../shared/gst there)"; exit 1; }
-  # shellcheck disable=SC1090
-  source "/tmp/gst-$GST_VERSION/env.sh"
-  # The linker looks for a library's own dependencies (1.28's libgstvideo
-  # needs its libgstallocators) in the -rpath folders first, where the
-  # bundle's 1.22 ones sit beside its GLib: this version's folder goes
-  # first. Per language, as nvcc (it links the plugin) takes no -Wl.
-  gst_libdir=$(pkg-config --variable=libdir gstreamer-1.0)
-  version_args=(-Dc_link_args="-Wl,-rpath-link,$gst_libdir"
-                -Dcpp_link_args="-Wl,-rpath-link,$gst_libdir"
-                -Dcuda_link_args="-Xlinker=-rpath-link=$gst_libdir")
   BUILD_DIR=${BUILD_DIR:-/tmp/gcs-build-$GST_VERSION}
   # 1.20 has no gstreamer-cuda library (nvcodec's memory is not public
   # there): nothing to build the interop against.
@@ -45,7 +32,7 @@ OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
 t_build=$SECONDS
 if ! { { [ -f "$B/build.ninja" ] ||
-         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" -Dnvcodec_interop=$interop_opt "${version_args[@]}" \
+         meson setup "$B" -Dgpu_archs="${GPU_ARCHS:-90}" -Dnvcodec_interop=$interop_opt "${gst_link_args[@]}" \
            > "$OUT/setup.log" 2>&1; } &&
        ninja -C "$B" ${NINJA_JOBS:+-j "$NINJA_JOBS"} > "$OUT/build.log" 2>&1; }; then
   tail -40 "$OUT/setup.log" 2> /dev/null; grep -B2 -A6 -E "error" "$OUT/build.log" | head -80

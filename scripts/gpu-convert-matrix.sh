@@ -12,17 +12,12 @@ set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
 mkdir -p "$OUT"
-source .gpu/env.sh
-.gst-dist/use 1.28.6 /tmp/gst-1.28.6 > /dev/null 2>&1 ||
-  { echo "SUMMARY: no GStreamer 1.28.6 in .gst-dist/"; exit 1; }
-# shellcheck disable=SC1091
-source /tmp/gst-1.28.6/env.sh
+GST_VERSION=1.28.6
+# shellcheck source=scripts/gpu-gst-env.sh
+source scripts/gpu-gst-env.sh || exit 1
 B=/tmp/gcs-matrix-build
-# 1.28's own libraries first for the linker too (scripts/gpu-check.sh says why).
-libdir=$(pkg-config --variable=libdir gstreamer-1.0)
 [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=90 -Dtests=disabled -Dbuildtype=release \
-  -Dc_link_args="-Wl,-rpath-link,$libdir" -Dcpp_link_args="-Wl,-rpath-link,$libdir" \
-  -Dcuda_link_args="-Xlinker=-rpath-link=$libdir" > "$OUT/setup.log" 2>&1
+  "${gst_link_args[@]}" > "$OUT/setup.log" 2>&1
 ninja -C $B > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "SUMMARY: build failed"; exit 1; }
 echo "=== built in $SECONDS s; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); GStreamer $(pkg-config --modversion gstreamer-1.0)"
 python3 pipelines/convert_matrix.py --build $B --out "$OUT/matrix" --rounds "${ROUNDS:-5}" \

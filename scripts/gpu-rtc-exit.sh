@@ -16,26 +16,14 @@
 #   DIRECTIONS ("ul-lr 90r"), FRAMES (300).
 set -u
 cd "$(dirname "$0")/.." || exit 1
-# shellcheck disable=SC1091
-[ -f .gpu/env.sh ] && source .gpu/env.sh
-link=()
-if [ -n "${GST_VERSION:-}" ]; then
-  [ -f "/tmp/gst-$GST_VERSION/env.sh" ] ||
-    .gst-dist/use "$GST_VERSION" "/tmp/gst-$GST_VERSION" > /dev/null 2>&1 ||
-    { echo "SUMMARY: no GStreamer $GST_VERSION in .gst-dist/"; exit 1; }
-  # shellcheck disable=SC1090
-  source "/tmp/gst-$GST_VERSION/env.sh"
-  # That version's libraries first for the linker (scripts/gpu-check.sh says why).
-  libdir=$(pkg-config --variable=libdir gstreamer-1.0)
-  link=(-Dc_link_args="-Wl,-rpath-link,$libdir" -Dcpp_link_args="-Wl,-rpath-link,$libdir"
-    -Dcuda_link_args="-Xlinker=-rpath-link=$libdir")
-fi
+# shellcheck source=scripts/gpu-gst-env.sh
+source scripts/gpu-gst-env.sh || exit 1
 B=${BUILD_DIR:-/tmp/gcs-rtc-exit${GST_VERSION:+-$GST_VERSION}}
 OUT=${OUT:-/tmp/gcs-out}
 N=${FRAMES:-300}
 mkdir -p "$OUT"
 [ -f "$B/build.ninja" ] || meson setup "$B" -Dgpu_archs="${ARCH:-90}" -Dtests=disabled \
-  -Dbuildtype=release "${link[@]}" > "$OUT/setup.txt" 2>&1 || { tail -30 "$OUT/setup.txt"; exit 1; }
+  -Dbuildtype=release "${gst_link_args[@]}" > "$OUT/setup.txt" 2>&1 || { tail -30 "$OUT/setup.txt"; exit 1; }
 ninja -C "$B" > "$OUT/build.txt" 2>&1 || { grep -B2 -A12 "error" "$OUT/build.txt" | head -60; exit 1; }
 export GST_PLUGIN_PATH=$B/plugins GST_REGISTRY_1_0=$OUT/registry.bin GST_CS_CONVERT_RTC_REPORT=1
 clean=0 bad=0
