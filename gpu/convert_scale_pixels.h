@@ -503,20 +503,49 @@ chroma_on_same_grid (const ConvertScale & op)
          (op.src_y & my) == 0;
 }
 
+// Whether a chroma sample of the output, along one axis, is the input's
+// chroma plane resampled where the sample sits: subsampled alike (n = m),
+// or more finely (n < m: interpolated between the input's samples), or
+// twice as coarsely between two input samples, not on one (the block's
+// mean of two: what downsample_chroma takes too, where those two are the
+// pixels' own chroma), with a filter whose taps there are that mean.
+// log2 n, log2 m: the output's and the input's subsampling along it.
+GCS_HD bool
+chroma_axis_resampled (int n, int m, bool out_cosited, Filter f)
+{
+  return n <= m ||
+         (n == m + 1 && !out_cosited && (f == Filter::BILINEAR || f == Filter::AREA));
+}
+
 // Whether output chroma is the input's chroma resampled where each output
-// chroma sample sits (resampled_chroma): YUV to YUV, chroma subsampled
-// alike, the grids apart (scaled, turned, cropped off the grid or moved).
-// The chroma plane is resampled as a plane, as videoconvertscale scales
-// the planes of a frame whose format it keeps. The chroma of
-// full-resolution pixels filtered down (downsample_chroma) would cost a
-// 2x2 block six pixels' taps and matrices instead of four pixels' luma
-// and one chroma sample.
+// chroma sample sits (resampled_chroma): YUV to YUV, the output's chroma
+// subsampled, the grids apart (scaled, turned, cropped off the grid,
+// moved, or subsampled otherwise), and along each axis the input's chroma
+// plane holds the sample (chroma_axis_resampled). The chroma plane is
+// resampled as a plane, as videoconvertscale scales the planes of a frame
+// whose format it keeps and resamples 4:2:2 into 4:2:0 (its lines, not
+// its columns). Otherwise it is filtered down from full-resolution pixels
+// (downsample_chroma): that costs a 2x2 block six pixels' taps and
+// matrices instead of four pixels' luma and one chroma sample, and
+// filters an axis whose subsampling does not change too. An input of
+// full-resolution chroma (4:4:4) is filtered down whatever the output, and
+// so are a turned frame and 4:1:1 or 4:1:0 whose subsampling changes.
 inline bool
-chroma_resampled_alike (const ConvertScale & op)
+chroma_resampled_from_plane (const ConvertScale & op)
 {
   const Component &a = op.in.comp[1], &b = op.out.comp[1];
-  return !op.chroma_direct && op.in.yuv && op.out.yuv && a.plane >= 0 && b.plane >= 0 &&
-         (b.log2_x | b.log2_y) != 0 && a.log2_x == b.log2_x && a.log2_y == b.log2_y;
+  if (op.chroma_direct || !op.in.yuv || !op.out.yuv || a.plane < 0 || b.plane < 0 ||
+      (b.log2_x | b.log2_y) == 0)
+    return false;
+  if (a.log2_x == b.log2_x && a.log2_y == b.log2_y)
+    return true;
+  /* Turned, the output's axes are the input's the other way round; blocks
+   * of 4 pixels (4:1:1, 4:1:0) may end with one whose sample's place is
+   * past the picture's edge (the border's, there). */
+  return (a.log2_x | a.log2_y) != 0 && !rotates (op.orientation) && b.log2_x <= 1 &&
+         b.log2_y <= 1 &&
+         chroma_axis_resampled (b.log2_x, a.log2_x, op.out.h_cosited, op.filter) &&
+         chroma_axis_resampled (b.log2_y, a.log2_y, op.out.v_cosited, op.filter);
 }
 
 // The input components that the output rows `rows` (bits 0..2: the
@@ -618,7 +647,7 @@ resolve (ConvertScale & op)
   op.inputs_luma = inputs_of (op, op.out.yuv ? 0x9u : 0xfu);
   op.inputs_chroma = inputs_of (op, 0x6u);
   op.chroma_direct = chroma_on_same_grid (op);
-  op.chroma_resampled = chroma_resampled_alike (op);
+  op.chroma_resampled = chroma_resampled_from_plane (op);
   op.in_full = op.in_sub = 0;
   for (int c = 0; c < 4; c++) {
     const Component & k = op.in.comp[c];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The plane-by-plane family (convert_scale_planes.h): YUV resampled into
-// YUV of the same subsampling.
+// YUV, chroma from the input's chroma plane.
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 

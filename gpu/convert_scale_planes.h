@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// The GPU's path for YUV resampled into YUV of the same chroma subsampling
-// whose matrix keeps luma and chroma apart (the same colours, or another
-// range): each output plane is then its input plane resampled and mapped
-// by one affine function per component, as videoconvertscale scales the
-// planes of a frame whose format it keeps. A thread writes a column of
+// The GPU's path for YUV resampled into YUV whose chroma is the input's
+// chroma plane resampled (op.chroma_resampled: the same subsampling, or
+// 4:2:2 into 4:2:0 and back) and whose matrix keeps luma and chroma apart
+// (the same colours, or another range): each output plane is then its
+// input plane resampled and mapped by one affine function per component,
+// as videoconvertscale scales the planes of a frame whose format it keeps. A thread writes a column of
 // output blocks; the taps of the block's columns are computed once for the
 // column, those of its rows once per row: luma reads its own plane only
 // (four samples a pixel), chroma its own plane only (four words a block).

@@ -176,8 +176,9 @@ write_block (const ConvertScale & op, const two_tap::TileLines & l, const TileOf
 
 // Calls fn (members) with the Members type (two_tap's) of op's kernel
 // instance: fixed for a decoder's 8-bit NV12 into RGB or 4:4:4, the luma
-// alone for YUV into YUV of the same subsampling, else any. Fewer than
-// two_tap's, for the build's time: each is a large kernel.
+// alone for YUV into YUV whose chroma is resampled from the input's
+// chroma plane, else any. Fewer than two_tap's, for the build's time:
+// each is a large kernel.
 template <int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)

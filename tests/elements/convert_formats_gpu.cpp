@@ -331,6 +331,24 @@ struct Reference {
       pixel (x0 + (hc ? 0.0 : (nx - 1) / 2.0), y0 + (vc ? 0.0 : (ny - 1) / 2.0), o, k, j);
       return o[c];
     }
+    /* The input's chroma plane, bilinearly where the sample sits
+     * (pixels::chroma_resampled_from_plane, at the default method):
+     * subsampled alike, or (into 4:2:x) along each axis as finely or more,
+     * or twice as coarsely with the sample between two of the input's
+     * (their mean). */
+    const gint iws = GST_VIDEO_FORMAT_INFO_W_SUB (in->finfo, 1),
+               ihs = GST_VIDEO_FORMAT_INFO_H_SUB (in->finfo, 1);
+    auto from_plane = [] (gint n, gint m, bool cosited) {
+      return n <= m || (n == m + 1 && !cosited);
+    };
+    if (GST_VIDEO_INFO_IS_YUV (in) &&
+        GST_VIDEO_FORMAT_INFO_N_COMPONENTS (in->finfo) >= 3 &&
+        ((iws == ws && ihs == hs) ||
+            ((iws | ihs) && ws <= 1 && hs <= 1 && from_plane (ws, iws, hc) &&
+                from_plane (hs, ihs, vc)))) {
+      pixel (x0 + (hc ? 0.0 : (nx - 1) / 2.0), y0 + (vc ? 0.0 : (ny - 1) / 2.0), o);
+      return o[c];
+    }
     /* Filtered down from the converted pixels: the block's mean, or
      * cosited a triangle over 2n - 1 pixels centred on its first. */
     double sum = 0.0;

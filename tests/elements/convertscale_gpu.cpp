@@ -488,8 +488,9 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=BGRx,width=1920,height=1080",
         "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR, false,
         "fixed point" },
+    /* Nearest: bilinear resamples 4:2:2's chroma into 4:2:0's (two taps). */
     { "video/x-raw,format=YUY2,width=3840,height=2160",
-        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::BILINEAR, false,
+        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::NEAREST, false,
         "fixed point" },
     { "video/x-raw,format=Y444,width=1920,height=1080",
         "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR, false,
@@ -563,10 +564,12 @@ GST_START_TEST (test_turned_fixed_point_match_twin)
 }
 GST_END_TEST;
 
-/* YUV resampled into YUV of the same subsampling and colours takes the
- * plane-by-plane path (convert_scale_planes.h), which must equal the twin
- * in every orientation, crop, border and sample size; another colour
- * matrix (luma and chroma mixed) and the four-tap filters do not take it. */
+/* YUV resampled into YUV of the same colours takes the plane-by-plane path
+ * (convert_scale_planes.h) where its chroma is the input's chroma plane
+ * resampled (the same subsampling; 4:2:2 into 4:2:0 and back), which must
+ * equal the twin in every orientation, crop, border and sample size;
+ * another colour matrix (luma and chroma mixed) and the four-tap filters
+ * do not take it. */
 GST_START_TEST (test_yuv_resampled_by_planes)
 {
   const struct {
@@ -585,6 +588,24 @@ GST_START_TEST (test_yuv_resampled_by_planes)
         "planes" },
     { "video/x-raw,format=NV12,width=1280,height=720",
         "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::AREA, "planes" },
+    /* 4:2:2 into 4:2:0 and back: chroma from the input's plane too. */
+    { "video/x-raw,format=Y42B,width=1920,height=1080",
+        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::BILINEAR,
+        "planes" },
+    { "video/x-raw,format=I422_10LE,width=1920,height=1080",
+        "video/x-raw,format=P010_10LE,width=1920,height=1080", gpu::Filter::BILINEAR,
+        "planes" },
+    { "video/x-raw,format=NV12,width=1280,height=720",
+        "video/x-raw,format=NV16,width=1920,height=1080", gpu::Filter::NEAREST,
+        "planes" },
+    /* ... but where the coarser axis's filter is no mean of two samples,
+     * or the chroma comes at full resolution, filtered down from pixels. */
+    { "video/x-raw,format=Y42B,width=1920,height=1080",
+        "video/x-raw,format=I420,width=1920,height=1080", gpu::Filter::NEAREST,
+        "fixed point" },
+    { "video/x-raw,format=Y444,width=1920,height=1080",
+        "video/x-raw,format=NV12,width=1920,height=1080", gpu::Filter::BILINEAR,
+        "fixed point" },
     { "video/x-raw,format=NV12,width=1920,height=1080,colorimetry=bt601",
         "video/x-raw,format=NV12,width=1280,height=720,colorimetry=bt709",
         gpu::Filter::BILINEAR, "two taps" },
@@ -618,6 +639,23 @@ GST_START_TEST (test_yuv_resampled_by_planes)
       check_against_twin (c);
       n++;
     }
+  }
+  /* Subsampled otherwise: 4:2:2 into 4:2:0 and back, 8 and 10 bit,
+   * unscaled, scaled, flipped, cropped. */
+  const struct {
+    const char *in, *out;
+    GstVideoOrientationMethod m;
+    gint w, h;
+  } mixed[] = { { "Y42B", "I420", GST_VIDEO_ORIENTATION_IDENTITY, 44, 26 },
+    { "Y42B", "NV12", GST_VIDEO_ORIENTATION_VERT, 30, 47 },
+    { "I420", "Y42B", GST_VIDEO_ORIENTATION_180, 61, 33 },
+    { "I422_10LE", "P010_10LE", GST_VIDEO_ORIENTATION_IDENTITY, 44, 26 },
+    { "NV16", "NV21", GST_VIDEO_ORIENTATION_HORIZ, 28, 20 } };
+  for (const auto & x : mixed) {
+    Case c{ x.in, 45, 29, x.out, x.w, x.h };
+    c.direction = x.m;
+    c.crop = { 1, 0, 2, 1 };
+    check_against_twin (c);
   }
 }
 GST_END_TEST;
@@ -720,6 +758,8 @@ GST_START_TEST (test_conversions_near_videoconvert)
     { "BGRA", "I420" },
     { "RGBA", "Y444" },
     { "NV12", "I420" },
+    /* 4:2:2 into 4:2:0: its lines' chroma averaged, its columns' kept. */
+    { "Y42B", "I420" },
     { "NV12", "P010_10LE" },
     { "P010_10LE", "NV12" },
     { "RGBA", "RGBP" },
