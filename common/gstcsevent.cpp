@@ -12,11 +12,13 @@
 namespace gst_cs {
 namespace {
 
-// Free events per device and kind. The pools live for the whole process:
+// Free events per device and kind, with their Event objects: a frame's
+// record takes one and gives it back, neither a CUDA event nor a heap
+// allocation made per frame. The pools live for the whole process:
 // destroying events at exit races with the CUDA runtime's own teardown.
 struct EventPool {
   std::mutex lock;
-  std::map<std::pair<int, Event::Waiter>, std::vector<cudaEvent_t>> free;
+  std::map<std::pair<int, Event::Waiter>, std::vector<Event *>> free;
 };
 
 EventPool &
@@ -36,9 +38,12 @@ Event::acquire (int device, Waiter waiter, GError ** error)
     std::lock_guard<std::mutex> guard (p.lock);
     auto & list = p.free[{ device, waiter }];
     if (!list.empty ()) {
-      cudaEvent_t e = list.back ();
+      Event * e = list.back ();
       list.pop_back ();
-      return new Event (device, waiter, e);
+      e->refs_.store (1, std::memory_order_relaxed);
+      e->stream_ = nullptr;
+      e->seq_ = 0;
+      return e;
     }
   }
   // An event belongs to the device current when it is created.
@@ -58,12 +63,9 @@ Event::unref ()
 {
   if (refs_.fetch_sub (1, std::memory_order_acq_rel) != 1)
     return;
-  {
-    auto & p = pool ();
-    std::lock_guard<std::mutex> guard (p.lock);
-    p.free[{ device_, waiter_ }].push_back (event_);
-  }
-  delete this;
+  auto & p = pool ();
+  std::lock_guard<std::mutex> guard (p.lock);
+  p.free[{ device_, waiter_ }].push_back (this);
 }
 
 bool

@@ -49,6 +49,8 @@ public:
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
 private:
+  // Made by acquire() only, and never deleted: unref() gives it back to
+  // its pool, with its CUDA event, for the next acquire().
   Event (int device, Waiter waiter, cudaEvent_t event)
       : device_ (device), waiter_ (waiter), event_ (event)
   {}

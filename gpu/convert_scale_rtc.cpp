@@ -693,9 +693,10 @@ bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
-  /* NVRTC itself is loaded by the compiling thread, and compiles in its
-   * children: a first frame does not wait for the library to load. That thread makes no CUDA call;
-   * the launching thread that first sees a kernel compiled loads it. */
+  /* NVRTC is loaded by the compiling thread and compiles in its children:
+   * a first frame does not wait for the library to load. That thread makes
+   * no CUDA call; the launching thread that first sees a kernel compiled
+   * loads it. */
   const Mode m = mode ();
   if (m == Mode::OFF)
     return false;
