@@ -22,7 +22,6 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
-#include <nvrtc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,55 +46,6 @@ mode ()
     return Mode::BACKGROUND;
   }();
   return m;
-}
-
-/* NVRTC, loaded when first needed: a machine without it runs the built
- * kernels, and the plugin does not depend on it to load. */
-struct Nvrtc {
-  decltype (&nvrtcCreateProgram) create = nullptr;
-  decltype (&nvrtcAddNameExpression) add_name = nullptr;
-  decltype (&nvrtcCompileProgram) compile = nullptr;
-  decltype (&nvrtcGetCUBINSize) cubin_size = nullptr;
-  decltype (&nvrtcGetCUBIN) cubin = nullptr;
-  decltype (&nvrtcGetLoweredName) lowered_name = nullptr;
-  decltype (&nvrtcGetProgramLogSize) log_size = nullptr;
-  decltype (&nvrtcGetProgramLog) log = nullptr;
-  decltype (&nvrtcDestroyProgram) destroy = nullptr;
-  bool ok = false;
-};
-
-const Nvrtc &
-nvrtc ()
-{
-  static const Nvrtc loaded = [] {
-    Nvrtc n;
-    void * lib = nullptr;
-    for (const char * name : { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so" })
-      if ((lib = dlopen (name, RTLD_NOW | RTLD_LOCAL)))
-        break;
-    if (!lib)
-      return n;
-    /* Loaded here too, not first by a compile: the compiles run in
-     * children forked from this process (run_apart.h), where a library
-     * loaded already is not loaded again. */
-    for (const char * name : { "libnvrtc-builtins.so.13.0", "libnvrtc-builtins.so.13",
-             "libnvrtc-builtins.so" })
-      if (dlopen (name, RTLD_NOW | RTLD_LOCAL))
-        break;
-    auto get = [&] (auto & f, const char * name) {
-      f = reinterpret_cast<std::remove_reference_t<decltype (f)>> (dlsym (lib, name));
-      return f != nullptr;
-    };
-    n.ok = get (n.create, "nvrtcCreateProgram") &&
-           get (n.add_name, "nvrtcAddNameExpression") &&
-           get (n.compile, "nvrtcCompileProgram") &&
-           get (n.cubin_size, "nvrtcGetCUBINSize") && get (n.cubin, "nvrtcGetCUBIN") &&
-           get (n.lowered_name, "nvrtcGetLoweredName") &&
-           get (n.log_size, "nvrtcGetProgramLogSize") &&
-           get (n.log, "nvrtcGetProgramLog") && get (n.destroy, "nvrtcDestroyProgram");
-    return n;
-  }();
-  return loaded;
 }
 
 std::uint64_t
@@ -165,14 +115,15 @@ struct Registry {
   std::deque<Entry *> queue;
   bool worker = false;
   /* The process is exiting (set by an exit handler): the worker starts no
-   * compile more, and one in progress is stopped: its child process
+   * compile more, and one in progress is stopped: its compiler process
    * (run_apart.h) killed and reaped by the worker, which the handler waits
-   * for, so that neither a child nor the worker's bookkeeping runs on
+   * for, so that neither the compiler nor the worker's bookkeeping runs on
    * while exit tears the process down. The worker makes no CUDA call:
    * launching threads load what it compiled, in their own order of CUDA
    * calls. */
   std::atomic<bool> exiting{ false };
   bool compiling = false; /* the worker is in compile () (under lock) */
+  bool parked = false;    /* the worker has stopped for good (under lock) */
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -312,115 +263,63 @@ write_cache (const std::string & path, const std::vector<char> & cubin,
   std::rename (tmp.c_str (), path.c_str ());
 }
 
-bool
-nvrtc_compile_here (const ConvertScale & op, const std::string & name,
-    const std::string & arch, std::vector<char> * cubin, std::string * lowered,
-    std::string * log)
-{
-  const Nvrtc & n = nvrtc ();
-  if (!n.ok) {
-    *log = "libnvrtc cannot be loaded";
-    return false;
-  }
-  const std::string source = source_for (op);
-  std::vector<const char *> names, texts;
-  for (int i = 0; i < kSourceCount; i++) {
-    names.push_back (kSources[i].name);
-    texts.push_back (kSources[i].text);
-  }
-  nvrtcProgram p = nullptr;
-  if (n.create (&p, source.c_str (), "convert_scale_rtc.cu", kSourceCount, texts.data (),
-          names.data ()) != NVRTC_SUCCESS) {
-    *log = "nvrtcCreateProgram failed";
-    return false;
-  }
-  const std::string expr = "&" + name;
-  n.add_name (p, expr.c_str ());
-  const std::string target = "--gpu-architecture=" + arch;
-  /* As the build compiles the kernels (gpu/meson.build): no fused
-   * multiply-add, so that they round as the CPU twin does. */
-  /* -v: ptxas's account of the kernel's stack, which compiled() checks. */
-  const char * options[] = { target.c_str (), "-std=c++17", "--fmad=false",
-    "-default-device", "--ptxas-options=-v" };
-  const nvrtcResult r = n.compile (p, (int)(sizeof options / sizeof *options), options);
-  std::size_t size = 0;
-  if (n.log_size (p, &size) == NVRTC_SUCCESS && size > 1) {
-    log->assign (size, '\0');
-    n.log (p, &(*log)[0]);
-  }
-  bool ok = r == NVRTC_SUCCESS;
-  const char * lowered_name = nullptr;
-  if (ok)
-    ok = n.lowered_name (p, expr.c_str (), &lowered_name) == NVRTC_SUCCESS &&
-         lowered_name && n.cubin_size (p, &size) == NVRTC_SUCCESS && size > 0;
-  if (ok) {
-    *lowered = lowered_name;
-    cubin->resize (size);
-    ok = n.cubin (p, cubin->data ()) == NVRTC_SUCCESS;
-  }
-  n.destroy (&p);
-  return ok;
-}
-
 /* A compile of the longest: NVRTC takes 0.2-1.6 s for one on two cores,
- * more under a sanitizer. A child that takes longer is stopped. */
+ * more under a sanitizer. A compiler that takes longer is stopped. */
 constexpr int kMostCompileSeconds = 300;
 
-void
-put (std::string & out, std::string_view bytes)
+/* The compiler process's program (gcs-rtc-compile, rtc_compiler_main.cpp),
+ * or "" where none is found: GST_CS_CONVERT_RTC_COMPILER; else beside the
+ * library or program this code is in (the installed plugin, in the build
+ * tree too); else where the build made it (the benchmarks and tests). */
+const std::string &
+compiler ()
 {
-  const std::uint64_t size = bytes.size ();
-  out.append (reinterpret_cast<const char *> (&size), sizeof size);
-  out.append (bytes);
+  static const std::string path = [] {
+    std::vector<std::string> candidates;
+    if (const char * v = std::getenv ("GST_CS_CONVERT_RTC_COMPILER"))
+      candidates.push_back (v);
+    Dl_info info{};
+    if (dladdr (reinterpret_cast<const void *> (&compiler), &info) && info.dli_fname) {
+      std::string here = info.dli_fname;
+      const std::size_t slash = here.rfind ('/');
+      if (slash != std::string::npos)
+        candidates.push_back (here.substr (0, slash + 1) + "gcs-rtc-compile");
+    }
+#ifdef GCS_RTC_COMPILER_BUILT
+    candidates.push_back (GCS_RTC_COMPILER_BUILT);
+#endif
+    for (const std::string & c : candidates)
+      if (!c.empty () && c[0] == '/' && access (c.c_str (), X_OK) == 0)
+        return c;
+    return std::string ();
+  }();
+  return path;
 }
 
-bool
-take (std::string_view & in, std::string_view * bytes)
-{
-  std::uint64_t size = 0;
-  if (in.size () < sizeof size)
-    return false;
-  std::memcpy (&size, in.data (), sizeof size);
-  in.remove_prefix (sizeof size);
-  if (in.size () < size)
-    return false;
-  *bytes = in.substr (0, (std::size_t)size);
-  in.remove_prefix ((std::size_t)size);
-  return true;
-}
-
-/* nvrtc_compile_here in a child process (run_apart.h says why), the
- * process's own copy of NVRTC loaded first so that children share it. */
+/* `op`'s kernel compiled by NVRTC in the compiler process (run_apart.h
+ * says why not here). */
 bool
 nvrtc_compile (const ConvertScale & op, const std::string & name,
     const std::string & arch, std::vector<char> * cubin, std::string * lowered,
     std::string * log, const std::atomic<bool> * stop = nullptr)
 {
-  if (!nvrtc ().ok) {
-    *log = "libnvrtc cannot be loaded";
+  if (compiler ().empty ()) {
+    *log = "no compiler process: gcs-rtc-compile is not beside the plugin "
+           "(GST_CS_CONVERT_RTC_COMPILER names it elsewhere)";
     return false;
   }
-  std::string bytes, why;
-  const bool ran = run_apart (
-      [&] {
-        std::vector<char> code;
-        std::string name_in_code, text;
-        const bool ok = nvrtc_compile_here (op, name, arch, &code, &name_in_code, &text);
-        std::string out (1, ok ? '1' : '0');
-        put (out, name_in_code);
-        put (out, std::string_view (code.data (), code.size ()));
-        put (out, text);
-        return out;
-      },
-      kMostCompileSeconds, &bytes, &why, stop);
-  if (!ran) {
-    *log = "the compiling process: " + why;
+  std::string input, bytes, why;
+  put (input, arch);
+  put (input, name);
+  put (input, source_for (op));
+  if (!run_apart (compiler (), input, kMostCompileSeconds, &bytes, &why, stop)) {
+    *log = "the compiler process: " + why;
     return false;
   }
   std::string_view in (bytes), name_in_code, code, text;
   if (in.empty () || !(in.remove_prefix (1), take (in, &name_in_code)) ||
       !take (in, &code) || !take (in, &text)) {
-    *log = "the compiling process: a result cut short";
+    *log = "the compiler process: a result cut short";
     return false;
   }
   lowered->assign (name_in_code);
@@ -448,7 +347,7 @@ stack_bytes (const std::string & log)
 }
 
 /* Compiles `e`'s kernel (or reads it from the disk cache), on the
- * worker's thread: NVRTC and files only. No CUDA call is made here: a
+ * worker's thread: the compiler process and files only. No CUDA call is made here: a
  * module load can wait for the GPU, which a stream gate may hold for a
  * launching thread, and CUDA calls at exit race the runtime's teardown.
  * The launching thread that next sees kCompiled loads it (load ()). */
@@ -536,21 +435,24 @@ load (Entry & e)
   e.state.store (ok && !declined ? kReady : kFailed, std::memory_order_release);
 }
 
+/* The exit handler, registered with the worker's start: the worker stops
+ * before exit tears the process down, wherever it is: waiting for the
+ * compiler process (killed and reaped within run_apart's 50 ms slice) or
+ * idle. Bounded, should the worker be held elsewhere. */
+void
+stop_worker ()
+{
+  Registry & r = registry ();
+  std::unique_lock<std::mutex> lock (r.lock);
+  r.exiting = true;
+  r.wake.notify_all ();
+  r.wake.wait_for (lock, std::chrono::seconds (5), [&] { return r.parked; });
+}
+
 void
 worker ()
 {
   Registry & r = registry ();
-  /* NVRTC is loaded by this thread: a first frame does not wait for it. */
-  (void)nvrtc ();
-  std::atexit ([] {
-    Registry & reg = registry ();
-    std::unique_lock<std::mutex> lock (reg.lock);
-    reg.exiting = true;
-    reg.wake.notify_all ();
-    /* A compile under way stops within run_apart's 50 ms slice; bounded,
-     * should the worker be held elsewhere. */
-    reg.wake.wait_for (lock, std::chrono::seconds (2), [&] { return !reg.compiling; });
-  });
   for (;;) {
     Entry * e;
     {
@@ -564,6 +466,7 @@ worker ()
         for (Entry * q : r.queue)
           q->state.store (kFailed, std::memory_order_release);
         r.queue.clear ();
+        r.parked = true;
         r.wake.notify_all ();
         r.wake.wait (lock, [] { return false; });
       }
@@ -595,6 +498,7 @@ ask (Registry & r, Entry & e, const std::string & name)
   r.queue.push_back (&e);
   if (!r.worker) {
     r.worker = true;
+    std::atexit (stop_worker);
     std::thread (worker).detach ();
   }
   r.wake.notify_all ();
@@ -693,10 +597,10 @@ bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
-  /* NVRTC is loaded by the compiling thread and compiles in its children:
-   * a first frame does not wait for the library to load. That thread makes
-   * no CUDA call; the launching thread that first sees a kernel compiled
-   * loads it. */
+  /* NVRTC compiles in a process of its own, which the worker thread waits
+   * for: a first frame does not wait for it. That thread makes no CUDA
+   * call; the launching thread that first sees a kernel compiled loads
+   * it. */
   const Mode m = mode ();
   if (m == Mode::OFF)
     return false;

@@ -10,18 +10,21 @@
 // a thread of the process compiles a description once it has been
 // launched kSeenBeforeCompile times (a description whose crop moves every
 // frame never is), at most kMostKernels of them per process. That thread
-// makes no CUDA call, and NVRTC compiles in a child process it forks
-// (run_apart.h): the launching thread that first finds the code compiled
-// loads it (a module load, once a description). The result
+// makes no CUDA call, and NVRTC compiles in a process of its own
+// (gcs-rtc-compile, beside the plugin; run_apart.h says why): the
+// launching thread that first finds the code compiled loads it (a module
+// load, once a description). The result
 // is kept in memory and on disk ($XDG_CACHE_HOME/gst-cudastreams/convert,
 // keyed by the description, the kernels' source and the GPU
 // architecture), so a later run starts with it.
 //
 // GST_CS_CONVERT_RTC: "0" never compiles (the built kernels alone); "wait"
 // compiles at the first launch of a description and waits for it (tests,
-// benchmarks); anything else, or unset, as above. Where NVRTC (libnvrtc)
-// cannot be loaded, the built kernels run. A process that exits while a
-// kernel is being compiled does not wait for it: the child is killed.
+// benchmarks); anything else, or unset, as above. Where the compiler or
+// NVRTC (libnvrtc) cannot be found, the built kernels run. A process that
+// exits while a kernel is being compiled does not wait for it: the
+// compiler is killed. GST_CS_CONVERT_RTC_COMPILER: the compiler's path,
+// where it is not beside the plugin.
 #pragma once
 
 #include <cstddef>

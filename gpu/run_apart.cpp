@@ -6,28 +6,42 @@
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char ** environ;
 
 namespace gst_cs::gpu {
 namespace {
 
-/* The result is followed by its length, so that a child that died
- * half-way is told from one that finished: its exit status alone may be
- * taken by another waitpid in the process (an application's SIGCHLD
- * handler) or lost (SIGCHLD ignored). */
+/* The result is followed by its length and this mark, so that a program
+ * that died half-way is told from one that finished: its exit status
+ * alone may be taken by another waitpid in the process (an application's
+ * SIGCHLD handler) or lost (SIGCHLD ignored). */
 constexpr char kEnd[] = "gcs-run-apart-end";
 
+/* A socket, not a pipe: a program that ended before it read its input
+ * makes the send fail (MSG_NOSIGNAL), where a pipe's write would raise
+ * SIGPIPE in the application. Anything else (the program's stdout, run
+ * by hand) is written to. */
 bool
-write_all (int fd, const char * p, std::size_t left)
+send_all (int fd, const char * p, std::size_t left)
 {
+  bool socket = true;
   while (left) {
-    const ssize_t n = write (fd, p, left);
+    ssize_t n = socket ? send (fd, p, left, MSG_NOSIGNAL) : write (fd, p, left);
+    if (n < 0 && socket && errno == ENOTSOCK) {
+      socket = false;
+      continue;
+    }
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -38,25 +52,35 @@ write_all (int fd, const char * p, std::size_t left)
   return true;
 }
 
-[[noreturn]] void
-child (int fd, pid_t parent, const std::function<std::string ()> & job)
+/* posix_spawn, its stdin and stdout the socket `fd`, no other descriptor
+ * of this process kept open in it. */
+pid_t
+spawn (const std::string & program, int fd, std::string * why)
 {
-  /* Killed with its parent (the forking thread, which never returns):
-   * a compile outliving the process is of no use. */
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid () != parent)
-    _exit (1);
-  std::string out = job ();
-  const std::uint64_t size = out.size ();
-  out.append (reinterpret_cast<const char *> (&size), sizeof size);
-  out.append (kEnd, sizeof kEnd);
-  _exit (write_all (fd, out.data (), out.size ()) ? 0 : 1);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init (&actions);
+  posix_spawn_file_actions_adddup2 (&actions, fd, 0);
+  posix_spawn_file_actions_adddup2 (&actions, fd, 1);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  posix_spawn_file_actions_addclosefrom_np (&actions, 3);
+#endif
+  const std::string parent = std::to_string ((long)getpid ());
+  char * argv[] = { const_cast<char *> (program.c_str ()),
+    const_cast<char *> (parent.c_str ()), nullptr };
+  pid_t pid = -1;
+  const int rc = posix_spawn (&pid, program.c_str (), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy (&actions);
+  if (rc != 0) {
+    *why = program + ": " + std::strerror (rc);
+    return -1;
+  }
+  return pid;
 }
 
 } // namespace
 
 bool
-run_apart (const std::function<std::string ()> & job, int most_seconds,
+run_apart (const std::string & program, const std::string & input, int most_seconds,
     std::string * result, std::string * why, const std::atomic<bool> * stop)
 {
   result->clear ();
@@ -65,29 +89,24 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
     return false;
   }
   int fds[2];
-  if (pipe2 (fds, O_CLOEXEC) != 0) {
-    *why = std::string ("pipe: ") + std::strerror (errno);
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    *why = std::string ("socketpair: ") + std::strerror (errno);
     return false;
   }
-  const pid_t parent = getpid ();
-  const pid_t pid = fork ();
-  if (pid < 0) {
-    *why = std::string ("fork: ") + std::strerror (errno);
-    close (fds[0]);
-    close (fds[1]);
-    return false;
-  }
-  if (pid == 0) {
-    close (fds[0]);
-    child (fds[1], parent, job);
-  }
+  const pid_t pid = spawn (program, fds[1], why);
   close (fds[1]);
+  if (pid < 0) {
+    close (fds[0]);
+    return false;
+  }
+  bool sent = send_all (fds[0], input.data (), input.size ());
+  shutdown (fds[0], SHUT_WR); /* the end of its input */
   const auto deadline =
       std::chrono::steady_clock::now () + std::chrono::seconds (most_seconds);
   bool timed_out = false, read_error = false, stopped = false;
   const int slice_ms = stop ? 50 : 1000;
   char buffer[1 << 16];
-  for (;;) {
+  while (sent) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds> (
         deadline - std::chrono::steady_clock::now ())
                           .count ();
@@ -119,7 +138,7 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
     result->append (buffer, (std::size_t)n);
   }
   close (fds[0]);
-  if (timed_out || read_error || stopped)
+  if (!sent || timed_out || read_error || stopped)
     kill (pid, SIGKILL);
   int status = 0;
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR) {
@@ -141,6 +160,8 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
     *why = "stopped";
   else if (timed_out)
     *why = "stopped after " + std::to_string (most_seconds) + " s";
+  else if (!sent)
+    *why = "it did not take its input";
   else if (read_error)
     *why = std::string ("reading its result: ") + std::strerror (errno);
   else if (WIFSIGNALED (status))
@@ -148,6 +169,47 @@ run_apart (const std::function<std::string ()> & job, int most_seconds,
   else
     *why = "ended before its result was written";
   return false;
+}
+
+bool
+asked_by (int argc, char ** argv)
+{
+  /* Killed when the asking process ends: a compile is of no use then.
+   * Its id as given tells whether it ended before this line. */
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  return argc > 1 && std::strtol (argv[1], nullptr, 10) == (long)getppid ();
+}
+
+bool
+answer (std::string result)
+{
+  const std::uint64_t size = result.size ();
+  result.append (reinterpret_cast<const char *> (&size), sizeof size);
+  result.append (kEnd, sizeof kEnd);
+  return send_all (1, result.data (), result.size ());
+}
+
+void
+put (std::string & out, std::string_view bytes)
+{
+  const std::uint64_t size = bytes.size ();
+  out.append (reinterpret_cast<const char *> (&size), sizeof size);
+  out.append (bytes);
+}
+
+bool
+take (std::string_view & in, std::string_view * bytes)
+{
+  std::uint64_t size = 0;
+  if (in.size () < sizeof size)
+    return false;
+  std::memcpy (&size, in.data (), sizeof size);
+  in.remove_prefix (sizeof size);
+  if (in.size () < size)
+    return false;
+  *bytes = in.substr (0, (std::size_t)size);
+  in.remove_prefix ((std::size_t)size);
+  return true;
 }
 
 } // namespace gst_cs::gpu

@@ -1,31 +1,41 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// Work done in a child process, forked from the calling thread, whose
-// result comes back as bytes: for a library that a process cannot tear
-// down under a call in progress, nor stop. NVRTC is one: a process that
-// exited while a thread compiled crashed in nvrtcCompileProgram (its
-// state, made during the compile, destroyed by exit before the thread
-// was done; H200, 2026-11-30). A child that is compiling when its parent
-// ends is killed; the parent never waits for it at exit.
-//
-// The child runs only `job`: no CUDA call (a forked child cannot use the
-// parent's contexts), nothing that another thread of the parent might
-// have held locked when it forked. It ends with _exit: no exit handler
-// and no destructor of the parent's runs in it.
+// A program run in a process of its own, its input given on its stdin and
+// its result read from its stdout: for work that a process cannot tear
+// down under a call in progress, nor stop. NVRTC is such work
+// (rtc_nvrtc.h): compiled in a thread of the plugin's process, or in a
+// child forked from it, a process that exited during a compile crashed or
+// hung (H200, 2026-11-30). The program is started by posix_spawn, which
+// copies nothing of this process (no CUDA state, no locks another thread
+// holds); it is killed when this process stops waiting for it.
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <string>
+#include <string_view>
 
 namespace gst_cs::gpu {
 
-// Runs `job` in a child and sets `result` to what it returned. False, with
-// `why` set, where no child could be made, or it ended before it had
-// written all of its result (a crash, a signal), or `most_seconds` passed,
-// or `stop` (optional) was set (the child is then killed, within 50 ms of
-// `stop`; none is made once it is set). The calling thread alone kills and
-// reaps its child: no other thread can kill a pid reused meanwhile.
-bool run_apart (const std::function<std::string ()> & job, int most_seconds,
+// Runs `program` (an absolute path; its first argument this process's id,
+// see answer_apart) with `input` on its stdin and sets `result` to what it
+// answered. False, with `why` set, where it could not be started, or it
+// ended before it had answered whole (a crash, a signal), or
+// `most_seconds` passed, or `stop` (optional) was set (the program is then
+// killed, within 50 ms of `stop`; none is started once it is set). The
+// calling thread alone kills and reaps it: no other thread can kill a pid
+// reused meanwhile.
+bool run_apart (const std::string & program, const std::string & input, int most_seconds,
     std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr);
+
+// The program's side. asked_by: its first argument; false where the
+// process that started it has gone already (nothing to answer), and it is
+// then killed should that process end later. answer: writes `result` to
+// stdout, with the mark that tells a whole answer from one cut short.
+bool asked_by (int argc, char ** argv);
+bool answer (std::string result);
+
+// Fields of an input or a result: each its length (8 bytes, host order),
+// then its bytes. take: false where `in` is cut short.
+void put (std::string & out, std::string_view bytes);
+bool take (std::string_view & in, std::string_view * bytes);
 
 } // namespace gst_cs::gpu

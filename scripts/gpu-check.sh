@@ -15,7 +15,8 @@
 #   1.22: a version kept in .gst-dist/, a copy of this workplace's
 #   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front),
 #   BUILD_ONLY=1 (set up and build, nothing else), NINJA_JOBS, FAKE_SUITE=0
-#   (not the stand-in's suite, which CI runs).
+#   (not the stand-in's suite, which CI runs), ONLY_TESTS (test names: the
+#   plain run runs these alone, and no stand-in suite).
 set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/gpu-gst-env.sh
@@ -74,12 +75,16 @@ fi
 t_tests=$SECONDS
 : > "$OUT/meson-test-fake.txt"
 fake_pid=
-if [ "${FAKE_SUITE:-1}" != 0 ]; then
+if [ "${FAKE_SUITE:-1}" != 0 ] && [ -z "${ONLY_TESTS:-}" ]; then
   meson test -C "$B" --no-rebuild --print-errorlogs --suite fakecuda --num-processes 4 \
     --logbase fakelog > "$OUT/meson-test-fake.txt" 2>&1 &
   fake_pid=$!
 fi
-meson test -C "$B" --no-rebuild --print-errorlogs --no-suite fakecuda --num-processes 2 \
+# shellcheck disable=SC2206
+plain=(--no-suite fakecuda)
+# shellcheck disable=SC2206
+[ -n "${ONLY_TESTS:-}" ] && plain=($ONLY_TESTS)
+meson test -C "$B" --no-rebuild --print-errorlogs "${plain[@]}" --num-processes 2 \
   > "$OUT/meson-test.txt" 2>&1
 rc=$?
 [ -z "$fake_pid" ] || wait "$fake_pid" || rc=1

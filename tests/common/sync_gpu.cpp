@@ -159,7 +159,11 @@ GST_START_TEST (test_stream_wait_stream)
   guint8 * host = nullptr;
   fail_unless_equals_int (cudaMalloc (&dev, n), cudaSuccess);
   fail_unless_equals_int (cudaMallocHost ((void **)&host, n), cudaSuccess);
+  /* cudaMemset runs on the legacy stream, which non-blocking streams do not
+   * follow: without the wait here the writer's 0x5a could land first and
+   * the zeros after it (seen once on an H200). */
   fail_unless_equals_int (cudaMemset (dev, 0x00, n), cudaSuccess);
+  fail_unless_equals_int (cudaDeviceSynchronize (), cudaSuccess);
   const guint64 waits = gst_cs_host_waits_total ();
 
   fail_unless_equals_int (cudaMemsetAsync (dev, 0x5a, n, writer), cudaSuccess);

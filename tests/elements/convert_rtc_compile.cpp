@@ -139,59 +139,58 @@ GST_START_TEST (test_families_compile)
 }
 GST_END_TEST;
 
-/* The compiles run in a child process (gpu/run_apart.h): what it returns
- * comes back whole, larger than a pipe holds; a child that crashes or
- * runs past its time is told apart from one that returned. */
+/* run_apart with RUN_APART_PEER (tests/elements/run_apart_peer.cpp): a
+ * command and a payload in, `payload` back. */
+bool
+peer (const std::string & command, const std::string & payload, int seconds,
+    std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr)
+{
+  std::string input;
+  gpu::put (input, command);
+  gpu::put (input, payload);
+  return gpu::run_apart (RUN_APART_PEER, input, seconds, result, why, stop);
+}
+
+/* The compiles run in a process of their own (gpu/run_apart.h): what it
+ * answers comes back whole, larger than a socket holds at once; one that
+ * crashes or runs past its time is told apart from one that answered. */
 GST_START_TEST (test_run_apart)
 {
   std::string result, why;
   std::string big (300 * 1000, 'x');
   big[12345] = '\0';
-  fail_unless (
-      gpu::run_apart ([&] { return big; }, 30, &result, &why), "%s", why.c_str ());
+  fail_unless (peer ("echo", big, 30, &result, &why), "%s", why.c_str ());
   fail_unless (result == big, "%zu bytes back of %zu", result.size (), big.size ());
-  fail_unless (gpu::run_apart ([] { return std::string (); }, 30, &result, &why));
+  fail_unless (peer ("echo", "", 30, &result, &why), "%s", why.c_str ());
   fail_unless (result.empty ());
 
-  fail_if (gpu::run_apart (
-      [] {
-        std::abort ();
-        return std::string ("never");
-      },
-      30, &result, &why));
+  fail_if (peer ("abort", "", 30, &result, &why));
   fail_unless (why.find ("signal") != std::string::npos, "%s", why.c_str ());
-  fail_if (gpu::run_apart (
-      [] {
-        std::this_thread::sleep_for (std::chrono::seconds (30));
-        return std::string ("late");
-      },
-      1, &result, &why));
+  fail_if (peer ("cut", "", 30, &result, &why));
+  fail_unless (why == "ended before its result was written", "%s", why.c_str ());
+  fail_if (peer ("sleep", "", 1, &result, &why));
   fail_unless (why == "stopped after 1 s", "%s", why.c_str ());
   fail_unless (result.empty ());
+  fail_if (gpu::run_apart ("/nonexistent/gcs-peer", "", 30, &result, &why));
+  fail_unless (why.find ("/nonexistent/gcs-peer: ") == 0, "%s", why.c_str ());
 
-  /* Stopped, as the process's exit stops a compile under way: the child
-   * is killed and reaped within run_apart's slice, and none is made once
-   * the flag is set. */
+  /* Stopped, as the process's exit stops a compile under way: the program
+   * is killed and reaped within run_apart's slice, and none is started
+   * once the flag is set. */
   std::atomic<bool> stop{ false };
   std::thread stopper ([&] {
     std::this_thread::sleep_for (std::chrono::milliseconds (300));
     stop = true;
   });
   const auto t0 = std::chrono::steady_clock::now ();
-  const bool ran = gpu::run_apart (
-      [] {
-        std::this_thread::sleep_for (std::chrono::seconds (30));
-        return std::string ("late");
-      },
-      30, &result, &why, &stop);
+  const bool ran = peer ("sleep", "", 30, &result, &why, &stop);
   const double seconds =
       std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
   stopper.join ();
   fail_if (ran);
   fail_unless (why == "stopped", "%s", why.c_str ());
   fail_unless (seconds < 5.0, "stopped after %.1f s", seconds);
-  fail_if (
-      gpu::run_apart ([] { return std::string ("never"); }, 30, &result, &why, &stop));
+  fail_if (peer ("echo", "never", 30, &result, &why, &stop));
   fail_unless (why == "stopped", "%s", why.c_str ());
 }
 GST_END_TEST;

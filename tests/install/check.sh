@@ -4,7 +4,8 @@
 # the library exports nothing but its C API (gst_cs_*, gst_is_cs_*), only
 # the public headers are installed, a C program builds against the installed
 # .pc alone and runs, gst-inspect-1.0 finds the elements in the plugin folder
-# the .pc names (pluginsdir), the C example (examples/c) builds and links as
+# the .pc names (pluginsdir), the converter's compiler process is beside
+# the plugin there, the C example (examples/c) builds and links as
 # an application would build it (it needs a GPU to run), and, where the
 # Python module is built, `python -m cudastreams` finds the installed
 # plugin from the installed package.
@@ -68,6 +69,17 @@ for e in cudastreamsupload cudastreamscrop cudastreamsdownload cudastreamsconver
   fi
 done
 echo "gst-inspect-1.0: the elements in pluginsdir ($plugins)"
+
+# The converter's compiler process (gpu/rtc_compiler_main.cpp), where the
+# build has kernels: beside the plugin, which looks for it there, and
+# runnable from there (it refuses a terminal with a message, exit 2).
+if [ -f "$build/gpu/gcs-rtc-compile" ]; then
+  [ -x "$plugins/gcs-rtc-compile" ] ||
+    { echo "gcs-rtc-compile is not installed beside the plugin ($plugins)"; exit 1; }
+  rc=0; "$plugins/gcs-rtc-compile" < /dev/null > /dev/null 2>&1 || rc=$?
+  [ $rc = 1 ] || { echo "gcs-rtc-compile without its caller: exit $rc, not 1"; exit 1; }
+  echo "gcs-rtc-compile: beside the plugin, runs from there"
+fi
 
 # The C example outside the build tree: its kernel compiled by nvcc alone,
 # the program by the C compiler, linked with nothing but what pkg-config

@@ -87,6 +87,17 @@ else
   fail "python -m cudastreams --plugin-path, then gst-inspect-1.0" "$WORK/inspect.txt"
 fi
 
+# The converter's compiler process beside the package's plugin, which
+# looks for it there, where the package has kernels.
+case "${PIP_SETUP_ARG:--Dgpu_kernels=false}" in
+  *gpu_kernels=false*) ;;
+  *) if [ -x "$pkg/gstreamer-1.0/gcs-rtc-compile" ]; then
+       ok "gcs-rtc-compile beside the package's plugin"
+     else
+       fail "gcs-rtc-compile is not beside the package's plugin ($pkg/gstreamer-1.0)"
+     fi ;;
+esac
+
 # The Python tests that need no GPU (tests/python/meson.build's), on the
 # installed package. pycheck.py comes from the script's folder; cudastreams
 # from site-packages (checked above).
