@@ -135,6 +135,14 @@ GST_START_TEST (test_families_compile)
         gpu::convert_scale_path (resolved), stack, (int)sizeof (gpu::ConvertScale));
     g_print (
         "%s: compiled, %d bytes of stack\n", gpu::convert_scale_path (resolved), stack);
+    if (&f == &kFamilies[0]) {
+      /* NVRTC's complaint comes back from the compiler process: a kernel
+       * the source does not have. */
+      fail_if (gpu::rtc::compiles (
+          resolved, "gst_cs::gpu::kernels::no_such_kernel", "sm_90", &log, &stack));
+      fail_unless (log.find ("no_such_kernel") != std::string::npos, "%s", log.c_str ());
+      fail_unless_equals_int (stack, -1);
+    }
   }
 }
 GST_END_TEST;
