@@ -4,10 +4,11 @@
 // 4:2:2 into 4:2:0 and back) and whose matrix keeps luma and chroma apart
 // (the same colours, or another range): each output plane is then its
 // input plane resampled and mapped by one affine function per component,
-// as videoconvertscale scales the planes of a frame whose format it keeps. A thread writes a column of
-// output blocks; the taps of the block's columns are computed once for the
-// column, those of its rows once per row: luma reads its own plane only
-// (four samples a pixel), chroma its own plane only (four words a block).
+// as videoconvertscale scales the planes of a frame whose format it keeps.
+// A thread writes a column of output blocks; the taps of the block's
+// columns are computed once for the column, those of its rows once per
+// row: luma reads its own plane only (four samples a pixel), chroma its
+// own plane only (four words a block).
 //
 // It computes what pixels::write_block computes, to the bit: there the
 // luma pixels sample Y alone (in[1] = in[2] = 0, whose products add 0)

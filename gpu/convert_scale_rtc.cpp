@@ -122,8 +122,7 @@ struct Registry {
    * launching threads load what it compiled, in their own order of CUDA
    * calls. */
   std::atomic<bool> exiting{ false };
-  bool compiling = false; /* the worker is in compile () (under lock) */
-  bool parked = false;    /* the worker has stopped for good (under lock) */
+  bool parked = false; /* the worker has stopped for good (under lock) */
   int asked = 0;
   std::atomic<int> compiled{ 0 }, failed{ 0 }, declined{ 0 };
   std::atomic<long long> launches{ 0 };
@@ -347,9 +346,10 @@ stack_bytes (const std::string & log)
 }
 
 /* Compiles `e`'s kernel (or reads it from the disk cache), on the
- * worker's thread: the compiler process and files only. No CUDA call is made here: a
- * module load can wait for the GPU, which a stream gate may hold for a
- * launching thread, and CUDA calls at exit race the runtime's teardown.
+ * worker's thread: the compiler process and files only. No CUDA call is
+ * made here: a module load can wait for the GPU, which a stream gate may
+ * hold for a launching thread, and CUDA calls at exit race the runtime's
+ * teardown.
  * The launching thread that next sees kCompiled loads it (load ()). */
 void
 compile (Entry & e)
@@ -391,7 +391,6 @@ compile (Entry & e)
     e.lowered = std::move (lowered);
   }
   e.state.store (ok && !declined ? kCompiled : kFailed, std::memory_order_release);
-  r.compiling = false;
   r.wake.notify_all ();
 }
 
@@ -472,7 +471,6 @@ worker ()
       }
       e = r.queue.front ();
       r.queue.pop_front ();
-      r.compiling = true;
     }
     compile (*e);
   }

@@ -23,18 +23,9 @@ main (int argc, char ** argv)
         "which starts it; it is not run by hand.\n");
     return 2;
   }
-  if (!asked_by (argc, argv))
-    return 1;
   std::string input;
-  char buffer[1 << 16];
-  for (;;) {
-    const ssize_t n = read (0, buffer, sizeof buffer);
-    if (n < 0)
-      return 1;
-    if (n == 0)
-      break;
-    input.append (buffer, (std::size_t)n);
-  }
+  if (!asked (argc, argv, &input))
+    return 1;
   std::string_view in (input), arch, name, source;
   if (!take (in, &arch) || !take (in, &name) || !take (in, &source))
     return 1;

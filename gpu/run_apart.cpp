@@ -172,12 +172,24 @@ run_apart (const std::string & program, const std::string & input, int most_seco
 }
 
 bool
-asked_by (int argc, char ** argv)
+asked (int argc, char ** argv, std::string * input)
 {
   /* Killed when the asking process ends: a compile is of no use then.
    * Its id as given tells whether it ended before this line. */
   prctl (PR_SET_PDEATHSIG, SIGKILL);
-  return argc > 1 && std::strtol (argv[1], nullptr, 10) == (long)getppid ();
+  if (argc < 2 || std::strtol (argv[1], nullptr, 10) != (long)getppid ())
+    return false;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = read (0, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return false;
+    if (n == 0)
+      return true;
+    input->append (buffer, (std::size_t)n);
+  }
 }
 
 bool

@@ -26,11 +26,12 @@ namespace gst_cs::gpu {
 bool run_apart (const std::string & program, const std::string & input, int most_seconds,
     std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr);
 
-// The program's side. asked_by: its first argument; false where the
-// process that started it has gone already (nothing to answer), and it is
-// then killed should that process end later. answer: writes `result` to
-// stdout, with the mark that tells a whole answer from one cut short.
-bool asked_by (int argc, char ** argv);
+// The program's side. asked: its input, all of its stdin; false where the
+// process that started it (its first argument) has gone already (nothing
+// to answer) or the input could not be read. It is killed should that
+// process end later. answer: writes `result` to stdout, with the mark
+// that tells a whole answer from one cut short.
+bool asked (int argc, char ** argv, std::string * input);
 bool answer (std::string result);
 
 // Fields of an input or a result: each its length (8 bytes, host order),

@@ -50,9 +50,9 @@ for i in $(seq "${RUNS:-4}"); do
       "${cmd[@]}" > "$log" 2>&1 &
       pid=$!
       # A process still there 10 s after it began is hung (a run takes
-      # under 2 s): cuda-gdb attaches to it as it is and prints every
-      # thread's stack (run under the debugger from its start, it did not
-      # hang), then it is killed.
+      # under 2 s): what its threads wait for is recorded, and cuda-gdb
+      # tries to attach to it as it is (run under the debugger from its
+      # start, it did not hang); then it is killed.
       t=0
       while kill -0 $pid 2> /dev/null && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
       hung=0
@@ -60,9 +60,9 @@ for i in $(seq "${RUNS:-4}"); do
         hung=1
         # Each thread's name, state and where the kernel has it wait, and
         # the process's children (cuda-gdb may not be let attach).
-        for t in /proc/$pid/task/*; do
-          echo "  thread $(basename "$t") $(cat "$t/comm") $(awk '{print $3}' "$t/stat")" \
-            "wchan=$(cat "$t/wchan" 2> /dev/null) syscall=$(cut -d' ' -f1 "$t/syscall" 2> /dev/null)"
+        for task in "/proc/$pid/task/"*; do
+          echo "  thread $(basename "$task") $(cat "$task/comm") $(awk '{print $3}' "$task/stat")" \
+            "wchan=$(cat "$task/wchan" 2> /dev/null) syscall=$(cut -d' ' -f1 "$task/syscall" 2> /dev/null)"
         done > "$OUT/threads-$mode-$d-$i.txt"
         pgrep -P $pid -a >> "$OUT/threads-$mode-$d-$i.txt"
         timeout 20 "$gdb_bin" -q -batch -p $pid -ex "info threads" -ex "thread apply all bt 30" \

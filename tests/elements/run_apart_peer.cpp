@@ -9,21 +9,15 @@
 #include <string_view>
 #include <thread>
 
-#include <unistd.h>
-
 #include "run_apart.h"
 
 int
 main (int argc, char ** argv)
 {
   namespace gpu = gst_cs::gpu;
-  if (!gpu::asked_by (argc, argv))
-    return 1;
   std::string input;
-  char buffer[4096];
-  ssize_t n;
-  while ((n = read (0, buffer, sizeof buffer)) > 0)
-    input.append (buffer, (std::size_t)n);
+  if (!gpu::asked (argc, argv, &input))
+    return 1;
   std::string_view in (input), command, payload;
   if (!gpu::take (in, &command) || !gpu::take (in, &payload))
     return 1;
