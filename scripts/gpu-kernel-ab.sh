@@ -5,26 +5,39 @@
 # this tree's build, ROUNDS times in turn on one GPU; prints each row's
 # best of each. DEFAULT_ROWS= (set, empty): the ROWS files' rows alone.
 # The base is a `git archive` of it (.base.tar, ignored: name it in the
-# call's carry). NEW_BUILD: a build of this tree with
+# call's carry; BASE_ONLY=1: build the base alone). NEW_BUILD: a build of this tree with
 # kernels (default /tmp/gcs-build, gpu-check.sh's), built here if absent.
+# Both builds hold the compiler process of the kernels compiled at run
+# time (GST_CS_CONVERT_RTC=wait times those; without it, a build finds
+# none and times its built kernels). GST_VERSION: build against that
+# GStreamer (scripts/gpu-gst-env.sh), BUILD_TYPE: meson's buildtype, as
+# NEW_BUILD was set up (gpu-convert-matrix.sh's: 1.28.6, release).
 #   git archive BASE -o .base.tar; EXTRA=scripts/gpu-kernel-ab.sh scripts/gpu-final.sh
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 [ -f .base.tar ] || { echo "no .base.tar (git archive BASE -o .base.tar)"; exit 1; }
-source .gpu/env.sh
+# shellcheck source=scripts/gpu-gst-env.sh
+source scripts/gpu-gst-env.sh || exit 1
+targets=(pipelines/gcs-convert-time gpu/gcs-rtc-compile)
+setup=(-Dgpu_archs=90 -Dtests=disabled -Dbuildtype="${BUILD_TYPE:-debugoptimized}" "${gst_link_args[@]}")
 NEW=${NEW_BUILD:-/tmp/gcs-build}
-rm -rf /tmp/kab-src && mkdir -p /tmp/kab-src && tar -xf .base.tar -C /tmp/kab-src
 t0=$SECONDS
-{ meson setup /tmp/kab /tmp/kab-src -Dgpu_archs=90 -Dtests=disabled &&
-  ninja -C /tmp/kab pipelines/gcs-convert-time; } > /tmp/kab.log 2>&1 ||
-  { tail -20 /tmp/kab.log; exit 1; }
-[ -f "$NEW/build.ninja" ] || meson setup "$NEW" -Dgpu_archs=90 -Dtests=disabled > /dev/null
-ninja -C "$NEW" pipelines/gcs-convert-time > /tmp/kab-new.log 2>&1 || { tail -20 /tmp/kab-new.log; exit 1; }
+# The base's build is kept: BASE_ONLY=1 builds it alone (in the
+# background beside this tree's build and tests), a later call times.
+if [ ! -f /tmp/kab/build.ninja ]; then
+  rm -rf /tmp/kab-src && mkdir -p /tmp/kab-src && tar -xf .base.tar -C /tmp/kab-src
+  meson setup /tmp/kab /tmp/kab-src "${setup[@]}" > /tmp/kab.log 2>&1 ||
+    { tail -20 /tmp/kab.log; exit 1; }
+fi
+ninja -C /tmp/kab "${targets[@]}" >> /tmp/kab.log 2>&1 || { tail -20 /tmp/kab.log; exit 1; }
+[ "${BASE_ONLY:-0}" = 1 ] && { echo "base built in $((SECONDS - t0)) s"; exit 0; }
+[ -f "$NEW/build.ninja" ] || meson setup "$NEW" "${setup[@]}" > /dev/null
+ninja -C "$NEW" "${targets[@]}" > /tmp/kab-new.log 2>&1 || { tail -20 /tmp/kab-new.log; exit 1; }
 echo "built in $((SECONDS - t0)) s"
 sets=()
 [ -n "${DEFAULT_ROWS-1}" ] && sets+=("")
 for f in ${ROWS:-scripts/convert_rows_one_tap.txt}; do sets+=("$f"); done
-for r in $(seq "${ROUNDS:-2}"); do
+for _ in $(seq "${ROUNDS:-2}"); do
   for b in base new; do
     exe=/tmp/kab/pipelines/gcs-convert-time
     [ $b = new ] && exe=$NEW/pipelines/gcs-convert-time
