@@ -147,7 +147,7 @@ chroma (const ConvertScale & op, float u, float v, unsigned * cu, unsigned * cv)
 GCS_HD float
 code_value (const Image & im, unsigned code)
 {
-  return pixels::code_float (code >> im.shift);
+  return (float)(code >> im.shift);
 }
 
 // Writes output block (bx, by) as pixels::write_block does, sample by

@@ -213,23 +213,11 @@ palette_entry (const Image & im, unsigned index)
   return read_word (im.data[1] + (std::size_t)index * im.pitch[1], 4, false);
 }
 
-// A code (an integer below 2^23) as a float, exactly. On the GPU from
-// its bits: 0x4b000000 | v is the float 2^23 + v, and less 2^23 it is v,
-// one logic op and one add issued at the full rate, where a conversion
-// (I2F) issues at an eighth of it on the SMs built for (16 a clock an
-// SM against 128 adds): the float paths convert 12 to 50 samples a
-// pixel, and their conversions alone bounded several of them.
-GCS_HD float
-code_float (unsigned v)
-{
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float (0x4b000000u | v) - 8388608.0f;
-#else
-  return (float)v;
-#endif
-}
-
-// A sample's code; IB: the image's sample bytes, or 0 for each
+// A sample's code; a conversion instruction makes it a float: the same
+// float made from its bits (0x4b000000 | v, less 2^23), two full-rate
+// instructions, made the float paths' kernels 2 to 18 % slower on an
+// H200 (bicubic the most), and so did rounding by an add in round-down
+// mode instead of __float2uint_rd. IB: the image's sample bytes, or 0 for each
 // component's own word (the generic path; Inline: its word read in place,
 // fetch_word, else by read_word's call).
 template <int IB, bool Inline = false>
@@ -242,32 +230,29 @@ load (const Image & im, const Component & c, int x, int y)
                         : read_word (at, c.word, c.big_endian);
     if (im.palette)
       w = palette_entry (im, w);
-    return code_float ((w >> c.shift) & (unsigned)c.max_code);
+    return (float)((w >> c.shift) & (unsigned)c.max_code);
   }
   const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   if (IB == 1)
-    return code_float (p[0]);
+    return (float)p[0];
 #if defined(__CUDA_ARCH__)
   if (((std::uintptr_t)p & 1u) == 0) /* one 16-bit load: the same value */
-    return code_float ((unsigned)*(const unsigned short *)p >> im.shift);
+    return (float)((unsigned)*(const unsigned short *)p >> im.shift);
 #endif
-  return code_float ((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
+  return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
 }
 
 // `code` rounded half up and clamped to 0..max_code.
 GCS_HD unsigned
 round_code (float code, int max_code)
 {
-#if defined(__CUDA_ARCH__)
-  /* floor (min (c, max)) is min (floor (c), max), max a code: clamped to
-   * 0..max_code first (NaN to 0, as the conversion does), c + 2^23
-   * rounded down is the float 2^23 + floor (c), whose low bits are the
-   * code. Full-rate instructions, not a conversion (code_float). */
-  const float c = fminf (fmaxf (code + 0.5f, 0.0f), code_float ((unsigned)max_code));
-  return __float_as_uint (__fadd_rd (c, 8388608.0f)) - 0x4b000000u;
-#else
   /* floorf is exact and so is its conversion, which saturates far beyond
-   * any code: clamping the integer is clamping the float. */
+   * any code: clamping the integer is clamping the float, in fewer
+   * instructions. */
+#if defined(__CUDA_ARCH__)
+  /* The unsigned conversion saturates below at 0: one clamp is left. */
+  return min (__float2uint_rd (code + 0.5f), (unsigned)max_code);
+#else
   const float f = floorf (code + 0.5f);
   const int r = f < -2147483648.0f ? INT_MIN : (f >= 2147483648.0f ? INT_MAX : (int)f);
   return (unsigned)clampi (r, 0, max_code);

@@ -46,11 +46,11 @@ template <int IB> struct StagedSource {
      * a 2-byte sample is one aligned load. */
     const std::uint8_t * p = at (k, x, y);
     if (IB == 1)
-      return pixels::code_float (p[0]);
+      return (float)p[0];
 #if defined(__CUDA_ARCH__)
-    return pixels::code_float ((unsigned)*(const unsigned short *)p >> shift);
+    return (float)((unsigned)*(const unsigned short *)p >> shift);
 #else
-    return pixels::code_float ((unsigned)(p[0] | (p[1] << 8)) >> shift);
+    return (float)((unsigned)(p[0] | (p[1] << 8)) >> shift);
 #endif
   }
   GCS_HD unsigned word (int bytes, int x, int y) const

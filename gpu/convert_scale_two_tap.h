@@ -112,7 +112,7 @@ GCS_HD float
 from_word (const Image & im, unsigned word, int c)
 {
   const unsigned v = (word >> (8 * im.comp[c].offset)) & (IB == 1 ? 0xffu : 0xffffu);
-  return pixels::code_float (IB == 1 ? v : v >> im.shift); /* 1-byte samples: no shift */
+  return (float)(IB == 1 ? v : v >> im.shift); /* 1-byte samples have no shift */
 }
 
 // The word of sample (x, y) of `w`, of `word` bytes (w.word, or the same
