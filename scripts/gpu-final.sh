@@ -5,8 +5,9 @@
 # 1.24.2 and 1.28.6 from .gst-dist), built and tested at once, with
 # MEMCHECK_TESTS under compute-sanitizer memcheck on the second GPU; then,
 # on a quiet machine, EXTRA (a command, e.g. scripts/gpu-tracer.sh). A
-# summary per version last. Results under $OUT/<version>/: meson-test.txt
-# and summary.txt alone (a call brings back at most 8 files); the build
+# summary per version last. Results under $OUT/<version>/: meson-test.txt,
+# summary.txt and the bundle's memcheck.txt alone (a call brings back at
+# most 8 files); the build
 # and setup logs stay in /tmp/gcs-final/<version>/.
 #   MEMCHECK_TESTS="convertscale_gpu" EXTRA="scripts/gpu-tracer.sh" scripts/gpu-final.sh
 # The newer versions leave the stand-in's suite to CI (FAKE_SUITE=0).
@@ -31,8 +32,10 @@ for v in $VERSIONS; do
   # version still running at the deadline must not hold the call's pipe.
   # With two GPUs or more the bundle's suites see them all (the two-GPU
   # tests run), 1.24.2's run on the last GPU (beside memcheck) and the
-  # other versions' on the first: the three versions on one GPU outlast
-  # a device call.
+  # other versions' on the first. Even so the three do not fit one call:
+  # the GPU tests run one at a time (is_parallel false), about 450 s a
+  # version, and on two H200s (2026-11-30) each version had passed 34 of
+  # its 53 tests at 390 s. VERSIONS=one version a call does fit.
   gpus=
   if [ "$ngpu" -ge 2 ] && [ "$v" != bundle ]; then
     gpus=0; [ "$v" = 1.24.2 ] && gpus=$((ngpu - 1))
@@ -60,6 +63,8 @@ pkill -f scripts/gpu-check.sh 2> /dev/null
 pkill -f "meson test" 2> /dev/null
 for v in $VERSIONS; do
   cp "/tmp/gcs-final/$v/meson-test.txt" "$OUT/$v/" 2> /dev/null
+  # memcheck's own log (its tests so far where the deadline stopped it)
+  cp "/tmp/gcs-final/$v/memcheck.txt" "$OUT/$v/" 2> /dev/null
 done
 echo "=== versions done after ${SECONDS}s"
 if [ -n "${EXTRA:-}" ]; then
