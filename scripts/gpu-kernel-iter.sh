@@ -55,12 +55,15 @@ if [ -n "${SWEEP:-}" ]; then
     env "$var=$v" timeout 120 $B/pipelines/gcs-convert-time ${SWEEP_ROWS:-} 2>&1 | table
   done
 fi
-# PROFILE_ROWS: Nsight Compute on those rows' kernels (one launch each).
+# PROFILE_ROWS: Nsight Compute on those rows' kernels (one launch each),
+# rows of pipelines/convert_rows.txt or of PROFILE_ROWS_FILE (e.g.
+# pipelines/convert_matrix.txt, the matrix's rows).
 for row in ${PROFILE_ROWS:-}; do
   ncu --kernel-name regex:convert_scale --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum \
-    $B/pipelines/gcs-convert-time "$row" > "$OUT/ncu-$row.txt" 2>&1
+    $B/pipelines/gcs-convert-time ${PROFILE_ROWS_FILE:+--rows "$PROFILE_ROWS_FILE"} "$row" \
+    > "$OUT/ncu-$row.txt" 2>&1
   echo "== $row"
   grep -E "Duration|Registers Per|Achieved Occupancy|inst_executed|Memory Throughput|DRAM Throughput|L1/TEX Hit|Warp Cycles Per Issued|Grid Size|Stall" "$OUT/ncu-$row.txt" | head -16
 done
