@@ -213,13 +213,13 @@ palette_entry (const Image & im, unsigned index)
   return read_word (im.data[1] + (std::size_t)index * im.pitch[1], 4, false);
 }
 
-// A sample's code; a conversion instruction makes it a float: the same
-// float made from its bits (0x4b000000 | v, less 2^23), two full-rate
-// instructions, made the float paths' kernels 2 to 18 % slower on an
-// H200 (bicubic the most), and so did rounding by an add in round-down
-// mode instead of __float2uint_rd. IB: the image's sample bytes, or 0 for each
-// component's own word (the generic path; Inline: its word read in place,
-// fetch_word, else by read_word's call).
+// A sample's code, made a float by a conversion instruction. Building
+// the same float from the code's bits instead (0x4b000000 | v, less
+// 2^23: two full-rate instructions) made the float paths' kernels 2 to
+// 18 % slower on an H200, bicubic the most; so did rounding codes by a
+// round-down add instead of __float2uint_rd. IB: the image's sample
+// bytes, or 0 for each component's own word (the generic path; Inline:
+// its word read in place, fetch_word, else by read_word's call).
 template <int IB, bool Inline = false>
 GCS_HD float
 load (const Image & im, const Component & c, int x, int y)

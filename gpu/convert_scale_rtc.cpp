@@ -311,6 +311,13 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   put (input, arch);
   put (input, name);
   put (input, source_for (op));
+  /* The headers it includes, this build's (those the cache key hashes):
+   * the compiler keeps none of its own, so a compiler of another build
+   * compiles the same kernel. */
+  for (int i = 0; i < kSourceCount; i++) {
+    put (input, kSources[i].name);
+    put (input, kSources[i].text);
+  }
   if (!run_apart (compiler (), input, kMostCompileSeconds, &bytes, &why, stop)) {
     *log = "the compiler process: " + why;
     return false;

@@ -6,8 +6,6 @@
 #include <dlfcn.h>
 #include <nvrtc.h>
 
-#include "convert_scale_rtc_sources.h"
-
 namespace gst_cs::gpu::rtc {
 namespace {
 
@@ -56,8 +54,8 @@ nvrtc ()
 } // namespace
 
 bool
-nvrtc_compile_here (const std::string & source, const std::string & kernel_name,
-    const std::string & arch, Compiled * out)
+nvrtc_compile_here (const std::string & source, const std::vector<Header> & headers,
+    const std::string & kernel_name, const std::string & arch, Compiled * out)
 {
   const Nvrtc & n = nvrtc ();
   if (!n.ok) {
@@ -65,13 +63,13 @@ nvrtc_compile_here (const std::string & source, const std::string & kernel_name,
     return false;
   }
   std::vector<const char *> names, texts;
-  for (int i = 0; i < kSourceCount; i++) {
-    names.push_back (kSources[i].name);
-    texts.push_back (kSources[i].text);
+  for (const Header & h : headers) {
+    names.push_back (h.name.c_str ());
+    texts.push_back (h.text.c_str ());
   }
   nvrtcProgram p = nullptr;
-  if (n.create (&p, source.c_str (), "convert_scale_rtc.cu", kSourceCount, texts.data (),
-          names.data ()) != NVRTC_SUCCESS) {
+  if (n.create (&p, source.c_str (), "convert_scale_rtc.cu", (int)headers.size (),
+          texts.data (), names.data ()) != NVRTC_SUCCESS) {
     out->log = "nvrtcCreateProgram failed";
     return false;
   }

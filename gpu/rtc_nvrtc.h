@@ -17,10 +17,15 @@ struct Compiled {
   std::string log;     // NVRTC's (ptxas's -v account included)
 };
 
-// Compiles `source` (its includes taken from kSources) for `arch` (as
-// "sm_90"), with `kernel_name` (a template-id) as its name expression.
-// False, with out->log saying why, where NVRTC cannot be loaded or fails.
-bool nvrtc_compile_here (const std::string & source, const std::string & kernel_name,
-    const std::string & arch, Compiled * out);
+// A header `source` includes, by the name it includes it by.
+struct Header {
+  std::string name, text;
+};
+
+// Compiles `source` (its includes `headers`) for `arch` (as "sm_90"), with
+// `kernel_name` (a template-id) as its name expression. False, with
+// out->log saying why, where NVRTC cannot be loaded or fails.
+bool nvrtc_compile_here (const std::string & source, const std::vector<Header> & headers,
+    const std::string & kernel_name, const std::string & arch, Compiled * out);
 
 } // namespace gst_cs::gpu::rtc

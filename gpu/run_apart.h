@@ -16,7 +16,7 @@
 namespace gst_cs::gpu {
 
 // Runs `program` (an absolute path; its first argument this process's id,
-// see answer_apart) with `input` on its stdin and sets `result` to what it
+// see asked) with `input` on its stdin and sets `result` to what it
 // answered. False, with `why` set, where it could not be started, or it
 // ended before it had answered whole (a crash, a signal), or
 // `most_seconds` passed, or `stop` (optional) was set (the program is then
