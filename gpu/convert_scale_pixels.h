@@ -403,15 +403,32 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
   }
 }
 
-// Output codes (unrounded) of input codes `in`.
+// Output codes (unrounded) of input codes `in`: each the matrix's row
+// times in[0..2], summed in that order, plus its offset. Terms whose
+// coefficient is 0 are left out and coefficients of 1 not multiplied: the
+// same value (x + 0 and x * 1 are x; only a zero's sign may differ, which
+// no code shows), and where the description is compiled as a constant
+// (convert_scale_rtc.h) their instructions go (RGB to RGB, YUV to YUV of
+// the same matrix: 12 of 21 a pixel).
 GCS_HD Pixel
 to_output (const ConvertScale & op, const float in[4])
 {
   Pixel px;
   GCS_UNROLL
-  for (int i = 0; i < 3; i++)
-    px.c[i] = op.matrix[i][0] * in[0] + op.matrix[i][1] * in[1] +
-              op.matrix[i][2] * in[2] + op.matrix[i][3];
+  for (int i = 0; i < 3; i++) {
+    const float (&m)[4] = op.matrix[i];
+    float sum = 0.0f;
+    bool any = false;
+    GCS_UNROLL
+    for (int j = 0; j < 3; j++) {
+      if (m[j] == 0.0f)
+        continue;
+      const float t = m[j] == 1.0f ? in[j] : m[j] * in[j];
+      sum = any ? sum + t : t;
+      any = true;
+    }
+    px.c[i] = m[3] == 0.0f ? sum : (any ? sum + m[3] : m[3]);
+  }
   px.c[3] = in[3] * op.alpha_scale;
   return px;
 }

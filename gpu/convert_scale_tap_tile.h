@@ -7,6 +7,10 @@
 // weights and clamped 16 indices per plane), and each pixel then only
 // reads and sums.
 //
+// Bicubic frames that shrink little or grow sum further apart: each
+// source row once per column of a tile (row sums, below), then each pixel
+// down its column's sums.
+//
 // It computes what pixel_at computes, to the bit: the taps are taps()'s,
 // collected in its order, and a pixel sums them in that order from 0 as
 // sample_inputs does. The chroma of a block that is resampled where it
@@ -103,43 +107,57 @@ fill_entry (const ConvertScale & op, const two_tap::TileLines & l, TileOf<N> & t
   });
 }
 
+// row[c] for the input components `members` of resolution g: their
+// samples of source row y summed over the taps tx (columns) from 0 in
+// tx's order, as sample_inputs sums a row. A word holding several
+// components is read once per tap (the same bytes as one read per
+// component). Word: w.word where known at compile time (-1: not); with
+// `members` a constant too, a tap is its loads and sums. N > 0: N taps
+// per line (TapsOf), unrolled.
+template <int IB, int Word, int N>
+GCS_HD void
+row_sum (const ConvertScale & op, int g, unsigned members, const TapsOf<N> & tx, int y,
+    float row[4])
+{
+  const Image & im = op.in;
+  const ConvertScale::Words & w = op.in_words[g];
+  const int word = Word >= 0 ? Word : w.word;
+  const int nx = N > 0 ? N : tx.n;
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++)
+    row[c] = 0.0f;
+  GCS_UNROLL_BY (N > 0 ? N : 1)
+  for (int b = 0; b < nx; b++) {
+    const float wx = tx.w[b];
+    if (word) {
+      const unsigned v = two_tap::load_word<IB> (w, word, tx.i[b], y);
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++)
+        if ((members >> c) & 1u)
+          row[c] += wx * two_tap::from_word<IB> (im, v, c);
+    } else {
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++)
+        if ((members >> c) & 1u)
+          row[c] += wx * pixels::load<IB> (im, im.comp[c], tx.i[b], y);
+    }
+  }
+}
+
 // in[c] for the input components `members` of resolution g, summed over
 // the taps tx (columns) and ty (rows) of their plane as sample_inputs sums
-// them: per row from 0 in tx's order, the rows from 0 in ty's order. A
-// word holding several components is read once per tap (the same bytes
-// as one read per component). Word: w.word where known at compile time
-// (-1: not); with `members` a constant too, a tap is its loads and sums.
-// N > 0: N taps per line (TapsOf), unrolled.
+// them: each row as row_sum sums it, the rows from 0 in ty's order.
 template <int IB, int Word, int N>
 GCS_HD void
 sample (const ConvertScale & op, int g, unsigned members, const TapsOf<N> & tx,
     const TapsOf<N> & ty, float in[4])
 {
-  const Image & im = op.in;
-  const ConvertScale::Words & w = op.in_words[g];
-  const int word = Word >= 0 ? Word : w.word;
   float sum[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-  const int ny = N > 0 ? N : ty.n, nx = N > 0 ? N : tx.n;
+  const int ny = N > 0 ? N : ty.n;
   GCS_UNROLL_BY (N > 0 ? N : 1)
   for (int a = 0; a < ny; a++) {
-    float row[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    const int y = ty.i[a];
-    GCS_UNROLL_BY (N > 0 ? N : 1)
-    for (int b = 0; b < nx; b++) {
-      const float wx = tx.w[b];
-      if (word) {
-        const unsigned v = two_tap::load_word<IB> (w, word, tx.i[b], y);
-        GCS_UNROLL
-        for (int c = 0; c < 4; c++)
-          if ((members >> c) & 1u)
-            row[c] += wx * two_tap::from_word<IB> (im, v, c);
-      } else {
-        GCS_UNROLL
-        for (int c = 0; c < 4; c++)
-          if ((members >> c) & 1u)
-            row[c] += wx * pixels::load<IB> (im, im.comp[c], tx.i[b], y);
-      }
-    }
+    float row[4];
+    row_sum<IB, Word, N> (op, g, members, tx, ty.i[a], row);
     const float wy = ty.w[a];
     GCS_UNROLL
     for (int c = 0; c < 4; c++)
@@ -200,5 +218,222 @@ dispatch_members (const ConvertScale & op, Fn fn)
 // twice as slow).
 template <Filter F, int IB>
 constexpr int kLineTaps = F == Filter::BICUBIC && IB == 1 ? 4 : 0;
+
+// ---- Row sums: the tile's sums along the source's x, once each ----
+// A pixel's sample sums, for each source row of its taps, that row's
+// samples over the taps of its column (row_sum), then those sums over the
+// taps of its row. The pixels of one output column read the same source
+// rows through the same column taps, so a tile computes each (source row,
+// column) sum once, into shared memory, and its pixels then only sum
+// them down: the same products and sums in the same order, the same bits.
+// Where the axes swap, the lines whose taps run along the source's x are
+// the tile's rows: "across" lines below are columns, or rows where turned;
+// "along" lines the others, whose taps pick the source rows.
+
+// Where a tile's row sums lie in its table of `capacity` floats:
+// resolution g's entry for source row y_lo[g] + r and across line a,
+// component c of members[g], at base[g] + (r * n_across + a) * slots[g]
+// + (the members below c). fits: the table holds them (else the tile
+// sums every pixel's taps, sample).
+struct RowSums {
+  int y_lo[2], n_y[2], slots[2], base[2];
+  unsigned members[2];
+  int n_across;
+  bool fits;
+};
+
+// The source rows `t`'s taps read: *lo and *hi extended to them.
+template <int N>
+GCS_HD void
+extend_span (const TapsOf<N> & t, int * lo, int * hi)
+{
+  const int n = N > 0 ? N : t.n;
+  for (int k = 0; k < n; k++) {
+    *lo = t.i[k] < *lo ? t.i[k] : *lo;
+    *hi = t.i[k] > *hi ? t.i[k] : *hi;
+  }
+}
+
+GCS_HD int
+popcount4 (unsigned m)
+{
+  return (int)(m & 1u) + (int)((m >> 1) & 1u) + (int)((m >> 2) & 1u) +
+         (int)((m >> 3) & 1u);
+}
+
+// The table of a tile whose along lines read source rows span[g][0] to
+// span[g][1] at resolution g (Members: the kernel's, dispatch_members).
+template <class Members>
+GCS_HD RowSums
+row_sums (const ConvertScale & op, const two_tap::TileLines & l, bool swap,
+    const int (&span)[2][2], int capacity)
+{
+  RowSums r{};
+  r.n_across = swap ? l.nrows : l.ncols;
+  int used = 0;
+  for (int g = 0; g < 2; g++) {
+    r.members[g] = Members::of (op, g, op.inputs_all);
+    r.slots[g] = popcount4 (r.members[g]);
+    r.y_lo[g] = span[g][0];
+    r.n_y[g] = r.slots[g] ? span[g][1] - span[g][0] + 1 : 0;
+    r.base[g] = used;
+    used += r.n_y[g] * r.n_across * r.slots[g];
+  }
+  r.fits = used <= capacity;
+  return r;
+}
+
+// How many floats the table of a tile of `rows` rows of blocks may need
+// (the launch's capacity): its along lines read about scale source rows
+// each, plus a footprint at the ends. An estimate: a tile whose table is
+// larger (row_sums's fits) sums every pixel's taps instead.
+template <class Members>
+inline int
+table_estimate (const ConvertScale & op, int rows)
+{
+  const bool swap = pixels::rotates (op.orientation);
+  const two_tap::TileLines l = two_tap::tile_lines (op, 0, 0, rows);
+  const int n_across = swap ? l.nrows : l.ncols, n_along = swap ? l.ncols : l.nrows;
+  const float scale = op.scale_x > op.scale_y ? op.scale_x : op.scale_y;
+  int floats = 0;
+  for (int g = 0; g < 2; g++) {
+    const int slots = popcount4 (Members::of (op, g, op.inputs_all));
+    const int sub =
+        g == 0 ? 0 : (op.sub_log2_x < op.sub_log2_y ? op.sub_log2_x : op.sub_log2_y);
+    const int n_y =
+        (int)std::ceil ((float)n_along * scale / (float)(1 << sub)) + kMaxTaps + 2;
+    floats += slots * n_y * n_across;
+  }
+  return floats;
+}
+
+// The most bytes of row sums a CUDA block of TileOf<N> keeps: the rest of
+// the 48 KiB a block may have without asking for more.
+template <int N> constexpr int kMostTableBytes = 48 * 1024 - (int)sizeof (TileOf<N>) - 64;
+
+// Whether row sums pay: bicubic where a tile's along lines read at most
+// about 1.5 source rows each. A (row, line) sum costs more than one tap
+// of a pixel's own: on an H200 (2026-11-30, best of 3 alternating rounds,
+// kernels compiled for the conversion) bicubic RGBA 1080p up 1.5 times
+// took 40.1 us from row sums against 75.4 from every pixel's taps, but 4K
+// NV12 down 2 times to RGBA 37.9 against 34.4, and area down 2 and 3
+// times 1.3 to 1.5 times as long.
+inline bool
+sums_pay (const ConvertScale & op)
+{
+  const float scale = op.scale_x > op.scale_y ? op.scale_x : op.scale_y;
+  return op.filter == Filter::BICUBIC && scale <= 1.5f;
+}
+
+// The rows of blocks of op's tiles (at most tile_rows's) and the floats of
+// their tables: the most rows whose estimate fits, at least kTileY; no
+// table (capacity 0) where sums do not pay.
+template <class Members, int N>
+inline void
+table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * capacity)
+{
+  int r = tile_rows (nbx, nby);
+  if (!sums_pay (op)) {
+    *rows = r;
+    *capacity = 0;
+    return;
+  }
+  constexpr int most = kMostTableBytes<N> / (int)sizeof (float);
+  while (r > two_tap::kTileY && table_estimate<Members> (op, r) > most)
+    r /= 2;
+  const int e = table_estimate<Members> (op, r);
+  *rows = r;
+  *capacity = e < most ? e : most;
+}
+
+// Fills the table: entries (source row y_lo[g] + row, across line a),
+// each the sum of that row over a's taps for each of members[g]. Thread
+// `thread` of `threads` fills every threads-th entry from its own (the
+// CUDA block's threads share them out; the twin: one thread). Rows and
+// lines are stepped, not divided out of an entry's index.
+template <int IB, class Members, int N>
+GCS_HD void
+fill_row_sums (const ConvertScale & op, const TileOf<N> & t, bool swap, const RowSums & r,
+    float * table, int thread, int threads)
+{
+  const int n = r.n_across;
+  const int row_step = threads / n, a_step = threads - row_step * n;
+  auto fill = [&] (auto gc) {
+    constexpr int g = decltype (gc)::value;
+    if (!r.slots[g])
+      return;
+    int row = thread / n, a = thread - row * n;
+    float * out = table + r.base[g] + thread * r.slots[g];
+    for (; row < r.n_y[g]; out += threads * r.slots[g]) {
+      const TapsOf<N> & tx = swap ? t.rows[g][a] : t.cols[g][a];
+      float sum[4];
+      row_sum<IB, Members::word (g), N> (op, g, r.members[g], tx, r.y_lo[g] + row, sum);
+      int s = 0;
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++)
+        if ((r.members[g] >> c) & 1u)
+          out[s++] = sum[c];
+      row += row_step;
+      a += a_step;
+      if (a >= n) {
+        a -= n;
+        row++;
+      }
+    }
+  };
+  fill (std::integral_constant<int, 0>{});
+  fill (std::integral_constant<int, 1>{});
+}
+
+// Writes output block (bx, by) of the tile `t` (filled) from its table of
+// row sums (filled) as write_block writes it.
+template <Filter F, int IB, int OB, class Members, int N>
+GCS_HD void
+write_block_from_sums (const ConvertScale & op, const two_tap::TileLines & l,
+    const TileOf<N> & t, const RowSums & r, const float * table, int bx, int by)
+{
+  const bool swap = pixels::rotates (op.orientation);
+  auto pixel = [&] (int x, int y, unsigned need) {
+    const int ci = x - l.x_first, ri = y - l.y_first;
+    if (!t.col_in[ci] || !t.row_in[ri])
+      return pixels::border_pixel (op);
+    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+    const int a = swap ? ri : ci;
+    auto resolution = [&] (auto gc) {
+      constexpr int g = decltype (gc)::value;
+      const unsigned members = Members::of (op, g, need);
+      if (!members)
+        return;
+      const TapsOf<N> & ty = swap ? t.cols[g][ci] : t.rows[g][ri];
+      const float * column = table + r.base[g] + a * r.slots[g];
+      const int pitch = r.n_across * r.slots[g];
+      float sum[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      const int ny = N > 0 ? N : ty.n;
+      GCS_UNROLL_BY (N > 0 ? N : 1)
+      for (int k = 0; k < ny; k++) {
+        const float wy = ty.w[k];
+        const float * e = column + (ty.i[k] - r.y_lo[g]) * pitch;
+        int s = 0;
+        GCS_UNROLL
+        for (int c = 0; c < 4; c++)
+          if ((r.members[g] >> c) & 1u) {
+            if ((members >> c) & 1u)
+              sum[c] += wy * e[s];
+            s++;
+          }
+      }
+      GCS_UNROLL
+      for (int c = 0; c < 4; c++)
+        if ((members >> c) & 1u)
+          in[c] = sum[c];
+    };
+    resolution (std::integral_constant<int, 0>{});
+    resolution (std::integral_constant<int, 1>{});
+    return pixels::to_output (op, in);
+  };
+  auto direct = [&] (
+                    int x0, int y0) { return pixels::direct_chroma<F, IB> (op, x0, y0); };
+  pixels::write_block_with<F, IB, OB> (op, bx, by, pixel, direct);
+}
 
 } // namespace gst_cs::gpu::tap_tile

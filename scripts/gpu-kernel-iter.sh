@@ -20,15 +20,19 @@ t0=$SECONDS
 [ -f $B/build.ninja ] || meson setup $B -Dgpu_archs=${ARCH:-90} > "$OUT/setup.txt" 2>&1 ||
   { tail -30 "$OUT/setup.txt"; exit 1; }
 ninja -C $B pipelines/gcs-convert-time tests/test_convertscale_gpu plugins/libgstcudastreams.so \
-  tests/test_convert_rtc_compile \
+  tests/test_convert_rtc_compile tests/test_convert_formats_gpu tests/test-run-apart-peer \
+  gpu/gcs-rtc-compile \
   > "$OUT/build.txt" 2>&1 || { grep -B2 -A12 "error" "$OUT/build.txt" | head -60; exit 1; }
 echo "built in $((SECONDS - t0)) s"
 # The same comparisons with kernels compiled at run time for each
 # conversion (gpu/convert_scale_rtc.h), and their source through NVRTC.
-timeout 400 meson test -C $B --no-rebuild convertscale_gpu convertscale_rtc_gpu \
-  convert_rtc_compile --print-errorlogs > "$OUT/test.txt" 2>&1
-grep -hE "Checks:|:F:|Ok:|Fail:|Timeout:|^rtc: " "$OUT/test.txt" $B/meson-logs/testlog.txt |
-  sort -u | head -14
+# SKIP_TESTS=1: not them (a call that only profiles or times).
+if [ -z "${SKIP_TESTS:-}" ]; then
+  timeout 400 meson test -C $B --no-rebuild convertscale_gpu convertscale_rtc_gpu \
+    convert_formats_gpu convert_rtc_compile --print-errorlogs > "$OUT/test.txt" 2>&1
+  grep -hE "Checks:|:F:|Ok:|Fail:|Timeout:|^rtc: " "$OUT/test.txt" $B/meson-logs/testlog.txt |
+    sort -u | head -14
+fi
 table () {
   python3 -c '
 import json, sys
@@ -58,13 +62,23 @@ fi
 # PROFILE_ROWS: Nsight Compute on those rows' kernels (one launch each),
 # rows of pipelines/convert_rows.txt or of PROFILE_ROWS_FILE (e.g.
 # pipelines/convert_matrix.txt, the matrix's rows).
+# Stall reasons per issued instruction, and instructions per pipe.
+METRICS=smsp__inst_executed.sum,smsp__thread_inst_executed.sum
+for k in long_scoreboard short_scoreboard math_pipe_throttle mio_throttle lg_throttle wait \
+  barrier not_selected tex_throttle dispatch_stall no_instruction; do
+  METRICS=$METRICS,smsp__average_warps_issue_stalled_${k}_per_issue_active.ratio
+done
+for k in lsu alu fma fmaheavy xu adu uniform; do
+  METRICS=$METRICS,smsp__inst_executed_pipe_$k.sum
+done
 for row in ${PROFILE_ROWS:-}; do
   ncu --kernel-name regex:convert_scale --launch-skip 5 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum \
+    --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+    --section InstructionStats --metrics $METRICS \
     $B/pipelines/gcs-convert-time ${PROFILE_ROWS_FILE:+--rows "$PROFILE_ROWS_FILE"} "$row" \
     > "$OUT/ncu-$row.txt" 2>&1
   echo "== $row"
-  grep -E "Duration|Registers Per|Achieved Occupancy|inst_executed|Memory Throughput|DRAM Throughput|L1/TEX Hit|Warp Cycles Per Issued|Grid Size|Stall" "$OUT/ncu-$row.txt" | head -16
+  grep -E "Duration|Registers Per|Achieved Occupancy|inst_executed|Memory Throughput|DRAM Throughput|L1/TEX Hit|Warp Cycles Per Issued|Grid Size|Stall|Issue Slots Busy|SM Busy|pipeline|Pipe|stalled|pipe_" "$OUT/ncu-$row.txt" | head -44
 done
 echo "done in $((SECONDS - t0)) s"

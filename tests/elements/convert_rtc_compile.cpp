@@ -56,7 +56,12 @@ const Family kFamilies[] = {
       "video/x-raw,format=RGBA,width=960,height=540", gpu::Filter::BICUBIC,
       gpu::Orientation::IDENTITY,
       "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)2, 1, 1, "
-      "gst_cs::gpu::two_tap::AnyMembers, 4>" },
+      "gst_cs::gpu::two_tap::AnyMembers, 4, true>" },
+  { "video/x-raw,format=NV12,width=1920,height=1080",
+      "video/x-raw,format=RGBA,width=640,height=360", gpu::Filter::AREA,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)3, 1, 1, "
+      "gst_cs::gpu::two_tap::FixedMembers<1u, 6u, 2>, 0, false>" },
   { "video/x-raw,format=NV12,width=3840,height=2160",
       "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR,
       gpu::Orientation::IDENTITY,

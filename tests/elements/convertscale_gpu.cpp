@@ -396,8 +396,14 @@ GST_START_TEST (test_tap_tiles_match_twin)
     { "NV12", 599, 299, "RGBA", 200, 100 }, /* area 2.995: any number */
     { "RGBA", 211, 118, "NV12", 64, 36 },   /* area 3.3: five taps on some lines */
     { "NV12", 200, 112, "RGBA", 64, 36 },   /* area 3 of a crop at odd offsets */
-    { "NV12", 64, 36, "RGBA", 96, 54 },     /* bicubic up 1.5 */
-    { "NV12", 96, 64, "RGBA", 40, 72 },     /* bicubic turned */
+    /* bicubic up 1.5 to 1 (tap_tile::sums_pay): from the tiles' row sums */
+    { "NV12", 64, 36, "RGBA", 96, 54 },
+    { "NV12", 64, 36, "NV12", 96, 54 },           /* the luma alone */
+    { "RGBA", 60, 40, "I420", 90, 60 },           /* chroma filtered down */
+    { "P010_10LE", 64, 36, "P010_10LE", 80, 46 }, /* any number of taps */
+    { "NV12", 64, 48, "RGBA", 72, 96 },           /* turned */
+    { "I420", 100, 60, "RGBA", 100, 60 },         /* a crop at odd offsets */
+    { "NV12", 96, 64, "RGBA", 40, 72 },           /* bicubic turned */
     { "P010_10LE", 128, 72, "RGBA", 64, 36 },
     { "NV12", 200, 120, "I420", 70, 50 }, /* bicubic of a crop */
     { "RGBA", 100, 100, "BGRx", 37, 29 },
@@ -407,8 +413,10 @@ GST_START_TEST (test_tap_tiles_match_twin)
   for (size_t k = 6; k < cases.size (); k++)
     cases[k].filter = gpu::Filter::BICUBIC;
   cases[5].crop = { 3, 5, 1, 3 };
-  cases[7].direction = GST_VIDEO_ORIENTATION_90R;
-  cases[9].crop = { 3, 5, 1, 7 };
+  cases[10].direction = GST_VIDEO_ORIENTATION_90R;
+  cases[11].crop = { 3, 5, 1, 7 };
+  cases[12].direction = GST_VIDEO_ORIENTATION_90R;
+  cases[14].crop = { 3, 5, 1, 7 };
   for (const Case & c : cases)
     check_against_twin (c);
 }
