@@ -390,7 +390,11 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
       span[thread][1] = INT_MIN;
     }
     const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-    /* The source rows the along lines read (tap_tile::row_sums). */
+    /* The source rows the along lines read (tap_tile::row_sums): a
+     * thread per line and resolution. */
+    static_assert (2 * tap_tile::TileOf<N>::kRows <= kTileX * kTileY &&
+                       2 * tap_tile::TileOf<N>::kCols <= kTileX * kTileY,
+        "a thread for each line of each resolution");
     const bool swap = pixels::rotates (op.orientation);
     const int along = swap ? lines.ncols : lines.nrows;
     if (thread < 2 * along) {

@@ -408,8 +408,8 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
 // coefficient is 0 are left out and coefficients of 1 not multiplied: the
 // same value (x + 0 and x * 1 are x; only a zero's sign may differ, which
 // no code shows), and where the description is compiled as a constant
-// (convert_scale_rtc.h) their instructions go (RGB to RGB, YUV to YUV of
-// the same matrix: 12 of 21 a pixel).
+// (convert_scale_rtc.h) their instructions go (RGB into RGB, YUV into YUV
+// of the same matrix).
 GCS_HD Pixel
 to_output (const ConvertScale & op, const float in[4])
 {

@@ -363,11 +363,11 @@ fill_row_sums (const ConvertScale & op, const TileOf<N> & t, bool swap, const Ro
     if (!r.slots[g])
       return;
     int row = thread / n, a = thread - row * n;
-    float * out = table + r.base[g] + thread * r.slots[g];
-    for (; row < r.n_y[g]; out += threads * r.slots[g]) {
+    for (int e = thread; row < r.n_y[g]; e += threads) {
       const TapsOf<N> & tx = swap ? t.rows[g][a] : t.cols[g][a];
       float sum[4];
       row_sum<IB, Members::word (g), N> (op, g, r.members[g], tx, r.y_lo[g] + row, sum);
+      float * out = table + r.base[g] + e * r.slots[g];
       int s = 0;
       GCS_UNROLL
       for (int c = 0; c < 4; c++)
