@@ -138,10 +138,10 @@ template <int OB>
 GCS_HD void
 chroma (const ConvertScale & op, float u, float v, unsigned * cu, unsigned * cv)
 {
-  *cu = pixels::quantize<OB> (
-      op.out, op.matrix[1][1] * u + op.matrix[1][2] * v + op.matrix[1][3]);
-  *cv = pixels::quantize<OB> (
-      op.out, op.matrix[2][1] * u + op.matrix[2][2] * v + op.matrix[2][3]);
+  /* matrix[1][0] and [2][0] are 0: the luma's 0 leaves no term. */
+  const float in[3] = { 0.0f, u, v };
+  *cu = pixels::quantize<OB> (op.out, pixels::matrix_row (op.matrix[1], in));
+  *cv = pixels::quantize<OB> (op.out, pixels::matrix_row (op.matrix[2], in));
 }
 
 GCS_HD float
@@ -172,10 +172,9 @@ write_block (const ConvertScale & op, int bx, int by)
   const int cx = (op.src_x + x0) >> op.sub_log2_x, cy = (op.src_y + y0) >> op.sub_log2_y;
   const float in_u = pixels::load<IB> (op.in, op.in.comp[1], cx, cy);
   const float in_v = pixels::load<IB> (op.in, op.in.comp[2], cx, cy);
-  pixels::store<OB> (
-      o, u, bx, by, op.matrix[1][1] * in_u + op.matrix[1][2] * in_v + op.matrix[1][3]);
-  pixels::store<OB> (
-      o, v, bx, by, op.matrix[2][1] * in_u + op.matrix[2][2] * in_v + op.matrix[2][3]);
+  const float in[3] = { 0.0f, in_u, in_v };
+  pixels::store<OB> (o, u, bx, by, pixels::matrix_row (op.matrix[1], in));
+  pixels::store<OB> (o, v, bx, by, pixels::matrix_row (op.matrix[2], in));
 }
 
 // A thread's share: kGroup blocks of a row of blocks.

@@ -3,7 +3,8 @@
 // kernel (convert_scale.cu) and into its CPU twin (convert_scale_host.cpp).
 // Both are built without contracting a*b+c into fused multiply-adds (nvcc
 // -fmad=false, g++ -ffp-contract=off), so every float operation rounds the
-// same way on both and the twin's output is the kernel's, bit for bit.
+// same way on both and the twin's output is the kernel's, bit for bit;
+// where the code fuses one (mad), it does so on both.
 #pragma once
 
 #include <climits>
@@ -46,6 +47,20 @@ GCS_HD int
 clampi (int v, int lo, int hi)
 {
   return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// a * b + c rounded once: a fused multiply-add on the GPU (__fmaf_rn) and
+// std::fmaf on the CPU, the same value on both. One instruction where a
+// multiply and an add are two, and half the rounding: the sums of taps
+// and of the matrix's terms are made of these.
+GCS_HD float
+mad (float a, float b, float c)
+{
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn (a, b, c);
+#else
+  return std::fmaf (a, b, c);
+#endif
 }
 
 GCS_HD bool
@@ -389,12 +404,12 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
         GCS_UNROLL
         for (int c = 0; c < 4; c++)
           if ((members >> c) & 1u)
-            row[c] += wx * load<IB> (im, im.comp[c], xi, yi);
+            row[c] = mad (wx, load<IB> (im, im.comp[c], xi, yi), row[c]);
       });
       GCS_UNROLL
       for (int c = 0; c < 4; c++)
         if ((members >> c) & 1u)
-          sum[c] += wy * row[c];
+          sum[c] = mad (wy, row[c], sum[c]);
     });
     GCS_UNROLL
     for (int c = 0; c < 4; c++)
@@ -403,32 +418,40 @@ sample_inputs (const ConvertScale & op, float sx, float sy, unsigned need, float
   }
 }
 
-// Output codes (unrounded) of input codes `in`: each the matrix's row
-// times in[0..2], summed in that order, plus its offset. Terms whose
-// coefficient is 0 are left out and coefficients of 1 not multiplied: the
-// same value (x + 0 and x * 1 are x; only a zero's sign may differ, which
-// no code shows), and where the description is compiled as a constant
+// One output code (unrounded) of input codes in[0..2]: the matrix row
+// m's terms summed in that order, then its offset. Terms whose coefficient
+// is 0 are left out and coefficients of 1 not multiplied: the same value
+// (x + 0 and x * 1 are x; only a zero's sign may differ, which no code
+// shows), and where the description is compiled as a constant
 // (convert_scale_rtc.h) their instructions go (RGB into RGB, YUV into YUV
-// of the same matrix).
+// of the same matrix). Every path that computes a code from its inputs
+// computes it here.
+GCS_HD float
+matrix_row (const float (&m)[4], const float in[3])
+{
+  float sum = 0.0f;
+  bool any = false;
+  GCS_UNROLL
+  for (int j = 0; j < 3; j++) {
+    if (m[j] == 0.0f)
+      continue;
+    if (!any)
+      sum = m[j] == 1.0f ? in[j] : m[j] * in[j];
+    else
+      sum = m[j] == 1.0f ? sum + in[j] : mad (m[j], in[j], sum);
+    any = true;
+  }
+  return m[3] == 0.0f ? sum : (any ? sum + m[3] : m[3]);
+}
+
+// Output codes (unrounded) of input codes `in`.
 GCS_HD Pixel
 to_output (const ConvertScale & op, const float in[4])
 {
   Pixel px;
   GCS_UNROLL
-  for (int i = 0; i < 3; i++) {
-    const float (&m)[4] = op.matrix[i];
-    float sum = 0.0f;
-    bool any = false;
-    GCS_UNROLL
-    for (int j = 0; j < 3; j++) {
-      if (m[j] == 0.0f)
-        continue;
-      const float t = m[j] == 1.0f ? in[j] : m[j] * in[j];
-      sum = any ? sum + t : t;
-      any = true;
-    }
-    px.c[i] = m[3] == 0.0f ? sum : (any ? sum + m[3] : m[3]);
-  }
+  for (int i = 0; i < 3; i++)
+    px.c[i] = matrix_row (op.matrix[i], in);
   px.c[3] = in[3] * op.alpha_scale;
   return px;
 }
@@ -726,11 +749,11 @@ downsample_chroma (
       if (wc[i] == 0.0f)
         continue;
       const Pixel p = full (cols[i], rows[j]);
-      ru += wc[i] * p.c[1];
-      rv += wc[i] * p.c[2];
+      ru = mad (wc[i], p.c[1], ru);
+      rv = mad (wc[i], p.c[2], rv);
     }
-    su += wr[j] * ru;
-    sv += wr[j] * rv;
+    su = mad (wr[j], ru, su);
+    sv = mad (wr[j], rv, sv);
   }
   *u = su;
   *v = sv;
@@ -954,8 +977,8 @@ write_generic_block (
       for (int i = first_tap (bw, o.h_cosited); i < bw; i++) {
         const float w = wy * chroma_weight (bw, o.h_cosited, i);
         const Pixel q = pixel (clampi (x0 + i, 0, o.width - 1), y, op.inputs_all);
-        p.c[1] += w * q.c[1];
-        p.c[2] += w * q.c[2];
+        p.c[1] = mad (w, q.c[1], p.c[1]);
+        p.c[2] = mad (w, q.c[2], p.c[2]);
       }
     }
   }

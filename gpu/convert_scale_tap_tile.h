@@ -134,12 +134,13 @@ row_sum (const ConvertScale & op, int g, unsigned members, const TapsOf<N> & tx,
       GCS_UNROLL
       for (int c = 0; c < 4; c++)
         if ((members >> c) & 1u)
-          row[c] += wx * two_tap::from_word<IB> (im, v, c);
+          row[c] = pixels::mad (wx, two_tap::from_word<IB> (im, v, c), row[c]);
     } else {
       GCS_UNROLL
       for (int c = 0; c < 4; c++)
         if ((members >> c) & 1u)
-          row[c] += wx * pixels::load<IB> (im, im.comp[c], tx.i[b], y);
+          row[c] =
+              pixels::mad (wx, pixels::load<IB> (im, im.comp[c], tx.i[b], y), row[c]);
     }
   }
 }
@@ -162,7 +163,7 @@ sample (const ConvertScale & op, int g, unsigned members, const TapsOf<N> & tx,
     GCS_UNROLL
     for (int c = 0; c < 4; c++)
       if ((members >> c) & 1u)
-        sum[c] += wy * row[c];
+        sum[c] = pixels::mad (wy, row[c], sum[c]);
   }
   GCS_UNROLL
   for (int c = 0; c < 4; c++)
@@ -418,7 +419,7 @@ write_block_from_sums (const ConvertScale & op, const two_tap::TileLines & l,
         for (int c = 0; c < 4; c++)
           if ((r.members[g] >> c) & 1u) {
             if ((members >> c) & 1u)
-              sum[c] += wy * e[s];
+              sum[c] = pixels::mad (wy, e[s], sum[c]);
             s++;
           }
       }

@@ -273,12 +273,14 @@ sample_from (const Image & im, const Source & src, int word, unsigned members,
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
-          in[k] = tx.w0 * from_word<IB> (im, a, k) + tx.w1 * from_word<IB> (im, b, k);
+          in[k] = pixels::mad (
+              tx.w1, from_word<IB> (im, b, k), tx.w0 * from_word<IB> (im, a, k));
     } else {
       GCS_UNROLL
       for (int k = 0; k < 4; k++)
         if ((members >> k) & 1u)
-          in[k] = tx.w0 * src.load (k, tx.i0, ty.i0) + tx.w1 * src.load (k, tx.i1, ty.i0);
+          in[k] = pixels::mad (
+              tx.w1, src.load (k, tx.i1, ty.i0), tx.w0 * src.load (k, tx.i0, ty.i0));
     }
     return;
   }
@@ -288,21 +290,21 @@ sample_from (const Image & im, const Source & src, int word, unsigned members,
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u) {
-        const float r0 =
-            tx.w0 * from_word<IB> (im, a, k) + tx.w1 * from_word<IB> (im, b, k);
-        const float r1 =
-            tx.w0 * from_word<IB> (im, c, k) + tx.w1 * from_word<IB> (im, d, k);
-        in[k] = ty.w0 * r0 + ty.w1 * r1;
+        const float r0 = pixels::mad (
+            tx.w1, from_word<IB> (im, b, k), tx.w0 * from_word<IB> (im, a, k));
+        const float r1 = pixels::mad (
+            tx.w1, from_word<IB> (im, d, k), tx.w0 * from_word<IB> (im, c, k));
+        in[k] = pixels::mad (ty.w1, r1, ty.w0 * r0);
       }
   } else {
     GCS_UNROLL
     for (int k = 0; k < 4; k++)
       if ((members >> k) & 1u) {
-        const float r0 =
-            tx.w0 * src.load (k, tx.i0, ty.i0) + tx.w1 * src.load (k, tx.i1, ty.i0);
-        const float r1 =
-            tx.w0 * src.load (k, tx.i0, ty.i1) + tx.w1 * src.load (k, tx.i1, ty.i1);
-        in[k] = ty.w0 * r0 + ty.w1 * r1;
+        const float r0 = pixels::mad (
+            tx.w1, src.load (k, tx.i1, ty.i0), tx.w0 * src.load (k, tx.i0, ty.i0));
+        const float r1 = pixels::mad (
+            tx.w1, src.load (k, tx.i1, ty.i1), tx.w0 * src.load (k, tx.i0, ty.i1));
+        in[k] = pixels::mad (ty.w1, r1, ty.w0 * r0);
       }
   }
 }
