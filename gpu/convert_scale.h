@@ -86,6 +86,12 @@ struct Image {
   // by 4. Then the frame takes the generic path (taps per pixel, every
   // sample read and written by its own word).
   bool generic = false;
+  // Set by resolve: 2-byte samples (bytes 2), each component's first
+  // sample, pitch and step even, so every sample is one aligned 16-bit
+  // word (a pool's frames; a move by kMoveAlignment keeps it). The GPU
+  // then reads and writes each with one 16-bit access, without asking
+  // where it lies.
+  bool even = false;
 };
 
 enum class Filter : int {

@@ -77,6 +77,7 @@ inline void
 resolve_planes (Image & im)
 {
   im.generic = false;
+  im.even = im.bytes == 2;
   for (Component & c : im.comp) {
     if (c.word == 0) {
       c.word = im.bytes, c.shift = im.shift, c.max_code = im.max_code;
@@ -86,6 +87,8 @@ resolve_planes (Image & im)
       continue;
     c.base = im.data[c.plane] + c.offset;
     c.pitch = im.pitch[c.plane];
+    if (((std::uintptr_t)c.base | c.pitch | (unsigned)c.step) & 1u)
+      im.even = false;
     if (c.word != im.bytes || c.shift != im.shift || c.max_code != im.max_code ||
         (c.big_endian && c.word > 1) || !c.clear || c.log2_x > 1 || c.log2_y > 1 ||
         c.pair_step != 0 || im.palette)
@@ -228,6 +231,20 @@ palette_entry (const Image & im, unsigned index)
   return read_word (im.data[1] + (std::size_t)index * im.pitch[1], 4, false);
 }
 
+// The code of the IB-byte sample at p (IB 1 or 2), as a float.
+template <int IB>
+GCS_HD float
+load_at (const Image & im, const std::uint8_t * p)
+{
+  if (IB == 1)
+    return (float)p[0];
+#if defined(__CUDA_ARCH__)
+  if (im.even || ((std::uintptr_t)p & 1u) == 0) /* one 16-bit load: the same value */
+    return (float)((unsigned)*(const unsigned short *)p >> im.shift);
+#endif
+  return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
+}
+
 // A sample's code, made a float by a conversion instruction. Building
 // the same float from the code's bits instead (0x4b000000 | v, less
 // 2^23: two full-rate instructions) made the float paths' kernels 2 to
@@ -247,14 +264,7 @@ load (const Image & im, const Component & c, int x, int y)
       w = palette_entry (im, w);
     return (float)((w >> c.shift) & (unsigned)c.max_code);
   }
-  const std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
-  if (IB == 1)
-    return (float)p[0];
-#if defined(__CUDA_ARCH__)
-  if (((std::uintptr_t)p & 1u) == 0) /* one 16-bit load: the same value */
-    return (float)((unsigned)*(const unsigned short *)p >> im.shift);
-#endif
-  return (float)((unsigned)(p[0] | (p[1] << 8)) >> im.shift);
+  return load_at<IB> (im, c.base + sample_offset ((unsigned)c.pitch, c.step, x, y));
 }
 
 // `code` rounded half up and clamped to 0..max_code.
@@ -299,6 +309,12 @@ store (const Image & im, const Component & c, int x, int y, float code)
   }
   std::uint8_t * p = c.base + sample_offset ((unsigned)c.pitch, c.step, x, y);
   const unsigned v = quantize<OB> (im, code);
+#if defined(__CUDA_ARCH__)
+  if (OB == 2 && im.even) { /* one 16-bit store: the same bytes */
+    *(unsigned short *)p = (unsigned short)v;
+    return;
+  }
+#endif
   p[0] = (std::uint8_t) (v & 0xffu);
   if (OB == 2)
     p[1] = (std::uint8_t) (v >> 8);
@@ -976,7 +992,7 @@ write_generic_block (
       const int y = clampi (y0 + j, 0, o.height - 1);
       for (int i = first_tap (bw, o.h_cosited); i < bw; i++) {
         const float w = wy * chroma_weight (bw, o.h_cosited, i);
-        const Pixel q = pixel (clampi (x0 + i, 0, o.width - 1), y, op.inputs_all);
+        const Pixel q = pixel (clampi (x0 + i, 0, o.width - 1), y, op.inputs_chroma);
         p.c[1] = mad (w, q.c[1], p.c[1]);
         p.c[2] = mad (w, q.c[2], p.c[2]);
       }
@@ -1056,8 +1072,10 @@ write_block_with (
       op, x0, y0,
       [&] (int x, int y) {
         const int i = x - x0, j = y - y0;
+        /* A pixel outside the block gives its chroma alone: what the
+         * matrix's chroma rows read is all it needs (the same codes). */
         if (i < 0 || i >= bw || j < 0 || j >= bh)
-          return pixel (x, y, op.inputs_all);
+          return pixel (x, y, op.inputs_chroma);
         return j == 0 ? (i == 0 ? p00 : p01) : (i == 0 ? p10 : p11);
       },
       &u, &v);

@@ -543,8 +543,16 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
       const unsigned members = Members::of (op, g, op.inputs_all);
       if (members) {
         const TwoTaps &c = column[g], &r = t.rows[g][ri];
-        sample<IB, true, Members::word (g)> (
-            op, g, members, Swap ? r : c, Swap ? c : r, in);
+        /* Full resolution at scale 1 (a format conversion that
+         * resamples chroma alone): every position is on a sample (w1 =
+         * 0), whose one read is what the four give (w0 = 1), so the
+         * branches of a frame that never takes another are taken. */
+        if (g == 0 && op.scale_x == 1.0f && op.scale_y == 1.0f)
+          sample<IB, false, Members::word (g)> (
+              op, g, members, Swap ? r : c, Swap ? c : r, in);
+        else
+          sample<IB, true, Members::word (g)> (
+              op, g, members, Swap ? r : c, Swap ? c : r, in);
       }
     };
     resolution (std::integral_constant<int, 0>{});
