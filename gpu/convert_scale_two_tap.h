@@ -6,9 +6,10 @@
 // instead of once per pixel, and reads each resolution's components with
 // one load per sample where they share a word (RGBA, NV12's UV).
 //
-// It computes what pixel_at computes, to the bit: w0*a + w1*b is what
-// taps() accumulates from 0 for one or two taps (0 + w*a is w*a, a + 0*b is
-// a, for the non-negative codes and weights here). The GPU tests compare
+// It computes what pixel_at computes, to the bit: mad (w1, b, w0*a) is
+// what sample_inputs accumulates from 0 over one or two taps (mad (w, a,
+// 0) is w*a, and mad (0, b, x) is x, for the non-negative codes and
+// weights here). The GPU tests compare
 // its frames with the CPU twin (convert_scale_pixels.h), which does not use
 // it.
 #pragma once
