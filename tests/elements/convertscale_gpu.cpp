@@ -137,9 +137,11 @@ compare (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoIn
 /* --- the CPU twin ------------------------------------------------------ */
 
 /* What the element's kernel makes of `in` for case `c`, computed on the CPU
- * by the same arithmetic, described by the element's own function. */
+ * by the same arithmetic, described by the element's own function; `path`
+ * (where given): the kernel path that computes it. */
 static GstBuffer *
-twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideoInfo * oi)
+twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideoInfo * oi,
+    std::string * path = nullptr)
 {
   GstBuffer * out = gst_buffer_new_allocate (NULL, oi->size, NULL);
   gst_buffer_memset (out, 0, 0, oi->size);
@@ -160,6 +162,8 @@ twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideo
   op.out = gst_cs::convert_image (oi, &fo.info, (guint8 *)fo.map[0].data, true);
   fail_unless (gpu::convert_scale_on_host (op), "the twin refuses %dx%d -> %dx%d", c.in_w,
       c.in_h, c.out_w, c.out_h);
+  if (path)
+    *path = gpu::convert_scale_path (op);
   gst_video_frame_unmap (&fi);
   gst_video_frame_unmap (&fo);
   return out;
@@ -419,6 +423,96 @@ GST_START_TEST (test_tap_tiles_match_twin)
   cases[14].crop = { 3, 5, 1, 7 };
   for (const Case & c : cases)
     check_against_twin (c);
+}
+GST_END_TEST;
+
+/* 16-bit frames an application lays out at odd addresses (device memory
+ * of its own, a video meta putting every plane at an odd offset, its rows
+ * an odd number of bytes apart): no sample is an aligned 16-bit word
+ * (Image::even does not hold), so the kernels read them byte by byte;
+ * the frames are still the twin's, bit for bit, on each kernel path. */
+GST_START_TEST (test_odd_16bit_layout_matches_twin)
+{
+  std::vector<Case> cases = {
+    { "P010_10LE", 38, 22, "RGBA", 38, 22 },
+    { "Y444_16LE", 38, 22, "P016_LE", 38, 22 }, /* chroma filtered down */
+    { "I420_10LE", 38, 22, "GBR_10LE", 38, 22 },
+    { "P016_LE", 40, 24, "P010_10LE", 27, 17 },
+    { "I420_12LE", 40, 24, "I420_10LE", 40, 24 },
+    { "P010_10LE", 64, 36, "Y444_16LE", 96, 54 },
+    { "GRAY16_LE", 60, 36, "GRAY16_LE", 20, 12 },
+  };
+  const char * const paths[] = { "two taps", "one sample", "two taps", "planes", "direct",
+    "taps per tile", "taps per tile" };
+  cases[5].filter = gpu::Filter::BICUBIC;
+  cases[6].filter = gpu::Filter::AREA;
+  guint32 seed = 7;
+  for (size_t k = 0; k < cases.size (); k++) {
+    const Case & c = cases[k];
+    const std::string what = describe (c) + ", odd layout";
+    GstVideoInfo info = testutil::video_info (c.in_format, c.in_w, c.in_h);
+    gsize offset[GST_VIDEO_MAX_PLANES] = {}, at = 1;
+    gint stride[GST_VIDEO_MAX_PLANES] = {};
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      stride[p] = info.stride[p] + 3; /* 16-bit rows: odd */
+      offset[p] = at;
+      at = (at + (gsize)stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, p) + 2) | 1;
+    }
+    const gsize size = at + 16;
+    /* The frame's bytes on the host (the twin's input) and the same on the
+     * device, each with the layout in a video meta. */
+    GstBuffer * host = testutil::random_buffer (size, seed++);
+    void * data = nullptr;
+    fail_unless_equals_int (cudaMalloc (&data, size), cudaSuccess);
+    GstMapInfo m;
+    fail_unless (gst_buffer_map (host, &m, GST_MAP_READ));
+    fail_unless_equals_int (
+        cudaMemcpy (data, m.data, size, cudaMemcpyHostToDevice), cudaSuccess);
+    gst_buffer_unmap (host, &m);
+    GstBuffer * dev = gst_buffer_new ();
+    gst_buffer_append_memory (dev, gst_cs_memory_new_wrapped (0, data, size, NULL, NULL));
+    for (GstBuffer * b : { host, dev })
+      gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
+          GST_VIDEO_INFO_FORMAT (&info), c.in_w, c.in_h, GST_VIDEO_INFO_N_PLANES (&info),
+          offset, stride);
+    GST_BUFFER_PTS (dev) = 0;
+    GST_BUFFER_DURATION (dev) = GST_SECOND / 30;
+
+    gchar * line = g_strdup_printf (
+        "appsrc name=src format=time caps=\"video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+        "),format=%s,width=%d,height=%d,framerate=30/1\" ! cudastreamsconvertscale "
+        "name=cs method=%s ! video/x-raw(" GST_CAPS_FEATURE_MEMORY_CS
+        "),format=%s,width=%d,height=%d ! cudastreamsdownload ! appsink name=out "
+        "sync=false",
+        c.in_format, c.in_w, c.in_h, method_nicks[(int)c.filter], c.out_format, c.out_w,
+        c.out_h);
+    GError * err = NULL;
+    GstElement * pipeline = gst_parse_launch (line, &err);
+    fail_unless (pipeline && !err, "%s: %s", line, err ? err->message : "");
+    g_free (line);
+    Captured out;
+    testutil::capture_appsink (pipeline, "out", &out);
+    gst_element_set_state (pipeline, GST_STATE_PLAYING);
+    GstElement * src = testutil::by_name (pipeline, "src");
+    fail_unless_equals_int (
+        gst_app_src_push_buffer (GST_APP_SRC (src), dev), GST_FLOW_OK);
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+    gst_object_unref (src);
+    testutil::run_to_eos (pipeline, what.c_str ());
+    fail_unless_equals_int (testutil::host_waits (pipeline, "cs"), 0);
+    fail_unless_equals_int (out.buffers.size (), 1);
+    std::string path;
+    GstBuffer * want = twin_of (c, host, &info, &out.infos[0], &path);
+    fail_unless (path == paths[k], "%s: the %s path, not %s", what.c_str (),
+        path.c_str (), paths[k]);
+    testutil::assert_frames_equal (
+        want, &out.infos[0], out.buffers[0], &out.infos[0], what.c_str ());
+    gst_buffer_unref (want);
+    gst_buffer_unref (host);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    gst_object_unref (pipeline);
+    cudaFree (data);
+  }
 }
 GST_END_TEST;
 
@@ -1686,6 +1780,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_turned_fixed_point_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
   tcase_add_test (tc, test_tap_tiles_match_twin);
+  tcase_add_test (tc, test_odd_16bit_layout_matches_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
