@@ -428,9 +428,11 @@ GST_END_TEST;
 
 /* 16-bit frames an application lays out at odd addresses (device memory
  * of its own, a video meta putting every plane at an odd offset, its rows
- * an odd number of bytes apart): no sample is an aligned 16-bit word
- * (Image::even does not hold), so the kernels read them byte by byte;
- * the frames are still the twin's, bit for bit, on each kernel path. */
+ * an odd number of bytes apart): Image::even does not hold, so the
+ * kernels ask where each sample lies and read those of odd rows byte by
+ * byte; the frames are still the twin's, bit for bit, on each kernel
+ * path. (The outputs are the element's own frames, whose samples are
+ * aligned words.) */
 GST_START_TEST (test_odd_16bit_layout_matches_twin)
 {
   std::vector<Case> cases = {
@@ -459,13 +461,23 @@ GST_START_TEST (test_odd_16bit_layout_matches_twin)
       at = (at + (gsize)stride[p] * GST_VIDEO_INFO_COMP_HEIGHT (&info, p) + 2) | 1;
     }
     const gsize size = at + 16;
-    /* The frame's bytes on the host (the twin's input) and the same on the
-     * device, each with the layout in a video meta. */
-    GstBuffer * host = testutil::random_buffer (size, seed++);
+    /* The frame's bytes on the host (the twin's input: random codes of
+     * the format's depth, rows moved to the odd layout, random bytes
+     * between them) and the same on the device, each with the layout in
+     * a video meta. */
+    GstBuffer * host = testutil::random_buffer (size, seed);
+    GstBuffer * codes = testutil::video_frame (&info, Content::RANDOM, seed++);
+    GstMapInfo m, cm;
+    fail_unless (gst_buffer_map (host, &m, GST_MAP_WRITE));
+    fail_unless (gst_buffer_map (codes, &cm, GST_MAP_READ));
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++)
+      for (gint r = 0; r < GST_VIDEO_INFO_COMP_HEIGHT (&info, p); r++)
+        std::memcpy (m.data + offset[p] + (gsize)r * stride[p],
+            cm.data + info.offset[p] + (gsize)r * info.stride[p], info.stride[p]);
+    gst_buffer_unmap (codes, &cm);
+    gst_buffer_unref (codes);
     void * data = nullptr;
     fail_unless_equals_int (cudaMalloc (&data, size), cudaSuccess);
-    GstMapInfo m;
-    fail_unless (gst_buffer_map (host, &m, GST_MAP_READ));
     fail_unless_equals_int (
         cudaMemcpy (data, m.data, size, cudaMemcpyHostToDevice), cudaSuccess);
     gst_buffer_unmap (host, &m);
