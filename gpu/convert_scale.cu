@@ -23,6 +23,8 @@ launch (const ConvertScale & op, cudaStream_t stream)
       return launch_one_sample (op, stream);
     case Path::FIXED_POINT:
       return launch_fixed_point (op, stream);
+    case Path::FIXED_TAPS:
+      return launch_fixed_taps (op, stream);
     case Path::PLANES:
       return launch_planes (op, stream);
     case Path::TWO_TAP:

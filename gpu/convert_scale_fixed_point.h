@@ -620,11 +620,11 @@ write_staged_chroma (const ConvertScale & op, const two_tap::TileLines & l,
 // The twin of output block (bx, by) of an output whose chroma is
 // subsampled (op.fixed.blocks): its pixels' luma, and its chroma filtered
 // down from theirs and their neighbours' (clamped to the frame) as
-// pixels::downsample_chroma filters it, each pixel from its source
-// position.
-template <Filter F, int Word>
+// pixels::downsample_chroma filters it, each pixel's input codes from
+// codes_at (x, y, &k) (false: the border).
+template <class CodesAt>
 inline void
-write_block_twin (const ConvertScale & op, int bx, int by)
+write_block_twin_with (const ConvertScale & op, int bx, int by, CodesAt codes_at)
 {
   const Image & o = op.out;
   const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
@@ -632,8 +632,8 @@ write_block_twin (const ConvertScale & op, int bx, int by)
   auto at = [&] (int x, int y) {
     x = pixels::clampi (x, 0, o.width - 1), y = pixels::clampi (y, 0, o.height - 1);
     InputCodes k;
-    return pixel_input_codes<F, Word> (op, x, y, &k) ? luma_chroma (op.fixed, k)
-                                                     : border_luma_chroma (op.fixed);
+    return codes_at (x, y, &k) ? luma_chroma (op.fixed, k)
+                               : border_luma_chroma (op.fixed);
   };
   const Component & luma = o.comp[0];
   for (int y = y0; y < y0 + (1 << ly) && y < o.height; y++)
@@ -654,6 +654,16 @@ write_block_twin (const ConvertScale & op, int bx, int by)
     sv += w.r[j] * rv;
   }
   store_chroma (op, bx, by, su, sv);
+}
+
+// write_block_twin_with each pixel from its source position.
+template <Filter F, int Word>
+inline void
+write_block_twin (const ConvertScale & op, int bx, int by)
+{
+  write_block_twin_with (op, bx, by, [&] (int x, int y, InputCodes * k) {
+    return pixel_input_codes<F, Word> (op, x, y, k);
+  });
 }
 
 // Calls fn (word) with op.fixed.word as a compile-time constant; Packed:
@@ -698,8 +708,63 @@ dispatch_one (const ConvertScale & op, Fn fn)
     fn (std::false_type{});
 }
 
+// Whether op's area filter reads what bilinear reads, so that the
+// two-tap kernels compute it: along each axis and in each plane, the
+// filter does not shrink (a plane sample per output pixel or fewer: area
+// is bilinear there, pixels::taps), or it shrinks by exactly 2 with every
+// line's footprint centred between two samples: then it covers those two
+// halves each (weights 1/2 and 1/2, in taps()'s order), and bilinear at
+// that midpoint reads the same two with the same weights. A shrink by
+// exactly 2 keeps the first line's offset for every line (its positions
+// step by 2, exactly), so the first line decides. 4K into 1080p is such a
+// frame: its luma shrinks by 2 centred, the chroma of 4:2:0 not at all.
+inline bool
+area_as_bilinear (const ConvertScale & op)
+{
+  if (op.filter != Filter::AREA)
+    return false;
+  for (int vertical = 0; vertical < 2; vertical++)
+    for (int g = 0; g < 2; g++) {
+      const two_tap::LineSource l = two_tap::line_source (op, vertical != 0, 0.0f);
+      const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
+      const float s = l.scale * p.k;
+      if (s <= 1.0f)
+        continue;
+      if (s != 2.0f || p.p + 0.5f != floorf (p.p + 0.5f))
+        return false;
+    }
+  return true;
+}
+
+// The byte_perm selector of two words w0, w1 (bytes 0..3, 4..7) giving
+// [byte x of w0, x of w1, byte y of w0, y of w1].
+constexpr unsigned
+pair_select (unsigned x, unsigned y)
+{
+  return x | ((x + 4u) << 4) | (y << 8) | ((y + 4u) << 12);
+}
+
+// Whether op's filter reads four neighbouring samples or fewer along each
+// axis where two_tap's does not (bicubic; area shrinking by up to 3
+// times), of frames not turned: convert_scale_fixed_taps.h's, for inputs
+// of YUV (resolve). Packed RGB by four taps in integers was slower than
+// in float on 3 of the 4 frames measured (H200, 2026-12-01, kernel µs,
+// float / integers: RGBA 1080p into 2880x1620 bicubic 38.1 / 39.8, BGRx
+// 1080p into NV12 640x360 area 9.3 / 10.7, RGBA 4K into 1280x720 area
+// 19.1 / 27.7; into 1440x810 bicubic 16.9 / 16.7), while NV12's and
+// YUY2's gained 6 to 29% (not profiled why: packed RGB's table of rows' sums holds four
+// components a sample where the luma's holds one).
+inline bool
+quad_filter (const ConvertScale & op)
+{
+  if (two_tap::applies (op) || area_as_bilinear (op) || pixels::rotates (op.orientation))
+    return false;
+  return op.filter == Filter::BICUBIC ||
+         (op.filter == Filter::AREA && op.scale_x <= 3.0f && op.scale_y <= 3.0f);
+}
+
 // Sets op.fixed (resolved by pixels::resolve): on for frames of 8-bit
-// samples in and out, resampled by two taps, from the inputs above into
+// samples in and out, resampled by two taps or four (quad_filter), from the inputs above into
 // RGB or 4:4:4 (not where one sample is read: one_sample's path) or into
 // YUV whose chroma is filtered down from full-resolution pixels (blocks),
 // where the integer matrix cannot overflow; otherwise off, and the frame
@@ -710,9 +775,12 @@ resolve (ConvertScale & op)
   ConvertScale::FixedPoint f;
   op.fixed = f;
   const Image &in = op.in, &o = op.out;
-  if (!two_tap::applies (op) || in.bytes != 1 || o.bytes != 1 || in.max_code != 255 ||
+  const bool pairs = two_tap::applies (op) || area_as_bilinear (op);
+  const bool quad = quad_filter (op);
+  if ((!pairs && !quad) || in.bytes != 1 || o.bytes != 1 || in.max_code != 255 ||
       o.max_code != 255)
     return;
+  f.taps = quad ? 4 : 2;
   const Component &y = in.comp[0], &u = in.comp[1], &v = in.comp[2], &oc = o.comp[1];
   f.blocks = o.yuv && (oc.log2_x | oc.log2_y) != 0;
   if (f.blocks) {
@@ -739,7 +807,7 @@ resolve (ConvertScale & op)
            planes_of_three)
     f.word = 0;
   else if (sub == 0u && op.in_words[0].word == 4 &&
-           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)))
+           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !quad)
     f.word = kPackedRgb;
   else
     return;
@@ -783,6 +851,7 @@ resolve (ConvertScale & op)
     /* Byte 4 is the second operand's, 0. */
     f.chroma_select =
         (unsigned)u.offset | (4u << 4) | ((unsigned)v.offset << 8) | (4u << 12);
+    f.chroma_pairs = pair_select ((unsigned)u.offset, (unsigned)v.offset);
   } else {
     f.chroma = u.base;
     f.v_minus_u = v.base - u.base;
@@ -793,7 +862,8 @@ resolve (ConvertScale & op)
    * knows the steps along x. */
   const int chroma_w = (in.width + (1 << op.sub_log2_x) - 1) >> op.sub_log2_x,
             chroma_h = (in.height + (1 << op.sub_log2_y) - 1) >> op.sub_log2_y;
-  if (in.width < 2 || in.height < 2 || chroma_w < 2 || chroma_h < 2 ||
+  const int least = f.taps; /* samples along each axis of each plane */
+  if (in.width < least || in.height < least || chroma_w < least || chroma_h < least ||
       f.stride[0][0] != luma_step (f.word) || f.stride[1][0] != chroma_step (f.word))
     return;
   for (int c = 0; c < 4; c++)

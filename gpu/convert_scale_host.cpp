@@ -12,6 +12,7 @@
 #include "convert_scale_addresses.h"
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
+#include "convert_scale_fixed_taps.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_path.h"
 #include "convert_scale_pixels.h"
@@ -100,7 +101,7 @@ convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
 /* Every pointer of a resolved description, moved (each_address): a
  * field added to ConvertScale that points into a frame must be listed
  * there (the size check makes whoever adds one look). */
-static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 976,
+static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 984,
     "ConvertScale changed: list its new pointers in each_address_pair");
 
 bool
@@ -135,6 +136,17 @@ each_block (const ConvertScale & op, Write write)
 void
 plain_twin (const ConvertScale & op)
 {
+  if (op.fixed.on && op.fixed.taps == 4) {
+    fixed_point::dispatch_quad_filter (op, [&] (auto f) {
+      fixed_point::dispatch_word<false> (op, [&] (auto word) {
+        each_block (op, [&] (int bx, int by) {
+          fixed_point::write_quad_twin<decltype (f)::value, decltype (word)::value> (
+              op, bx, by);
+        });
+      });
+    });
+    return;
+  }
   if (op.fixed.on) { /* a block is a pixel where !op.fixed.blocks */
     two_tap::dispatch_filter (op, [&] (auto f) {
       fixed_point::dispatch_word (op, [&] (auto word) {
@@ -166,6 +178,7 @@ void
 each_tile_of (
     const ConvertScale & op, int ntx, int nty, LinesAt lines_at, Tile & tile, Fn fn)
 {
+  using fixed_point::fill_entry;
   using tap_tile::fill_entry;
   using two_tap::fill_entry;
   for (int ty = 0; ty < nty; ty++)
@@ -187,6 +200,56 @@ each_tile (const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Fn 
   each_tile_of<F> (
       op, (nbx + two_tap::kTileX - 1) / two_tap::kTileX, (nby + rows - 1) / rows,
       [&] (int tx, int ty) { return two_tap::tile_lines (op, tx, ty, rows); }, tile, fn);
+}
+
+/* The fixed-point kernels of four taps (convert_scale_fixed_taps_kernel,
+ * convert_scale_fixed_taps_blocks_kernel). */
+void
+fixed_taps_as_gpu (const ConvertScale & op, int nbx, int nby)
+{
+  int rows, capacity;
+  fixed_point::quad_table_rows (op, nbx, nby, &rows, &capacity);
+  auto tile = std::make_unique<fixed_point::QuadTile> ();
+  std::vector<int> table ((std::size_t)capacity);
+  fixed_point::dispatch_quad_filter (op, [&] (auto f) {
+    fixed_point::dispatch_word<false> (op, [&] (auto word) {
+      constexpr int Word = decltype (word)::value;
+      if (op.fixed.blocks) {
+        auto chroma = std::make_unique<fixed_point::ChromaTile> ();
+        each_tile<decltype (f)::value> (op, nbx, nby, rows, *tile,
+            [&] (const two_tap::TileLines & lines, int tx, int ty) {
+              fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
+                return fixed_point::tile_quad_luma_chroma<Word> (
+                    op.fixed, lines, *tile, x, y);
+              });
+              for (int bx = tx * two_tap::kTileX;
+                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
+                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+                  fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+            });
+        return;
+      }
+      each_tile<decltype (f)::value> (op, nbx, nby, rows, *tile,
+          [&] (const two_tap::TileLines & lines, int tx, int ty) {
+            const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
+            const fixed_point::QuadSums sums =
+                fixed_point::quad_sums<Word> (lines, *tile, capacity);
+            if (!sums.fits) {
+              for (int x = tx * two_tap::kTileX;
+                   x < nbx && x < (tx + 1) * two_tap::kTileX; x++)
+                fixed_point::write_quad_column<Word> (
+                    op, lines, *tile, x, ty * rows, y_end);
+              return;
+            }
+            for (int c = 0; c < two_tap::kTileX; c++)
+              fixed_point::fill_quad_sums<Word> (
+                  op.fixed, *tile, sums, table.data (), c, 0, 1);
+            for (int c = 0; c < two_tap::kTileX; c++)
+              fixed_point::write_quad_sums_column<Word> (op, lines, *tile, sums,
+                  table.data (), tx * two_tap::kTileX + c, c, ty * rows, y_end, 1);
+          });
+    });
+  });
 }
 
 /* The fixed-point kernels' columns (convert_scale_fixed_point_kernel) and,
@@ -397,6 +460,9 @@ convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
       break;
     case Path::FIXED_POINT:
       fixed_point_as_gpu (resolved, nbx, nby);
+      break;
+    case Path::FIXED_TAPS:
+      fixed_taps_as_gpu (resolved, nbx, nby);
       break;
     case Path::PLANES:
       planes::dispatch (resolved, [&] (auto f, auto ib, auto ob, auto word) {

@@ -9,6 +9,7 @@
 #include "convert_scale.h"
 #include "convert_scale_direct.h"
 #include "convert_scale_fixed_point.h"
+#include "convert_scale_fixed_taps.h"
 #include "convert_scale_one_sample.h"
 #include "convert_scale_pixels.h"
 #include "convert_scale_planes.h"
@@ -155,6 +156,7 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale gi
  * shared memory (two_tap::Tile, fixed_point::Tile, tap_tile::Tile, each
  * filled by its family's fill_entry); each thread then writes
  * `rows / kTileY` blocks of its column, reading them. */
+using fixed_point::fill_entry;
 using tap_tile::fill_entry;
 using two_tap::fill_entry;
 
@@ -249,29 +251,86 @@ __launch_bounds__ (kTileX * kTileY, 6)
       (blockIdx.y + 1) * rows, kTileY);
 }
 
-/* Outputs with subsampled chroma in fixed point (op.fixed.blocks): the
+/* Outputs with subsampled chroma in fixed point (op.fixed.blocks), the
+ * body of both kernels below, whichever taps fill the tile (Tile): the
  * CUDA block's threads compute the pixels of the tile's lines once
- * (fixed_point::stage_pixels), then each writes the chroma of `rows /
- * kTileY` blocks of its column from them (write_staged_chroma). 4 CUDA
- * blocks per SM: each takes about 40 KB of shared memory (the kept chroma
- * and the taps). */
+ * (fixed_point::stage_pixels, each pixel from pixel (lines, tile, x, y)),
+ * then each writes the chroma of `rows / kTileY` blocks of its column
+ * from them (write_staged_chroma). */
+template <Filter F, class Tile, class Pixel>
+__device__ __forceinline__ void
+fixed_point_blocks (const ConvertScale & op, int nbx, int nby, int rows, Pixel pixel)
+{
+  __shared__ Tile tile;
+  __shared__ fixed_point::ChromaTile chroma;
+  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
+  fixed_point::stage_pixels (op, lines, chroma, threadIdx.y * kTileX + threadIdx.x,
+      kTileX * kTileY, [&] (int x, int y) { return pixel (lines, tile, x, y); });
+  __syncthreads ();
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
+    fixed_point::write_staged_chroma (op, lines, chroma, bx, by);
+  });
+}
+
+/* Two taps (fixed_point::Tile). 4 CUDA blocks per SM: each takes about
+ * 40 KB of shared memory (the kept chroma and the taps). */
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
     ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
-  __shared__ fixed_point::Tile tile;
-  __shared__ fixed_point::ChromaTile chroma;
-  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  fixed_point::stage_pixels (op, lines, chroma, threadIdx.y * kTileX + threadIdx.x,
-      kTileX * kTileY, [&] (int x, int y) {
+  fixed_point_blocks<F, fixed_point::Tile> (op, nbx, nby, rows,
+      [&] (const two_tap::TileLines & lines, const fixed_point::Tile & tile, int x,
+          int y) {
         return fixed_point::tile_luma_chroma<Word, One> (op.fixed, lines, tile, x, y);
       });
+}
+
+/* Four taps per axis in fixed point (convert_scale_fixed_taps.h; op.fixed.taps
+ * 4), not turned: the CUDA block's threads sum the tile's source rows
+ * along x into its table (fill_quad_sums), then each thread writes
+ * `rows / kTileY` pixels of its column from it; where the table does not
+ * fit `capacity` ints, each thread walks down consecutive pixels of its
+ * column instead, keeping its rows' sums (write_quad_column). */
+template <Filter F, int Word>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 4)
+    convert_scale_fixed_taps_kernel (ConvertScale given, int rows, int capacity)
+{
+  GCS_DESCRIPTION (given);
+  __shared__ fixed_point::QuadTile tile;
+  /* The dynamic shared memory, declared once per translation unit with
+   * one type (the tap tiles' table of floats): here ints. */
+  extern __shared__ float table_floats[];
+  int * table = reinterpret_cast<int *> (table_floats);
+  const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
+  const fixed_point::QuadSums sums = fixed_point::quad_sums<Word> (lines, tile, capacity);
+  const int x = blockIdx.x * kTileX + threadIdx.x;
+  if (!sums.fits) {
+    const int n = (rows + kTileY - 1) / kTileY, y = blockIdx.y * rows + threadIdx.y * n;
+    fixed_point::write_quad_column<Word> (op, lines, tile, x, y, y + n);
+    return;
+  }
+  fixed_point::fill_quad_sums<Word> (
+      op.fixed, tile, sums, table, threadIdx.x, threadIdx.y, kTileY);
   __syncthreads ();
-  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
-    fixed_point::write_staged_chroma (op, lines, chroma, bx, by);
-  });
+  fixed_point::write_quad_sums_column<Word> (op, lines, tile, sums, table, x, threadIdx.x,
+      blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
+}
+
+/* Outputs with subsampled chroma from four taps (fixed_point_blocks). */
+template <Filter F, int Word>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_taps_blocks_kernel (
+    ConvertScale given, int nbx, int nby, int rows)
+{
+  GCS_DESCRIPTION (given);
+  fixed_point_blocks<F, fixed_point::QuadTile> (op, nbx, nby, rows,
+      [&] (const two_tap::TileLines & lines, const fixed_point::QuadTile & tile, int x,
+          int y) {
+        return fixed_point::tile_quad_luma_chroma<Word> (op.fixed, lines, tile, x, y);
+      });
 }
 
 /* Turned frames in fixed point (fixed_point::write_row): a tile of `cols`
@@ -433,6 +492,8 @@ void launch_fixed_point (
     const ConvertScale & op, cudaStream_t stream); /* _fixed_point.cu */
 void launch_fixed_point_blocks (
     const ConvertScale & op, cudaStream_t stream); /* _fixed_point_blocks.cu */
+void launch_fixed_taps (
+    const ConvertScale & op, cudaStream_t stream);                 /* _fixed_taps.cu */
 void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */

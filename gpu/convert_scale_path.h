@@ -18,6 +18,7 @@ enum class Path {
   STAGED,      // packed 4-byte words, not resampled, through shared memory
   ONE_SAMPLE,  // not resampled: one read per word or component
   FIXED_POINT, // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
+  FIXED_TAPS,  // the same frames by four taps: bicubic, area (convert_scale_fixed_taps.h)
   PLANES,      // YUV to YUV resampled plane by plane (convert_scale_planes.h)
   TWO_TAP,     // at most two taps per axis, taps per tile
   TAP_TILE,    // bicubic, area shrinking: more taps, per tile (convert_scale_tap_tile.h)
@@ -39,7 +40,7 @@ choose_path (const ConvertScale & resolved)
   /* Before one_sample: fixed_point::resolve leaves it the frames it reads
    * one sample a pixel for, but those whose chroma is filtered down. */
   if (resolved.fixed.on)
-    return Path::FIXED_POINT;
+    return resolved.fixed.taps == 4 ? Path::FIXED_TAPS : Path::FIXED_POINT;
   if (one_sample::applies (resolved))
     return Path::ONE_SAMPLE;
   if (planes::applies (resolved))
@@ -73,7 +74,7 @@ inline const char *
 path_name (Path p)
 {
   static const char * const names[] = { "direct", "staged", "one sample", "fixed point",
-    "planes", "two taps", "taps per tile", "taps per pixel" };
+    "fixed-point taps", "planes", "two taps", "taps per tile", "taps per pixel" };
   return names[static_cast<int> (p)];
 }
 

@@ -531,6 +531,11 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
   const TwoTaps column[2] = { t.cols[0][ci], t.cols[1][ci] };
   if (y_end > op.out.height)
     y_end = op.out.height;
+  /* Full resolution at scale 1 (a format conversion that resamples
+   * chroma alone): every position is on a sample (w1 = 0), whose one read
+   * is what the four give (w0 = 1), so the branches of a frame that never
+   * takes another are taken. Decided once, not per pixel. */
+  const bool unscaled = op.scale_x == 1.0f && op.scale_y == 1.0f;
   GCS_NO_UNROLL
   for (int y = y_first; y < y_end; y += y_step) {
     const int ri = y - l.y_first;
@@ -544,11 +549,7 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
       const unsigned members = Members::of (op, g, op.inputs_all);
       if (members) {
         const TwoTaps &c = column[g], &r = t.rows[g][ri];
-        /* Full resolution at scale 1 (a format conversion that
-         * resamples chroma alone): every position is on a sample (w1 =
-         * 0), whose one read is what the four give (w0 = 1), so the
-         * branches of a frame that never takes another are taken. */
-        if (g == 0 && op.scale_x == 1.0f && op.scale_y == 1.0f)
+        if (g == 0 && unscaled)
           sample<IB, false, Members::word (g)> (
               op, g, members, Swap ? r : c, Swap ? c : r, in);
         else

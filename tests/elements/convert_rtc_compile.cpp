@@ -53,12 +53,12 @@ const Family kFamilies[] = {
       "gst_cs::gpu::kernels::convert_scale_two_tap_kernel<(gst_cs::gpu::Filter)1, 2, 2, "
       "gst_cs::gpu::two_tap::AnyMembers>" },
   { "video/x-raw,format=RGBA,width=640,height=360",
-      "video/x-raw,format=RGBA,width=960,height=540", gpu::Filter::BICUBIC,
-      gpu::Orientation::IDENTITY,
+      "video/x-raw,format=RGBA,width=540,height=960", gpu::Filter::BICUBIC,
+      gpu::Orientation::ROTATE_90R,
       "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)2, 1, 1, "
       "gst_cs::gpu::two_tap::AnyMembers, 4, true>" },
   { "video/x-raw,format=NV12,width=1920,height=1080",
-      "video/x-raw,format=RGBA,width=640,height=360", gpu::Filter::AREA,
+      "video/x-raw,format=RGBA,width=480,height=270", gpu::Filter::AREA,
       gpu::Orientation::IDENTITY,
       "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)3, 1, 1, "
       "gst_cs::gpu::two_tap::FixedMembers<1u, 6u, 2>, 0, false>" },
@@ -79,6 +79,16 @@ const Family kFamilies[] = {
       "gst_cs::gpu::kernels::convert_scale_fixed_point_turned_kernel<(gst_cs::gpu::"
       "Filter)"
       "1, 2, false>" },
+  { "video/x-raw,format=NV12,width=3840,height=2160",
+      "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BICUBIC,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_taps_kernel<(gst_cs::gpu::Filter)2, "
+      "2>" },
+  { "video/x-raw,format=Y444,width=1920,height=1080",
+      "video/x-raw,format=NV12,width=1280,height=720", gpu::Filter::AREA,
+      gpu::Orientation::IDENTITY,
+      "gst_cs::gpu::kernels::convert_scale_fixed_taps_blocks_kernel<(gst_cs::gpu::"
+      "Filter)3, 0>" },
   { "video/x-raw,format=I420,width=1920,height=1080",
       "video/x-raw,format=RGBP,width=960,height=540", gpu::Filter::BILINEAR,
       gpu::Orientation::IDENTITY,

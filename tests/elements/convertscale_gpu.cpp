@@ -530,7 +530,9 @@ GST_END_TEST;
 
 /* The kernel path of caps `in` -> `out` (the element's description). */
 static std::string
-path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false)
+path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false,
+    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY,
+    Crop crop = Crop ())
 {
   GstVideoInfo vi[2];
   guint8 * data[2];
@@ -544,9 +546,11 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
   gst_cs::ConvertSettings settings;
   settings.filter = filter;
   settings.add_borders = add_borders;
+  settings.orientation = static_cast<gpu::Orientation> (direction);
   gpu::ConvertScale op;
-  gst_cs::describe_convert (&vi[0], &vi[1], 0, 0, GST_VIDEO_INFO_WIDTH (&vi[0]),
-      GST_VIDEO_INFO_HEIGHT (&vi[0]), settings, &op);
+  gst_cs::describe_convert (&vi[0], &vi[1], crop.l, crop.t,
+      GST_VIDEO_INFO_WIDTH (&vi[0]) - crop.l - crop.r,
+      GST_VIDEO_INFO_HEIGHT (&vi[0]) - crop.t - crop.b, settings, &op);
   op.in = gst_cs::convert_image (&vi[0], &vi[0], data[0], false);
   op.out = gst_cs::convert_image (&vi[1], &vi[1], data[1], true);
   const char * path = gpu::convert_scale_path (op);
@@ -624,14 +628,141 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=RGB,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
         "two taps" },
+    /* Four taps: bicubic, area shrinking by up to 3; not turned; of YUV
+     * (packed RGB stays in float: quad_filter). */
     { "video/x-raw,format=NV12,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BICUBIC, false,
+        "fixed-point taps" },
+    { "video/x-raw,format=YUY2,width=1920,height=1080",
+        "video/x-raw,format=I420,width=1280,height=720", gpu::Filter::BICUBIC, false,
+        "fixed-point taps" },
+    { "video/x-raw,format=RGBA,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=2880,height=1620", gpu::Filter::BICUBIC, false,
+        "taps per tile" },
+    { "video/x-raw,format=BGRx,width=1920,height=1080",
+        "video/x-raw,format=NV12,width=640,height=360", gpu::Filter::AREA, false,
+        "taps per tile" },
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=RGBA,width=960,height=540", gpu::Filter::AREA, false,
+        "taps per tile" },
+    { "video/x-raw,format=P010_10LE,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BICUBIC, false,
+        "taps per tile" },
+    /* Area shrinking by exactly 2 reads what bilinear reads (its lines
+     * centred between two samples; 4:2:0's chroma not shrunk) ... */
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::AREA, false,
+        "fixed point" },
+    { "video/x-raw,format=BGRx,width=1920,height=1080",
+        "video/x-raw,format=NV12,width=960,height=540", gpu::Filter::AREA, false,
+        "fixed point" },
+    /* ... not by 3 (four taps), nor by 4 into 4:2:0's chroma shrunk by 2
+     * off centre (MPEG-2's siting: cosited along x). */
+    { "video/x-raw,format=NV12,width=3840,height=2160",
+        "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::AREA, false,
+        "fixed-point taps" },
+    { "video/x-raw,format=I420,width=1920,height=1080",
+        "video/x-raw,format=RGBA,width=480,height=270", gpu::Filter::AREA, false,
         "taps per tile" },
   };
   for (const auto & c : cases) {
     const std::string path = path_of (c.in, c.out, c.filter, c.borders);
     fail_unless (path == c.path, "%s -> %s: the %s path, not the %s one", c.in, c.out,
         path.c_str (), c.path);
+  }
+}
+GST_END_TEST;
+
+/* Area shrinking by exactly 2 in fixed point (fixed_point::area_as_bilinear):
+ * every line's footprint centred between two samples, the frame is the
+ * twin's; packed and planar RGB out, 4:2:0 out (chroma filtered down),
+ * chroma in words and in planes, a crop of even size, a letterbox,
+ * flipped and turned. */
+GST_START_TEST (test_area_by_two_in_fixed_point)
+{
+  std::vector<Case> cases = {
+    { "NV12", 128, 72, "RGBA", 64, 36 }, { "YUY2", 100, 60, "BGRx", 50, 30 },
+    { "I420", 96, 64, "RGBP", 48, 32 }, { "BGRx", 128, 96, "NV12", 64, 48 },
+    { "NV12", 1280, 720, "RGBA", 640, 640 }, /* letterbox: the picture 640x360 */
+    { "NV12", 132, 76, "RGBA", 64, 36 },     /* a crop of 128x72 */
+    { "NV12", 128, 72, "RGBA", 64, 36 },     /* flipped */
+    { "NV12", 128, 72, "RGBA", 36, 64 },     /* turned */
+  };
+  cases[4].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[5].crop = { 1, 3, 2, 2 };
+  cases[6].direction = GST_VIDEO_ORIENTATION_VERT;
+  cases[7].direction = GST_VIDEO_ORIENTATION_90R;
+  for (Case & c : cases) {
+    c.filter = gpu::Filter::AREA;
+    gchar * in = g_strdup_printf (
+        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    const std::string path =
+        path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
+    fail_unless (path == "fixed point", "%s -> %s: the %s path", in, out, path.c_str ());
+    g_free (in);
+    g_free (out);
+    check_against_twin (c);
+  }
+}
+GST_END_TEST;
+
+/* Four taps in fixed point (convert_scale_fixed_taps.h), against the
+ * twin: every way the input holds its chroma (planes, 2 and 4-byte words
+ * in both orders, 4:4:4); outputs packed, planar and with subsampled
+ * chroma (filtered down); bicubic up and down, area by 1.5, 2, 2.5 and
+ * exactly 3; crops at odd offsets, a letterbox; planes of 4 samples, the
+ * fewest it takes (fewer go to float), frames narrower than a tile, and
+ * flipped ones, whose source rows run up a thread's column (its kept row
+ * sums are of no use there). Packed RGB stays in float (quad_filter). */
+GST_START_TEST (test_fixed_taps_match_twin)
+{
+  std::vector<Case> cases = {
+    { "NV12", 192, 108, "RGBA", 64, 36 },   /* area 3 */
+    { "NV21", 160, 90, "BGRx", 64, 36 },    /* area 2.5 */
+    { "I420", 120, 68, "RGBP", 80, 46 },    /* area 1.5 */
+    { "YUY2", 128, 72, "Y444", 64, 36 },    /* area 2 */
+    { "UYVY", 64, 36, "RGBA", 101, 57 },    /* bicubic up */
+    { "YV12", 200, 120, "ABGR", 70, 50 },   /* bicubic down */
+    { "RGBA", 64, 36, "RGBA", 96, 54 },     /* packed RGB: float */
+    { "Y444", 100, 100, "NV12", 38, 30 },   /* chroma filtered down */
+    { "Y444", 90, 60, "I420", 60, 40 },     /* area 1.5, into 4:2:0 */
+    { "NV12", 8, 8, "RGBA", 13, 11 },       /* chroma planes of 4x4 */
+    { "NV12", 6, 6, "RGBA", 9, 9 },         /* of 3x3: float */
+    { "Y444", 100, 60, "YUY2", 64, 40 },    /* 4:4:4 into 4:2:2 */
+    { "NV12", 640, 360, "RGBA", 640, 640 }, /* letterbox */
+    { "I420", 100, 60, "RGBA", 100, 60 },   /* a crop at odd offsets */
+    { "NV12", 96, 64, "RGBA", 64, 48 },     /* flipped: the rows run up */
+    { "YUY2", 64, 48, "BGRx", 96, 72 },     /* turned by 180 */
+    { "BGRx", 100, 100, "NV12", 38, 30 },   /* packed RGB: float */
+  };
+  cases[14].direction = GST_VIDEO_ORIENTATION_VERT;
+  cases[15].direction = GST_VIDEO_ORIENTATION_180;
+  for (size_t k = 0; k < 4; k++)
+    cases[k].filter = gpu::Filter::AREA;
+  for (size_t k = 4; k < cases.size (); k++)
+    cases[k].filter = gpu::Filter::BICUBIC;
+  cases[8].filter = gpu::Filter::AREA;
+  cases[12].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[12].border = 0xff2080c0;
+  cases[13].crop = { 3, 5, 1, 7 };
+  for (size_t k = 0; k < cases.size (); k++) {
+    const Case & c = cases[k];
+    gchar * in = g_strdup_printf (
+        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    const std::string path = path_of (in, out, c.filter, c.add_borders);
+    /* area by 2, centred: bilinear's two taps (area_as_bilinear) */
+    const char * expected = k == 6 || k == 10 || k == 16
+                                ? "taps per tile"
+                                : (k == 3 ? "fixed point" : "fixed-point taps");
+    fail_unless (path == expected, "%s -> %s: the %s path, not the %s one", in, out,
+        path.c_str (), expected);
+    g_free (in);
+    g_free (out);
+    check_against_twin (c);
   }
 }
 GST_END_TEST;
@@ -931,8 +1062,17 @@ GST_START_TEST (test_scaling_near_videoconvertscale)
     { "BGRA", 1280, 720, "RGBA", 1920, 1080 }, /* packed RGB in fixed point */
     { "BGRx", 1920, 1080, "NV12", 1280, 720 }, /* chroma filtered down, in it */
     { "YUY2", 1920, 1080, "I420", 1280, 720 },
+    { "NV12", 1920, 1080, "RGBA", 960, 540 }, /* area by 2: as bilinear */
+    /* four taps in fixed point: bicubic down and up, area */
+    { "NV12", 1920, 1080, "RGBA", 960, 540 },
+    { "BGRA", 1280, 720, "RGBA", 1920, 1080 },
+    { "YUY2", 1920, 1080, "I420", 1280, 720 },
+    { "NV12", 1920, 1080, "RGBA", 1280, 720 },
   };
   cases[1].filter = gpu::Filter::BICUBIC;
+  cases[8].filter = gpu::Filter::AREA;
+  cases[9].filter = cases[10].filter = cases[11].filter = gpu::Filter::BICUBIC;
+  cases[12].filter = gpu::Filter::AREA;
   /* Without a pixel-aspect-ratio downstream, both keep the picture whole
    * by changing it (640x640 at 16/9): no borders. */
   cases[2].out_extra = cases[3].out_extra = ",pixel-aspect-ratio=1/1";
@@ -1794,6 +1934,8 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_tap_tiles_match_twin);
   tcase_add_test (tc, test_odd_16bit_layout_matches_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
+  tcase_add_test (tc, test_area_by_two_in_fixed_point);
+  tcase_add_test (tc, test_fixed_taps_match_twin);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
   tcase_add_test (tc, test_conversions_near_videoconvert);

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The fixed-point family with four taps per axis
+// (convert_scale_fixed_taps.h), in a file of its own so that it compiles
+// beside the family's other kernels.
+#define GCS_DEFINE_LAUNCHES
+#include "convert_scale_kernels.cuh"
+
+namespace gst_cs::gpu::kernels {
+
+void
+launch_fixed_taps (const ConvertScale & op, cudaStream_t stream)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  int rows, capacity;
+  fixed_point::quad_table_rows (op, nbx, nby, &rows, &capacity);
+  const dim3 tiles = tile_grid (nbx, nby, rows);
+  fixed_point::dispatch_quad_filter (op, [&] (auto f) {
+    fixed_point::dispatch_word<false> (op, [&] (auto word) {
+      constexpr Filter F = decltype (f)::value;
+      constexpr int Word = decltype (word)::value;
+      if (op.fixed.blocks)
+        start (convert_scale_fixed_taps_blocks_kernel<F, Word>, tiles,
+            dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+      else
+        start (convert_scale_fixed_taps_kernel<F, Word>, tiles, dim3 (kTileX, kTileY),
+            (std::size_t)capacity * sizeof (int), stream, op, rows, capacity);
+    });
+  });
+}
+
+} // namespace gst_cs::gpu::kernels

@@ -1,0 +1,551 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The fixed-point family (convert_scale_fixed_point.h) with four taps per
+// axis: bicubic, and area shrinking by up to 3 times, of the same 8-bit
+// frames of YUV, not turned. In floating point such a pixel of 4K NV12
+// shrunk into 1080p RGBA issued about 400 instructions (48 loads of a
+// sample, each converted, multiplied and added, every one rounded so that
+// the twin rounds alike): the GPU's issue rate bounded it, at 3 to 5
+// times the copy of its bytes. In integers a tap is a load and one
+// multiply-add, or for U and V interleaved in words (NV12, YUY2) two taps
+// of two components are one byte permutation and two dp2a (two 16-bit
+// weights times two bytes, added to a sum). Packed RGB stays in float
+// (fixed_point::quad_filter says why).
+//
+// A line's taps are four neighbouring samples of its plane (a window,
+// moved inside the plane at its edges, where the filter's indices
+// repeat) and four weights in 1/256 that sum to 256 (QuadTaps::of).
+// Every product and sum is an exact integer, so any order gives the same
+// bits: the twin computes each pixel from the taps of its column and row
+// (tap_tile::output_line_taps), the kernels from their tiles'. The sums
+// along an axis are within 32 bits: each row's at most 255 * 256 * 1.25,
+// then the rows' at most 1.25 * 256 times that. Bicubic's sums may leave
+// 0..255: each filtered code is clamped to it before the matrix, as
+// videoconvertscale scales codes (8-bit, clamped) before converting.
+#pragma once
+
+#include "convert_scale_fixed_point.h"
+#include "convert_scale_tap_tile.h"
+
+namespace gst_cs::gpu::fixed_point {
+
+constexpr int kQuad = 4;
+
+// One axis's four taps in one input plane: the byte offset of the
+// window's first sample along the axis and its index, the weights (1/256,
+// summing to 256) as ints, and as pairs for dp2a: q0 and q1, q2 and q3,
+// each pair the 16-bit halves of a word (two's complement: bicubic's
+// outer taps weigh less than 0).
+struct alignas (16) QuadTaps { /* two shared-memory loads */
+  unsigned o0;
+  int q[kQuad];
+  unsigned pair[2];
+  int i0;
+
+  /* What a tile keeps of taps t (tap_tile's, in taps()'s order) of
+   * resolution g along the source's y axis (or x). The window starts at
+   * the first tap, moved into the plane; a tap beyond it (area shrinking
+   * by 3 can reach a fifth sample, by float rounding: a weight of about
+   * 1e-7 at one end) is dropped from that end and its weight joins its
+   * neighbour's. Bicubic's one tap on a sample starts its window a
+   * sample before, as its neighbours' windows start: a line's windows
+   * then move one way along the lines (quad_sums relies on it). Weights
+   * are summed per sample in t's order, rounded half up to 1/256, and
+   * what their sum misses of 256 goes to the largest. */
+  template <Filter F>
+  static GCS_HD QuadTaps of (
+      const ConvertScale & op, int g, bool along_y, const tap_tile::TapsOf<0> & t)
+  {
+    /* Selected, not indexed (Taps::of says why). */
+    const unsigned (&s)[2][2] = op.fixed.stride;
+    const unsigned stride =
+        g == 0 ? (along_y ? s[0][1] : s[0][0]) : (along_y ? s[1][1] : s[1][0]);
+    const int log2 = g == 0 ? 0 : (along_y ? op.sub_log2_y : op.sub_log2_x);
+    const int n = ((along_y ? op.in.height : op.in.width) + (1 << log2) - 1) >> log2;
+    int lo = t.i[0], hi = t.i[0];
+    float w_lo = 0.0f, w_hi = 0.0f;
+    for (int k = 0; k < t.n; k++) {
+      lo = t.i[k] < lo ? t.i[k] : lo;
+      hi = t.i[k] > hi ? t.i[k] : hi;
+    }
+    for (int k = 0; k < t.n; k++) {
+      w_lo += t.i[k] == lo ? t.w[k] : 0.0f;
+      w_hi += t.i[k] == hi ? t.w[k] : 0.0f;
+    }
+    int first = hi - lo >= kQuad && w_lo < w_hi ? lo + 1 : lo;
+    if (F == Filter::BICUBIC && hi == lo)
+      first = lo - 1;
+    first = pixels::clampi (first, 0, n - kQuad);
+    float w[kQuad] = { 0.0f, 0.0f, 0.0f, 0.0f };
+    for (int k = 0; k < t.n; k++) {
+      const int slot = pixels::clampi (t.i[k] - first, 0, kQuad - 1);
+      GCS_UNROLL
+      for (int j = 0; j < kQuad; j++)
+        w[j] += slot == j ? t.w[k] : 0.0f;
+    }
+    QuadTaps r{};
+    r.o0 = (unsigned)first * stride;
+    r.i0 = first;
+    int sum = 0, largest = 0;
+    float most = w[0];
+    GCS_UNROLL
+    for (int j = 0; j < kQuad; j++) {
+      r.q[j] = (int)floorf (w[j] * (float)kWeightOne + 0.5f);
+      sum += r.q[j];
+      largest = w[j] > most ? j : largest;
+      most = w[j] > most ? w[j] : most;
+    }
+    GCS_UNROLL
+    for (int j = 0; j < kQuad; j++)
+      r.q[j] += j == largest ? kWeightOne - sum : 0;
+    r.pair[0] = ((unsigned)r.q[0] & 0xffffu) | ((unsigned)r.q[1] << 16);
+    r.pair[1] = ((unsigned)r.q[2] & 0xffffu) | ((unsigned)r.q[3] << 16);
+    return r;
+  }
+};
+
+using QuadTile = two_tap::TileOf<QuadTaps>;
+
+// Taps t from a tile, as two 16-byte loads on the GPU.
+GCS_HD QuadTaps
+tile_quad (const QuadTaps & t)
+{
+#if defined(__CUDA_ARCH__)
+  const uint4 a = reinterpret_cast<const uint4 *> (&t)[0],
+              b = reinterpret_cast<const uint4 *> (&t)[1];
+  return QuadTaps{ a.x, { (int)a.y, (int)a.z, (int)a.w, (int)b.x }, { b.y, b.z },
+    (int)b.w };
+#else
+  return t;
+#endif
+}
+
+// Fills entry k of a tile of four taps (two_tap::fill_entry_with): the
+// taps of F (bicubic or area) of output column or row o. Not turned
+// (resolve): columns run along the source's x.
+template <Filter F>
+GCS_HD void
+fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t, int k)
+{
+  two_tap::fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
+    return QuadTaps::of<F> (
+        op, g, vertical, tap_tile::output_line_taps<F, 0> (op, g, vertical, o, inside));
+  });
+}
+
+// c + q0 * b0 + q1 * b1: q0, q1 the signed 16-bit halves of `pair`, b0
+// and b1 bytes 0 and 1 of `bytes` (High: bytes 2 and 3).
+template <bool High>
+GCS_HD int
+dot_pair (unsigned pair, unsigned bytes, int c)
+{
+#if defined(__CUDA_ARCH__)
+  int r;
+  if (High)
+    asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(pair), "r"(bytes), "r"(c));
+  else
+    asm("dp2a.lo.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(pair), "r"(bytes), "r"(c));
+  return r;
+#else
+  const int shift = High ? 16 : 0;
+  return c + (int)(short)(pair & 0xffffu) * (int)((bytes >> shift) & 0xffu) +
+         (int)(short)(pair >> 16) * (int)((bytes >> (shift + 8)) & 0xffu);
+#endif
+}
+
+// A sum over the taps of both axes (code times 2^16) as a code times 256,
+// clamped to 0..255 codes.
+GCS_HD int
+code_of (int sum)
+{
+  return pixels::clampi (sum >> kCodeBits, 0, 255 << kCodeBits);
+}
+
+// Two components of two neighbouring words filtered along x by the pair
+// of weights `pair`: the words' bytes picked by `select` as
+// [X of w0, X of w1, Y of w0, Y of w1], added to x and y.
+GCS_HD void
+dot_words (unsigned pair, unsigned w0, unsigned w1, unsigned select, int & x, int & y)
+{
+  const unsigned b = byte_perm (w0, w1, select);
+  x = dot_pair<false> (pair, b, x);
+  y = dot_pair<true> (pair, b, y);
+}
+
+// The sum along x, over the taps lx, of source row `row`'s luma.
+template <int Word>
+GCS_HD int
+luma_row (const ConvertScale::FixedPoint & f, const QuadTaps & lx, int row)
+{
+  static_assert (Word != kPackedRgb, "YUV inputs (quad_filter)");
+  constexpr unsigned line = luma_step (Word);
+  const std::uint8_t * p = f.luma + lx.o0 + (std::size_t)row * f.stride[0][1];
+  int sum = 0;
+  GCS_UNROLL
+  for (int j = 0; j < kQuad; j++)
+    sum += (int)input (p + j * line) * lx.q[j];
+  return sum;
+}
+
+// The sums along x, over the taps cx, of source row `row`'s U (s[0]) and
+// V (s[1]) of the chroma plane.
+template <int Word>
+GCS_HD void
+chroma_row (const ConvertScale::FixedPoint & f, const QuadTaps & cx, int row, int (&s)[2])
+{
+  constexpr unsigned line = chroma_step (Word);
+  const std::uint8_t * p = f.chroma + cx.o0 + (std::size_t)row * f.stride[1][1];
+  s[0] = s[1] = 0;
+  if constexpr (Word == 0) {
+    GCS_UNROLL
+    for (int j = 0; j < kQuad; j++) {
+      s[0] += (int)input (p + j * line) * cx.q[j];
+      s[1] += (int)input (p + f.v_minus_u + j * line) * cx.q[j];
+    }
+  } else {
+    unsigned w[kQuad];
+    GCS_UNROLL
+    for (int j = 0; j < kQuad; j++) {
+#if defined(__CUDA_ARCH__)
+      w[j] = Word == 4 ? input (reinterpret_cast<const unsigned *> (p + j * line))
+                       : input (reinterpret_cast<const unsigned short *> (p + j * line));
+#else
+      w[j] = 0;
+      for (int b = 0; b < Word; b++)
+        w[j] |= (unsigned)p[j * line + b] << (8 * b);
+#endif
+    }
+    dot_words (cx.pair[0], w[0], w[1], f.chroma_pairs, s[0], s[1]);
+    dot_words (cx.pair[1], w[2], w[3], f.chroma_pairs, s[0], s[1]);
+  }
+}
+
+// The sums along x of C components of the four source rows first ..
+// first + 3 that a pixel's taps along y read. A thread that walks down
+// its column keeps them for the next pixel, whose rows are mostly the
+// same (shrinking by 2, two of four; growing, three): each source row is
+// read and summed once per column, not four times.
+template <int C> struct RowWindow {
+  int first = -(1 << 30); /* none yet */
+  int h[kQuad][C];
+
+  /* Moves the window to rows `to` .. to + 3: keeps the sums of those it
+   * holds, asks sum (row, s) for the others, one row a step of a loop
+   * (not unrolled: a row's loads are issued only where it is needed).
+   * `to` is the same for the threads of a warp (one output row): the loop
+   * is uniform. */
+  template <class Sum> GCS_HD void slide (int to, Sum sum)
+  {
+    const int d = to - first;
+    const int todo = d >= 0 && d < kQuad ? d : kQuad;
+    const int start = to + kQuad - todo;
+    GCS_NO_UNROLL
+    for (int m = 0; m < todo; m++) {
+      GCS_UNROLL
+      for (int k = 0; k + 1 < kQuad; k++) {
+        GCS_UNROLL
+        for (int c = 0; c < C; c++)
+          h[k][c] = h[k + 1][c];
+      }
+      sum (start + m, h[kQuad - 1]);
+    }
+    first = to;
+  }
+
+  /* Component c summed over the rows' taps ty, as a code times 256. */
+  GCS_HD int code (const QuadTaps & ty, int c) const
+  {
+    int v = 0;
+    GCS_UNROLL
+    for (int k = 0; k < kQuad; k++)
+      v += ty.q[k] * h[k][c];
+    return code_of (v);
+  }
+};
+
+// A thread's windows of source rows: the luma's and the chroma's, over
+// its column's taps lx and cx.
+template <int Word> struct Windows {
+  RowWindow<1> luma;
+  RowWindow<2> chroma;
+
+  /* The input codes of the pixel whose taps along y are ly and cy. */
+  GCS_HD InputCodes codes (const ConvertScale::FixedPoint & f, const QuadTaps & lx,
+      const QuadTaps & ly, const QuadTaps & cx, const QuadTaps & cy)
+  {
+    luma.slide (
+        ly.i0, [&] (int row, int (&s)[1]) { s[0] = luma_row<Word> (f, lx, row); });
+    chroma.slide (
+        cy.i0, [&] (int row, int (&s)[2]) { chroma_row<Word> (f, cx, row, s); });
+    return InputCodes{ { luma.code (ly, 0), chroma.code (cy, 0), chroma.code (cy, 1) },
+      f.alpha };
+  }
+};
+
+// The input codes of the pixel whose taps are lx, cx (along x) and ly, cy
+// (along y) of the luma and the chroma, on their own.
+template <int Word>
+GCS_HD InputCodes
+quad_codes (const ConvertScale::FixedPoint & f, const QuadTaps & lx, const QuadTaps & ly,
+    const QuadTaps & cx, const QuadTaps & cy)
+{
+  Windows<Word> w;
+  return w.codes (f, lx, ly, cx, cy);
+}
+
+// ---- Rows' sums in shared memory: all the tile's threads first ----
+// A tile's pixels of one column read the same source rows through the
+// same taps along x, and shrinking by s each source row is read by about
+// 4 / s of them: the CUDA block first sums every (source row, column)
+// once, its threads on independent rows (their loads in flight
+// together), into a table; then each pixel sums four entries down its
+// column. Not for outputs with subsampled chroma (their tiles keep the
+// chroma of their pixels in shared memory already).
+
+constexpr int kSumColumns = two_tap::kTileX; // a tile's own columns
+
+// Where the table's sums lie: resolution g's row y_lo[g] + r, column a
+// (0..kSumColumns - 1, the tile's own columns 1..), component c at
+// base[g] + (r * kSumColumns + a) * comps[g] + c. fits: the table holds
+// them (else each pixel sums its own taps).
+struct QuadSums {
+  int y_lo[2], n_y[2], base[2], comps[2];
+  bool fits;
+};
+
+template <int Word>
+GCS_HD QuadSums
+quad_sums (const two_tap::TileLines & l, const QuadTile & t, int capacity)
+{
+  QuadSums r{};
+  r.comps[0] = 1; /* Y */
+  r.comps[1] = 2; /* U, V */
+  int used = 0;
+  GCS_UNROLL
+  for (int g = 0; g < 2; g++) {
+    /* The rows' windows move one way along the tile (up where flipped):
+     * its own first and last rows' span them all. */
+    const int a = t.rows[g][1].i0, b = t.rows[g][l.nrows - 1].i0;
+    r.y_lo[g] = a < b ? a : b;
+    r.n_y[g] = r.comps[g] ? (a < b ? b : a) + kQuad - r.y_lo[g] : 0;
+    r.base[g] = used;
+    used += r.n_y[g] * kSumColumns * r.comps[g];
+  }
+  r.fits = used <= capacity;
+  return r;
+}
+
+// Fills the table: thread (tx, ty) of a CUDA block of kSumColumns x
+// `threads_y` sums the rows ty, ty + threads_y ... of its column tx.
+template <int Word>
+GCS_HD void
+fill_quad_sums (const ConvertScale::FixedPoint & f, const QuadTile & t,
+    const QuadSums & r, int * table, int tx, int ty, int threads_y)
+{
+  const QuadTaps lx = tile_quad (t.cols[0][tx + 1]);
+  GCS_UNROLL_TWICE
+  for (int row = ty; row < r.n_y[0]; row += threads_y)
+    table[r.base[0] + row * kSumColumns + tx] = luma_row<Word> (f, lx, r.y_lo[0] + row);
+  const QuadTaps cx = tile_quad (t.cols[1][tx + 1]);
+  GCS_UNROLL_TWICE
+  for (int row = ty; row < r.n_y[1]; row += threads_y) {
+    int s[2];
+    chroma_row<Word> (f, cx, r.y_lo[1] + row, s);
+    int * e = table + r.base[1] + (row * kSumColumns + tx) * 2;
+    e[0] = s[0];
+    e[1] = s[1];
+  }
+}
+
+// Component c of resolution g summed down the table's column tx over the
+// rows' taps ty, as a code times 256.
+GCS_HD int
+table_code (
+    const QuadSums & r, const int * table, int g, int tx, const QuadTaps & ty, int c)
+{
+  const int pitch = kSumColumns * r.comps[g];
+  const int * e = table + r.base[g] + (ty.i0 - r.y_lo[g]) * pitch + tx * r.comps[g] + c;
+  int v = 0;
+  GCS_UNROLL
+  for (int k = 0; k < kQuad; k++)
+    v += ty.q[k] * e[k * pitch];
+  return code_of (v);
+}
+
+// Writes the pixels (x, y), y = y_first, y_first + y_step ... < y_end, of
+// the tile `t` (filled) from its table (filled): x is the tile's own
+// column tx.
+template <int Word>
+GCS_HD void
+write_quad_sums_column (const ConvertScale & op, const two_tap::TileLines & l,
+    const QuadTile & t, const QuadSums & r, const int * table, int x, int tx, int y_first,
+    int y_end, int y_step)
+{
+  if (x >= op.out.width)
+    return;
+  const ConvertScale::FixedPoint & f = op.fixed;
+  const bool col_in = t.col_in[tx + 1];
+  if (y_end > op.out.height)
+    y_end = op.out.height;
+  for (int y = y_first; y < y_end; y += y_step) {
+    const int ri = y - l.y_first;
+    if (!col_in || !t.row_in[ri]) {
+      store (op, x, y, f.border);
+      continue;
+    }
+    const QuadTaps ly = tile_quad (t.rows[0][ri]), cy = tile_quad (t.rows[1][ri]);
+    InputCodes k;
+    k.c[0] = table_code (r, table, 0, tx, ly, 0);
+    k.c[1] = table_code (r, table, 1, tx, cy, 0);
+    k.c[2] = table_code (r, table, 1, tx, cy, 1);
+    k.alpha = f.alpha;
+    store (op, x, y, matrix_codes (f, k));
+  }
+}
+
+// How many rows of blocks the tiles of four taps into an output of nbx x
+// nby blocks get, and the ints of their tables (capacity; 0: no table,
+// outputs with subsampled chroma): the most rows (two_tap's tall rule)
+// whose table fits beside the taps in the 48 KiB a CUDA block has, at
+// least kTileY.
+constexpr int kMostTableInts =
+    (48 * 1024 - (int)sizeof (QuadTile) - 64) / (int)sizeof (int);
+
+inline void
+quad_table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * capacity)
+{
+  if (op.fixed.blocks) {
+    *rows = block_tile_rows (nbx, nby);
+    *capacity = 0;
+    return;
+  }
+  int r = two_tap::tile_rows (nbx, nby, true);
+  const int comps[2] = { 1, 2 }; /* Y; U, V (quad_sums) */
+  auto estimate = [&] (int rows_) {
+    int ints = 0;
+    for (int g = 0; g < 2; g++) {
+      const int sub = g == 0 ? 0 : op.sub_log2_y;
+      /* Above the windows' span: their first rows move by at most
+       * rows_ * scale + 2, and a window holds kQuad rows. */
+      const int n_y =
+          (int)((float)rows_ * op.scale_y / (float)(1 << sub)) + 1 + kQuad + 4;
+      ints += comps[g] * n_y * kSumColumns;
+    }
+    return ints;
+  };
+  while (r > two_tap::kTileY && estimate (r) > kMostTableInts)
+    r /= 2;
+  *rows = r;
+  *capacity = estimate (r) < kMostTableInts ? estimate (r) : kMostTableInts;
+}
+
+// Output pixel (x, y)'s input codes from the tile `t` (filled for `l`),
+// its column's taps given (the thread's), or false where it lies outside
+// the picture (the border).
+template <int Word>
+GCS_HD bool
+tile_quad_codes (const ConvertScale::FixedPoint & f, const two_tap::TileLines & l,
+    const QuadTile & t, const QuadTaps & lx, const QuadTaps & cx, int x, int y,
+    InputCodes * k)
+{
+  const int ci = x - l.x_first, ri = y - l.y_first;
+  if (!t.col_in[ci] || !t.row_in[ri])
+    return false;
+  *k = quad_codes<Word> (f, lx, tile_quad (t.rows[0][ri]), cx, tile_quad (t.rows[1][ri]));
+  return true;
+}
+
+// Writes the pixels (x, y), y = y_first ... y_end - 1, of the tile `t`
+// (filled): fixed_point::write_column with four taps, down consecutive
+// rows, so that the thread's windows keep their source rows' sums.
+template <int Word>
+GCS_HD void
+write_quad_column (const ConvertScale & op, const two_tap::TileLines & l,
+    const QuadTile & t, int x, int y_first, int y_end)
+{
+  if (x >= op.out.width)
+    return;
+  const ConvertScale::FixedPoint & f = op.fixed;
+  const int ci = x - l.x_first;
+  const QuadTaps lx = tile_quad (t.cols[0][ci]), cx = tile_quad (t.cols[1][ci]);
+  if (y_end > op.out.height)
+    y_end = op.out.height;
+  Windows<Word> w;
+  for (int y = y_first; y < y_end; y++) {
+    const int ri = y - l.y_first;
+    if (!t.col_in[ci] || !t.row_in[ri]) {
+      store (op, x, y, f.border);
+      continue;
+    }
+    store (op, x, y,
+        matrix_codes (f,
+            w.codes (f, lx, tile_quad (t.rows[0][ri]), cx, tile_quad (t.rows[1][ri]))));
+  }
+}
+
+// Output pixel (x, y)'s LumaChroma from the tile `t` (the blocks' kernel:
+// stage_pixels).
+template <int Word>
+GCS_HD LumaChroma
+tile_quad_luma_chroma (const ConvertScale::FixedPoint & f, const two_tap::TileLines & l,
+    const QuadTile & t, int x, int y)
+{
+  const int ci = x - l.x_first;
+  InputCodes k;
+  return tile_quad_codes<Word> (
+             f, l, t, tile_quad (t.cols[0][ci]), tile_quad (t.cols[1][ci]), x, y, &k)
+             ? luma_chroma (f, k)
+             : border_luma_chroma (f);
+}
+
+// The twin's pixels: the input codes of output pixel (x, y) into *k from
+// the taps of its column and row, without tiles; false where it lies
+// outside the picture.
+template <Filter F, int Word>
+inline bool
+quad_input_codes (const ConvertScale & op, int x, int y, InputCodes * k)
+{
+  QuadTaps t[2][2]; /* [resolution][along y] */
+  bool inside = true;
+  for (int g = 0; g < 2; g++)
+    for (int along_y = 0; along_y < 2; along_y++) {
+      bool in;
+      t[g][along_y] = QuadTaps::of<F> (op, g, along_y != 0,
+          tap_tile::output_line_taps<F, 0> (op, g, along_y != 0, along_y ? y : x, &in));
+      inside = inside && in;
+    }
+  if (!inside)
+    return false;
+  *k = quad_codes<Word> (op.fixed, t[0][0], t[0][1], t[1][0], t[1][1]);
+  return true;
+}
+
+// The twin of output pixel (x, y) (of a block, where op.fixed.blocks).
+template <Filter F, int Word>
+inline void
+write_quad_twin (const ConvertScale & op, int bx, int by)
+{
+  auto codes_at = [&] (int x, int y, InputCodes * k) {
+    return quad_input_codes<F, Word> (op, x, y, k);
+  };
+  if (op.fixed.blocks) {
+    write_block_twin_with (op, bx, by, codes_at);
+    return;
+  }
+  InputCodes k;
+  store (
+      op, bx, by, codes_at (bx, by, &k) ? matrix_codes (op.fixed, k) : op.fixed.border);
+}
+
+// Calls fn (filter) with op's filter (bicubic or area) as a compile-time
+// constant.
+template <class Fn>
+inline void
+dispatch_quad_filter (const ConvertScale & op, Fn fn)
+{
+  if (op.filter == Filter::BICUBIC)
+    fn (std::integral_constant<Filter, Filter::BICUBIC>{});
+  else
+    fn (std::integral_constant<Filter, Filter::AREA>{});
+}
+
+} // namespace gst_cs::gpu::fixed_point
