@@ -718,6 +718,10 @@ dispatch_one (const ConvertScale & op, Fn fn)
 // exactly 2 keeps the first line's offset for every line (its positions
 // step by 2, exactly), so the first line decides. 4K into 1080p is such a
 // frame: its luma shrinks by 2 centred, the chroma of 4:2:0 not at all.
+// With whole-sample crops, a full-resolution plane shrunk by 2 is always
+// centred, and a subsampled one shrinks by 2 only where the luma shrinks
+// by 4, which the test of s refuses: the centre test guards the rule; it
+// refuses no frame today.
 inline bool
 area_as_bilinear (const ConvertScale & op)
 {

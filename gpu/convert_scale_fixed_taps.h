@@ -232,7 +232,7 @@ template <int C> struct RowWindow {
    * holds, asks sum (row, s) for the others, one row a step of a loop
    * (not unrolled: a row's loads are issued only where it is needed).
    * `to` is the same for the threads of a warp (one output row): the loop
-   * is uniform. */
+   * is uniform, but where a border's columns skip it (pillarboxes). */
   template <class Sum> GCS_HD void slide (int to, Sum sum)
   {
     const int d = to - first;
@@ -303,22 +303,26 @@ quad_codes (const ConvertScale::FixedPoint & f, const QuadTaps & lx, const QuadT
 
 constexpr int kSumColumns = two_tap::kTileX; // a tile's own columns
 
+// Components a table entry holds, of resolution g: Y; U and V.
+GCS_HD constexpr int
+sum_comps (int g)
+{
+  return g == 0 ? 1 : 2;
+}
+
 // Where the table's sums lie: resolution g's row y_lo[g] + r, column a
 // (0..kSumColumns - 1, the tile's own columns 1..), component c at
-// base[g] + (r * kSumColumns + a) * comps[g] + c. fits: the table holds
-// them (else each pixel sums its own taps).
+// base[g] + (r * kSumColumns + a) * sum_comps (g) + c. fits: the table
+// holds them (else each pixel sums its own taps).
 struct QuadSums {
-  int y_lo[2], n_y[2], base[2], comps[2];
+  int y_lo[2], n_y[2], base[2];
   bool fits;
 };
 
-template <int Word>
 GCS_HD QuadSums
 quad_sums (const two_tap::TileLines & l, const QuadTile & t, int capacity)
 {
   QuadSums r{};
-  r.comps[0] = 1; /* Y */
-  r.comps[1] = 2; /* U, V */
   int used = 0;
   GCS_UNROLL
   for (int g = 0; g < 2; g++) {
@@ -326,9 +330,9 @@ quad_sums (const two_tap::TileLines & l, const QuadTile & t, int capacity)
      * its own first and last rows' span them all. */
     const int a = t.rows[g][1].i0, b = t.rows[g][l.nrows - 1].i0;
     r.y_lo[g] = a < b ? a : b;
-    r.n_y[g] = r.comps[g] ? (a < b ? b : a) + kQuad - r.y_lo[g] : 0;
+    r.n_y[g] = (a < b ? b : a) + kQuad - r.y_lo[g];
     r.base[g] = used;
-    used += r.n_y[g] * kSumColumns * r.comps[g];
+    used += r.n_y[g] * kSumColumns * sum_comps (g);
   }
   r.fits = used <= capacity;
   return r;
@@ -362,8 +366,9 @@ GCS_HD int
 table_code (
     const QuadSums & r, const int * table, int g, int tx, const QuadTaps & ty, int c)
 {
-  const int pitch = kSumColumns * r.comps[g];
-  const int * e = table + r.base[g] + (ty.i0 - r.y_lo[g]) * pitch + tx * r.comps[g] + c;
+  const int pitch = kSumColumns * sum_comps (g);
+  const int * e =
+      table + r.base[g] + (ty.i0 - r.y_lo[g]) * pitch + tx * sum_comps (g) + c;
   int v = 0;
   GCS_UNROLL
   for (int k = 0; k < kQuad; k++)
@@ -419,7 +424,6 @@ quad_table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * ca
     return;
   }
   int r = two_tap::tile_rows (nbx, nby, true);
-  const int comps[2] = { 1, 2 }; /* Y; U, V (quad_sums) */
   auto estimate = [&] (int rows_) {
     int ints = 0;
     for (int g = 0; g < 2; g++) {
@@ -428,7 +432,7 @@ quad_table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * ca
        * rows_ * scale + 2, and a window holds kQuad rows. */
       const int n_y =
           (int)((float)rows_ * op.scale_y / (float)(1 << sub)) + 1 + kQuad + 4;
-      ints += comps[g] * n_y * kSumColumns;
+      ints += sum_comps (g) * n_y * kSumColumns;
     }
     return ints;
   };

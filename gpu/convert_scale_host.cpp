@@ -233,7 +233,7 @@ fixed_taps_as_gpu (const ConvertScale & op, int nbx, int nby)
           [&] (const two_tap::TileLines & lines, int tx, int ty) {
             const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
             const fixed_point::QuadSums sums =
-                fixed_point::quad_sums<Word> (lines, *tile, capacity);
+                fixed_point::quad_sums (lines, *tile, capacity);
             if (!sums.fits) {
               for (int x = tx * two_tap::kTileX;
                    x < nbx && x < (tx + 1) * two_tap::kTileX; x++)

@@ -300,12 +300,12 @@ __launch_bounds__ (kTileX * kTileY, 4)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::QuadTile tile;
-  /* The dynamic shared memory, declared once per translation unit with
-   * one type (the tap tiles' table of floats): here ints. */
-  extern __shared__ float table_floats[];
-  int * table = reinterpret_cast<int *> (table_floats);
+  /* The dynamic shared memory, under a name of its own: arrays of one
+   * name must have one type (the tap tiles' `table` is of floats). */
+  extern __shared__ int quad_table[];
+  int * table = quad_table;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  const fixed_point::QuadSums sums = fixed_point::quad_sums<Word> (lines, tile, capacity);
+  const fixed_point::QuadSums sums = fixed_point::quad_sums (lines, tile, capacity);
   const int x = blockIdx.x * kTileX + threadIdx.x;
   if (!sums.fits) {
     const int n = (rows + kTileY - 1) / kTileY, y = blockIdx.y * rows + threadIdx.y * n;

@@ -53,8 +53,8 @@ const Family kFamilies[] = {
       "gst_cs::gpu::kernels::convert_scale_two_tap_kernel<(gst_cs::gpu::Filter)1, 2, 2, "
       "gst_cs::gpu::two_tap::AnyMembers>" },
   { "video/x-raw,format=RGBA,width=640,height=360",
-      "video/x-raw,format=RGBA,width=540,height=960", gpu::Filter::BICUBIC,
-      gpu::Orientation::ROTATE_90R,
+      "video/x-raw,format=RGBA,width=960,height=540", gpu::Filter::BICUBIC,
+      gpu::Orientation::IDENTITY,
       "gst_cs::gpu::kernels::convert_scale_tap_tile_kernel<(gst_cs::gpu::Filter)2, 1, 1, "
       "gst_cs::gpu::two_tap::AnyMembers, 4, true>" },
   { "video/x-raw,format=NV12,width=1920,height=1080",

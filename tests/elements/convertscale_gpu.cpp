@@ -138,10 +138,12 @@ compare (GstBuffer * a, const GstVideoInfo * ia, GstBuffer * b, const GstVideoIn
 
 /* What the element's kernel makes of `in` for case `c`, computed on the CPU
  * by the same arithmetic, described by the element's own function; `path`
- * (where given): the kernel path that computes it. */
+ * (where given): the kernel path that computes it. in_float: the frame as
+ * the float paths would compute it were it not in fixed point (the
+ * description resolved, then its fixed point turned off). */
 static GstBuffer *
 twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideoInfo * oi,
-    std::string * path = nullptr)
+    std::string * path = nullptr, bool in_float = false)
 {
   GstBuffer * out = gst_buffer_new_allocate (NULL, oi->size, NULL);
   gst_buffer_memset (out, 0, 0, oi->size);
@@ -160,8 +162,16 @@ twin_of (const Case & c, GstBuffer * in, const GstVideoInfo * ii, const GstVideo
       c.in_h - c.crop.t - c.crop.b, settings, &op);
   op.in = gst_cs::convert_image (ii, &fi.info, (guint8 *)fi.map[0].data, false);
   op.out = gst_cs::convert_image (oi, &fo.info, (guint8 *)fo.map[0].data, true);
-  fail_unless (gpu::convert_scale_on_host (op), "the twin refuses %dx%d -> %dx%d", c.in_w,
-      c.in_h, c.out_w, c.out_h);
+  if (in_float) {
+    gpu::ConvertScale resolved;
+    fail_unless (gpu::convert_scale_resolve (op, &resolved), "refused: %dx%d -> %dx%d",
+        c.in_w, c.in_h, c.out_w, c.out_h);
+    resolved.fixed = gpu::ConvertScale::FixedPoint{};
+    gpu::convert_scale_resolved_as_gpu_on_host (resolved);
+  } else {
+    fail_unless (gpu::convert_scale_on_host (op), "the twin refuses %dx%d -> %dx%d",
+        c.in_w, c.in_h, c.out_w, c.out_h);
+  }
   if (path)
     *path = gpu::convert_scale_path (op);
   gst_video_frame_unmap (&fi);
@@ -656,8 +666,8 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=BGRx,width=1920,height=1080",
         "video/x-raw,format=NV12,width=960,height=540", gpu::Filter::AREA, false,
         "fixed point" },
-    /* ... not by 3 (four taps), nor by 4 into 4:2:0's chroma shrunk by 2
-     * off centre (MPEG-2's siting: cosited along x). */
+    /* ... not by 3 (four taps), nor by 4 (the luma's four samples a line;
+     * 4:2:0's chroma shrunk by 2 there). */
     { "video/x-raw,format=NV12,width=3840,height=2160",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::AREA, false,
         "fixed-point taps" },
@@ -674,8 +684,9 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
 GST_END_TEST;
 
 /* Area shrinking by exactly 2 in fixed point (fixed_point::area_as_bilinear):
- * every line's footprint centred between two samples, the frame is the
- * twin's; packed and planar RGB out, 4:2:0 out (chroma filtered down),
+ * the frame is the twin's, and within a code of the area filter in float
+ * (the claim that area reads what bilinear reads there, on random
+ * content); packed and planar RGB out, 4:2:0 out (chroma filtered down),
  * chroma in words and in planes, a crop of even size, a letterbox,
  * flipped and turned. */
 GST_START_TEST (test_area_by_two_in_fixed_point)
@@ -704,6 +715,28 @@ GST_START_TEST (test_area_by_two_in_fixed_point)
     g_free (in);
     g_free (out);
     check_against_twin (c);
+    GstVideoInfo ii, oi;
+    gchar * ic_text = input_caps (c);
+    GstCaps * ic = gst_caps_from_string (ic_text);
+    gchar * oc_text = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    GstCaps * oc = gst_caps_from_string (oc_text);
+    fail_unless (
+        gst_video_info_from_caps (&ii, ic) && gst_video_info_from_caps (&oi, oc));
+    GstBuffer * frame = testutil::random_buffer (ii.size, 7);
+    GstBuffer * fixed = twin_of (c, frame, &ii, &oi);
+    GstBuffer * floating = twin_of (c, frame, &ii, &oi, nullptr, true);
+    const std::string what = describe (c) + ", fixed point against float";
+    const Difference d = compare (fixed, &oi, floating, &oi, what.c_str ());
+    fail_unless (
+        d.max <= 1, "%s: %u codes apart (%s)", what.c_str (), d.max, d.where.c_str ());
+    gst_buffer_unref (frame);
+    gst_buffer_unref (fixed);
+    gst_buffer_unref (floating);
+    gst_caps_unref (ic);
+    gst_caps_unref (oc);
+    g_free (ic_text);
+    g_free (oc_text);
   }
 }
 GST_END_TEST;
@@ -714,8 +747,11 @@ GST_END_TEST;
  * chroma (filtered down); bicubic up and down, area by 1.5, 2, 2.5 and
  * exactly 3; crops at odd offsets, a letterbox; planes of 4 samples, the
  * fewest it takes (fewer go to float), frames narrower than a tile, and
- * flipped ones, whose source rows run up a thread's column (its kept row
- * sums are of no use there). Packed RGB stays in float (quad_filter). */
+ * flipped ones, whose source rows run up the tile. A shrink by 60 (4K
+ * into 64x36) is too tall for any tile's table of rows' sums: each
+ * thread walks down its column keeping its rows' sums (write_quad_column),
+ * upright and flipped (where the sums it keeps are of no use). Packed RGB
+ * stays in float (quad_filter). */
 GST_START_TEST (test_fixed_taps_match_twin)
 {
   std::vector<Case> cases = {
@@ -736,9 +772,12 @@ GST_START_TEST (test_fixed_taps_match_twin)
     { "NV12", 96, 64, "RGBA", 64, 48 },     /* flipped: the rows run up */
     { "YUY2", 64, 48, "BGRx", 96, 72 },     /* turned by 180 */
     { "BGRx", 100, 100, "NV12", 38, 30 },   /* packed RGB: float */
+    { "NV12", 3840, 2160, "RGBA", 64, 36 }, /* no table fits */
+    { "NV12", 3840, 2160, "RGBA", 64, 36 }, /* no table fits, flipped */
   };
   cases[14].direction = GST_VIDEO_ORIENTATION_VERT;
   cases[15].direction = GST_VIDEO_ORIENTATION_180;
+  cases[18].direction = GST_VIDEO_ORIENTATION_VERT;
   for (size_t k = 0; k < 4; k++)
     cases[k].filter = gpu::Filter::AREA;
   for (size_t k = 4; k < cases.size (); k++)
@@ -1063,16 +1102,19 @@ GST_START_TEST (test_scaling_near_videoconvertscale)
     { "BGRx", 1920, 1080, "NV12", 1280, 720 }, /* chroma filtered down, in it */
     { "YUY2", 1920, 1080, "I420", 1280, 720 },
     { "NV12", 1920, 1080, "RGBA", 960, 540 }, /* area by 2: as bilinear */
-    /* four taps in fixed point: bicubic down and up, area */
+    /* four taps in fixed point: bicubic down and up, area (packed RGB's
+     * bicubic in float) */
     { "NV12", 1920, 1080, "RGBA", 960, 540 },
     { "BGRA", 1280, 720, "RGBA", 1920, 1080 },
     { "YUY2", 1920, 1080, "I420", 1280, 720 },
     { "NV12", 1920, 1080, "RGBA", 1280, 720 },
+    { "NV12", 1280, 720, "RGBA", 1920, 1080 },
   };
   cases[1].filter = gpu::Filter::BICUBIC;
   cases[8].filter = gpu::Filter::AREA;
   cases[9].filter = cases[10].filter = cases[11].filter = gpu::Filter::BICUBIC;
   cases[12].filter = gpu::Filter::AREA;
+  cases[13].filter = gpu::Filter::BICUBIC;
   /* Without a pixel-aspect-ratio downstream, both keep the picture whole
    * by changing it (640x640 at 16/9): no borders. */
   cases[2].out_extra = cases[3].out_extra = ",pixel-aspect-ratio=1/1";
