@@ -758,10 +758,12 @@ pair_select (unsigned x, unsigned y)
 // 19.1 / 27.7; into 1440x810 bicubic 16.9 / 16.7), while NV12's and
 // YUY2's gained 6 to 29% (not profiled why: packed RGB's table of rows' sums holds four
 // components a sample where the luma's holds one).
+// pairs: two_tap::applies (op) || area_as_bilinear (op), which resolve
+// has asked already.
 inline bool
-quad_filter (const ConvertScale & op)
+quad_filter (const ConvertScale & op, bool pairs)
 {
-  if (two_tap::applies (op) || area_as_bilinear (op) || pixels::rotates (op.orientation))
+  if (pairs || pixels::rotates (op.orientation))
     return false;
   return op.filter == Filter::BICUBIC ||
          (op.filter == Filter::AREA && op.scale_x <= 3.0f && op.scale_y <= 3.0f);
@@ -780,7 +782,7 @@ resolve (ConvertScale & op)
   op.fixed = f;
   const Image &in = op.in, &o = op.out;
   const bool pairs = two_tap::applies (op) || area_as_bilinear (op);
-  const bool quad = quad_filter (op);
+  const bool quad = quad_filter (op, pairs);
   if ((!pairs && !quad) || in.bytes != 1 || o.bytes != 1 || in.max_code != 255 ||
       o.max_code != 255)
     return;

@@ -202,6 +202,26 @@ each_tile (const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Fn 
       [&] (int tx, int ty) { return two_tap::tile_lines (op, tx, ty, rows); }, tile, fn);
 }
 
+/* The blocks kernels' tiles (fixed_point_blocks, whichever taps fill
+ * `tile`): each tile's pixels staged, pixel (lines, x, y) each, then the
+ * chroma of its blocks written from them. */
+template <Filter F, class Tile, class Pixel>
+void
+staged_blocks_as_gpu (
+    const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Pixel pixel)
+{
+  auto chroma = std::make_unique<fixed_point::ChromaTile> ();
+  each_tile<F> (
+      op, nbx, nby, rows, tile, [&] (const two_tap::TileLines & lines, int tx, int ty) {
+        fixed_point::stage_pixels (
+            op, lines, *chroma, 0, 1, [&] (int x, int y) { return pixel (lines, x, y); });
+        for (int bx = tx * two_tap::kTileX; bx < nbx && bx < (tx + 1) * two_tap::kTileX;
+             bx++)
+          for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
+            fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+      });
+}
+
 /* The fixed-point kernels of four taps (convert_scale_fixed_taps_kernel,
  * convert_scale_fixed_taps_blocks_kernel). */
 void
@@ -215,17 +235,10 @@ fixed_taps_as_gpu (const ConvertScale & op, int nbx, int nby)
     fixed_point::dispatch_word<false> (op, [&] (auto word) {
       constexpr int Word = decltype (word)::value;
       if (op.fixed.blocks) {
-        auto chroma = std::make_unique<fixed_point::ChromaTile> ();
-        each_tile<decltype (f)::value> (op, nbx, nby, rows, *tile,
-            [&] (const two_tap::TileLines & lines, int tx, int ty) {
-              fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
-                return fixed_point::tile_quad_luma_chroma<Word> (
-                    op.fixed, lines, *tile, x, y);
-              });
-              for (int bx = tx * two_tap::kTileX;
-                   bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-                for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                  fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+        staged_blocks_as_gpu<decltype (f)::value> (op, nbx, nby, rows, *tile,
+            [&] (const two_tap::TileLines & lines, int x, int y) {
+              return fixed_point::tile_quad_luma_chroma<Word> (
+                  op.fixed, lines, *tile, x, y);
             });
         return;
       }
@@ -267,17 +280,10 @@ fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
         constexpr int Word = decltype (word)::value;
         constexpr bool One = decltype (one)::value;
         if (op.fixed.blocks) { /* convert_scale_fixed_point_blocks_kernel */
-          auto chroma = std::make_unique<fixed_point::ChromaTile> ();
-          each_tile<decltype (f)::value> (op, nbx, nby, rows, tile,
-              [&] (const two_tap::TileLines & lines, int tx, int ty) {
-                fixed_point::stage_pixels (op, lines, *chroma, 0, 1, [&] (int x, int y) {
-                  return fixed_point::tile_luma_chroma<Word, One> (
-                      op.fixed, lines, tile, x, y);
-                });
-                for (int bx = tx * two_tap::kTileX;
-                     bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++)
-                  for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-                    fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
+          staged_blocks_as_gpu<decltype (f)::value> (op, nbx, nby, rows, tile,
+              [&] (const two_tap::TileLines & lines, int x, int y) {
+                return fixed_point::tile_luma_chroma<Word, One> (
+                    op.fixed, lines, tile, x, y);
               });
           return;
         }
