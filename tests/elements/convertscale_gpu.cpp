@@ -683,6 +683,39 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
 }
 GST_END_TEST;
 
+/* Case `c` on random content (seed), in fixed point and as the float
+ * paths would compute it (twin_of's in_float), both on the CPU: how far
+ * apart, printed as "FIXED-VS-FLOAT". Fails where the frame is not
+ * computed on `path`. */
+static Difference
+fixed_against_float (const Case & c, guint32 seed, const char * path)
+{
+  GstVideoInfo ii, oi;
+  gchar * ic_text = input_caps (c);
+  gchar * oc_text = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+      c.out_format, c.out_w, c.out_h, c.out_extra);
+  GstCaps * ic = gst_caps_from_string (ic_text);
+  GstCaps * oc = gst_caps_from_string (oc_text);
+  fail_unless (gst_video_info_from_caps (&ii, ic) && gst_video_info_from_caps (&oi, oc));
+  std::string taken;
+  GstBuffer * frame = testutil::random_buffer (ii.size, seed);
+  GstBuffer * fixed = twin_of (c, frame, &ii, &oi, &taken);
+  fail_unless (taken == path, "%s -> %s: the %s path, not the %s one", ic_text, oc_text,
+      taken.c_str (), path);
+  GstBuffer * floating = twin_of (c, frame, &ii, &oi, nullptr, true);
+  const std::string what = describe (c) + ", fixed point against float";
+  const Difference d = compare (fixed, &oi, floating, &oi, what.c_str ());
+  g_print ("FIXED-VS-FLOAT %s: max %u, PSNR %.1f dB\n", what.c_str (), d.max, d.psnr);
+  gst_buffer_unref (frame);
+  gst_buffer_unref (fixed);
+  gst_buffer_unref (floating);
+  gst_caps_unref (ic);
+  gst_caps_unref (oc);
+  g_free (ic_text);
+  g_free (oc_text);
+  return d;
+}
+
 /* Area shrinking by exactly 2 in fixed point (fixed_point::area_as_bilinear):
  * the frame is the twin's, and within a code of the area filter in float
  * (the claim that area reads what bilinear reads there, on random
@@ -715,28 +748,40 @@ GST_START_TEST (test_area_by_two_in_fixed_point)
     g_free (in);
     g_free (out);
     check_against_twin (c);
-    GstVideoInfo ii, oi;
-    gchar * ic_text = input_caps (c);
-    GstCaps * ic = gst_caps_from_string (ic_text);
-    gchar * oc_text = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
-        c.out_format, c.out_w, c.out_h, c.out_extra);
-    GstCaps * oc = gst_caps_from_string (oc_text);
-    fail_unless (
-        gst_video_info_from_caps (&ii, ic) && gst_video_info_from_caps (&oi, oc));
-    GstBuffer * frame = testutil::random_buffer (ii.size, 7);
-    GstBuffer * fixed = twin_of (c, frame, &ii, &oi);
-    GstBuffer * floating = twin_of (c, frame, &ii, &oi, nullptr, true);
-    const std::string what = describe (c) + ", fixed point against float";
-    const Difference d = compare (fixed, &oi, floating, &oi, what.c_str ());
-    fail_unless (
-        d.max <= 1, "%s: %u codes apart (%s)", what.c_str (), d.max, d.where.c_str ());
-    gst_buffer_unref (frame);
-    gst_buffer_unref (fixed);
-    gst_buffer_unref (floating);
-    gst_caps_unref (ic);
-    gst_caps_unref (oc);
-    g_free (ic_text);
-    g_free (oc_text);
+    const Difference d = fixed_against_float (c, 7, "fixed point");
+    fail_unless (d.max <= 1, "%s: %u codes from float (%s)", describe (c).c_str (), d.max,
+        d.where.c_str ());
+  }
+}
+GST_END_TEST;
+
+/* Bicubic's overshoot on random content (every edge sharp): the fixed
+ * point and the float paths clamp each filtered code to the input's range
+ * before the matrix (pixels::to_output, fixed_point::code_of), so they
+ * differ by their rounding alone. The fixed point's weights in 1/256 put
+ * a filtered code within a code of float's, which the matrix into RGB may
+ * double (its largest coefficient, U into B, is about 2):
+ * kBicubicRoundingCodes. Into 4:4:4 of the same colours the matrix keeps
+ * the codes, so clamping before it or after is the same; into RGB, with
+ * float clamping only the output, these frames were 23 and 29 codes apart
+ * (the stand-in, 2026-12-01). Shrinking, growing, chroma in words and in
+ * planes. */
+static const guint kBicubicRoundingCodes = 2;
+
+GST_START_TEST (test_bicubic_overshoot_clamped)
+{
+  std::vector<Case> cases = {
+    { "NV12", 192, 108, "Y444", 128, 72 },
+    { "I420", 128, 72, "Y444", 192, 108 },
+    { "YUY2", 160, 90, "Y444", 100, 56 },
+    { "NV12", 192, 108, "RGBA", 128, 72 },
+    { "I420", 128, 72, "RGBP", 192, 108 },
+  };
+  for (Case & c : cases) {
+    c.filter = gpu::Filter::BICUBIC;
+    const Difference d = fixed_against_float (c, 11, "fixed-point taps");
+    fail_unless (d.max <= kBicubicRoundingCodes, "%s: %u codes from float (%s)",
+        describe (c).c_str (), d.max, d.where.c_str ());
   }
 }
 GST_END_TEST;
@@ -1977,6 +2022,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_odd_16bit_layout_matches_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_area_by_two_in_fixed_point);
+  tcase_add_test (tc, test_bicubic_overshoot_clamped);
   tcase_add_test (tc, test_fixed_taps_match_twin);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
