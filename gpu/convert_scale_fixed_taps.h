@@ -13,10 +13,10 @@
 //
 // A line's taps are four neighbouring samples of its plane (a window,
 // moved inside the plane at its edges, where the filter's indices
-// repeat) and four weights in 1/256 that sum to 256 (QuadTaps::of).
+// repeat) and four weights in 1/256 that sum to 256 (QuadTaps::at).
 // Every product and sum is an exact integer, so any order gives the same
 // bits: the twin computes each pixel from the taps of its column and row
-// (tap_tile::output_line_taps), the kernels from their tiles'. The sums
+// (QuadTaps::at), the kernels from their tiles'. The sums
 // along an axis are within 32 bits: each row's at most 255 * 256 * 1.25,
 // then the rows' at most 1.25 * 256 times that. Bicubic's sums may leave
 // 0..255: each filtered code is clamped to it before the matrix, as
@@ -41,7 +41,7 @@ struct alignas (16) QuadTaps { /* two shared-memory loads */
   unsigned pair[2];
   int i0;
 
-  /* What a tile keeps of taps t (tap_tile's, in taps()'s order) of
+  /* What a tile keeps of the taps of F at `at` (in taps()'s order) of
    * resolution g along the source's y axis (or x). The window starts at
    * the first tap, moved into the plane; a tap beyond it (area shrinking
    * by 3 can reach a fifth sample, by float rounding: a weight of about
@@ -49,11 +49,16 @@ struct alignas (16) QuadTaps { /* two shared-memory loads */
    * neighbour's. Bicubic's one tap on a sample starts its window a
    * sample before, as its neighbours' windows start: a line's windows
    * then move one way along the lines (quad_sums relies on it). Weights
-   * are summed per sample in t's order, rounded half up to 1/256, and
-   * what their sum misses of 256 goes to the largest. */
+   * are summed per sample in taps()'s order, rounded half up to 1/256,
+   * and what their sum misses of 256 goes to the largest.
+   * The taps are walked twice (the ends, then the window's weights), not
+   * kept: an array of them, indexed by a count known at run time, lived
+   * in local memory on the GPU (4K NV12 -> 1080p bicubic: 186 local
+   * loads in the kernel, and about a third of its instructions on the
+   * tiles' taps, estimated from that loop's size). */
   template <Filter F>
-  static GCS_HD QuadTaps of (
-      const ConvertScale & op, int g, bool along_y, const tap_tile::TapsOf<0> & t)
+  static GCS_HD QuadTaps at (
+      const ConvertScale & op, int g, bool along_y, const tap_tile::LinePosition & at)
   {
     /* Selected, not indexed (Taps::of says why). */
     const unsigned (&s)[2][2] = op.fixed.stride;
@@ -61,27 +66,46 @@ struct alignas (16) QuadTaps { /* two shared-memory loads */
         g == 0 ? (along_y ? s[0][1] : s[0][0]) : (along_y ? s[1][1] : s[1][0]);
     const int log2 = g == 0 ? 0 : (along_y ? op.sub_log2_y : op.sub_log2_x);
     const int n = ((along_y ? op.in.height : op.in.width) + (1 << log2) - 1) >> log2;
-    int lo = t.i[0], hi = t.i[0];
+    /* The lowest and highest samples, and the sums of their weights in
+     * taps()'s order (from 0: a new end restarts its sum). */
+    int lo = 0, hi = 0;
     float w_lo = 0.0f, w_hi = 0.0f;
-    for (int k = 0; k < t.n; k++) {
-      lo = t.i[k] < lo ? t.i[k] : lo;
-      hi = t.i[k] > hi ? t.i[k] : hi;
-    }
-    for (int k = 0; k < t.n; k++) {
-      w_lo += t.i[k] == lo ? t.w[k] : 0.0f;
-      w_hi += t.i[k] == hi ? t.w[k] : 0.0f;
-    }
+    bool first_tap = true;
+    tap_tile::line_taps<F> (at, [&] (int i, float w) {
+      if (first_tap || i < lo)
+        lo = i, w_lo = 0.0f + w;
+      else if (i == lo)
+        w_lo += w;
+      if (first_tap || i > hi)
+        hi = i, w_hi = 0.0f + w;
+      else if (i == hi)
+        w_hi += w;
+      first_tap = false;
+    });
     int first = hi - lo >= kQuad && w_lo < w_hi ? lo + 1 : lo;
     if (F == Filter::BICUBIC && hi == lo)
       first = lo - 1;
     first = pixels::clampi (first, 0, n - kQuad);
-    float w[kQuad] = { 0.0f, 0.0f, 0.0f, 0.0f };
-    for (int k = 0; k < t.n; k++) {
-      const int slot = pixels::clampi (t.i[k] - first, 0, kQuad - 1);
-      GCS_UNROLL
-      for (int j = 0; j < kQuad; j++)
-        w[j] += slot == j ? t.w[k] : 0.0f;
-    }
+    /* Each tap's weight joins its slot's (the window's ends take the
+     * taps beyond them) by a chain of ifs. Written as w[j] += slot == j ?
+     * tw : 0 over j, with the taps unrolled (bicubic's four calls), nvcc
+     * 13.0 put weights in the wrong slots on an H200 (sm_90, -fmad=false;
+     * 43 % of bicubic's lines, 31 % of area's, against the host); kept as
+     * a loop over the taps, it did not. */
+    float w0 = 0.0f, w1 = 0.0f, w2 = 0.0f, w3 = 0.0f;
+    tap_tile::line_taps<F> (at, [&] (int i, float tw) {
+      const int slot = i - first;
+      if (slot <= 0)
+        w0 += tw;
+      else if (slot == 1)
+        w1 += tw;
+      else if (slot == 2)
+        w2 += tw;
+      else
+        w3 += tw;
+    });
+    static_assert (kQuad == 4, "one weight per slot above");
+    const float w[kQuad] = { w0, w1, w2, w3 };
     QuadTaps r{};
     r.o0 = (unsigned)first * stride;
     r.i0 = first;
@@ -127,8 +151,8 @@ GCS_HD void
 fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t, int k)
 {
   two_tap::fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
-    return QuadTaps::of<F> (
-        op, g, vertical, tap_tile::output_line_taps<F, 0> (op, g, vertical, o, inside));
+    return QuadTaps::at<F> (
+        op, g, vertical, tap_tile::output_line_position (op, g, vertical, o, inside));
   });
 }
 
@@ -513,8 +537,8 @@ quad_input_codes (const ConvertScale & op, int x, int y, InputCodes * k)
   for (int g = 0; g < 2; g++)
     for (int along_y = 0; along_y < 2; along_y++) {
       bool in;
-      t[g][along_y] = QuadTaps::of<F> (op, g, along_y != 0,
-          tap_tile::output_line_taps<F, 0> (op, g, along_y != 0, along_y ? y : x, &in));
+      t[g][along_y] = QuadTaps::at<F> (op, g, along_y != 0,
+          tap_tile::output_line_position (op, g, along_y != 0, along_y ? y : x, &in));
       inside = inside && in;
     }
   if (!inside)

@@ -52,6 +52,33 @@ applies (const ConvertScale & op)
          op.scale_y <= (float)(kMaxTaps - 2);
 }
 
+// Where output column (vertical = false) or row `o` samples the input
+// plane of resolution g: the plane position, the footprint of one output
+// pixel in plane samples (as sample_inputs asks), the plane's samples of
+// the source rectangle; and whether it lies in the picture.
+struct LinePosition {
+  float p, scale;
+  int lo, hi;
+};
+
+GCS_HD LinePosition
+output_line_position (const ConvertScale & op, int g, bool vertical, int o, bool * inside)
+{
+  const int d = vertical ? o - op.dst_y : o - op.dst_x;
+  *inside = d >= 0 && d < (vertical ? op.dst_h : op.dst_w);
+  const two_tap::LineSource l = two_tap::line_source (op, vertical, (float)d);
+  const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
+  return LinePosition{ p.p, l.scale * p.k, p.lo, p.hi };
+}
+
+// The taps of F at `at`: tap (index, weight) for each, in taps()'s order.
+template <Filter F, class Tap>
+GCS_HD void
+line_taps (const LinePosition & at, Tap tap)
+{
+  pixels::taps<F> (at.p, at.scale, at.lo, at.hi, tap);
+}
+
 // The taps, in the input plane of resolution g (0: full, 1: chroma), of
 // output column (vertical = false) or row `o`, and whether it lies in the
 // picture: two_tap::output_line_taps with every tap of F.
@@ -59,24 +86,26 @@ template <Filter F, int N>
 GCS_HD TapsOf<N>
 output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * inside)
 {
-  const int d = vertical ? o - op.dst_y : o - op.dst_x;
-  *inside = d >= 0 && d < (vertical ? op.dst_h : op.dst_w);
-  const two_tap::LineSource l = two_tap::line_source (op, vertical, (float)d);
-  const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
-  TapsOf<N> t;
-  t.n = 0;
-  /* As sample_inputs asks: the footprint of one output pixel. */
-  pixels::taps<F> (p.p, l.scale * p.k, p.lo, p.hi, [&] (int i, float w) {
-    if (t.n < TapsOf<N>::kMax) {
-      t.i[t.n] = i;
-      t.w[t.n] = w;
-      t.n++;
-    }
+  constexpr int kMax = TapsOf<N>::kMax;
+  TapsOf<N> t{};
+  /* Each tap goes to its slot by comparison, not by an index known at
+   * run time: indexed, the taps lived in local memory on the GPU (stores
+   * and loads of it in every tile's taps). */
+  line_taps<F> (output_line_position (op, g, vertical, o, inside), [&] (int i, float w) {
+    GCS_UNROLL
+    for (int k = 0; k < kMax; k++)
+      if (k == t.n) {
+        t.i[k] = i;
+        t.w[k] = w;
+      }
+    t.n += t.n < kMax ? 1 : 0;
   });
-  for (int k = t.n; N > 0 && k < N; k++) {
-    t.i[k] = t.i[0];
-    t.w[k] = 0.0f;
-  }
+  GCS_UNROLL
+  for (int k = 0; k < kMax; k++)
+    if (N > 0 && k >= t.n) {
+      t.i[k] = t.i[0];
+      t.w[k] = 0.0f;
+    }
   return t;
 }
 
