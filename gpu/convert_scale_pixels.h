@@ -741,6 +741,19 @@ resolve (ConvertScale & op)
   resolve_word_copy (op);
 }
 
+// Tap k (0..2: the pixel before the block's first, the first, the next)
+// of a block's chroma filter along one axis subsampled by 2^l (0 or 1),
+// cosited or not: its weight (0: no tap), as downsample_chroma takes it.
+GCS_HD float
+chroma_tap_weight (int l, bool cosited, int k)
+{
+  if (!l)
+    return k == 1 ? 1.0f : 0.0f;
+  if (k == 1)
+    return 0.5f;
+  return cosited ? 0.25f : (k == 2 ? 0.5f : 0.0f);
+}
+
 // Chroma of the output block at (x0, y0) from the full-resolution chroma
 // around it, filtered as GStreamer's chroma resampler does: a cosited
 // sample weighs its column 2 and its neighbours 1; a sample between two
@@ -752,39 +765,34 @@ downsample_chroma (
 {
   const Image & o = op.out;
   const Component & k = o.comp[1];
-  /* Up to three columns (and rows) with their weights; a weight of 0 is no
-   * tap. The loops stay loops: unrolled, each of the nine taps would be a
-   * copy of a whole pixel's sampling (compile time, code size). */
-  float wc[3] = { 0.0f, 1.0f, 0.0f }, wr[3] = { 0.0f, 1.0f, 0.0f };
-  int cols[3] = { x0, x0, x0 }, rows[3] = { y0, y0, y0 };
-  if (k.log2_x) {
-    wc[1] = 0.5f;
-    cols[2] = clampi (x0 + 1, 0, o.width - 1), wc[2] = o.h_cosited ? 0.25f : 0.5f;
-    if (o.h_cosited)
-      cols[0] = clampi (x0 - 1, 0, o.width - 1), wc[0] = 0.25f;
-  }
-  if (k.log2_y) {
-    wr[1] = 0.5f;
-    rows[2] = clampi (y0 + 1, 0, o.height - 1), wr[2] = o.v_cosited ? 0.25f : 0.5f;
-    if (o.v_cosited)
-      rows[0] = clampi (y0 - 1, 0, o.height - 1), wr[0] = 0.25f;
-  }
+  /* Up to three columns (and rows) around the block's first: each tap's
+   * place and weight computed in the loop, not read from arrays by the
+   * loop's index. Such arrays were a 48-byte stack frame in the built
+   * kernels and chains of compares and selects in those compiled for a
+   * conversion: 89 of the 116 instructions of a tap's loop for 4:4:4
+   * 16-bit into P016 (its SASS, H200). The loops stay loops: unrolled,
+   * each of the nine taps would be a copy of a whole pixel's sampling
+   * (compile time, code size). */
+  const int lx = k.log2_x ? 1 : 0, ly = k.log2_y ? 1 : 0;
   float su = 0.0f, sv = 0.0f;
   GCS_NO_UNROLL
   for (int j = 0; j < 3; j++) {
-    if (wr[j] == 0.0f)
+    const float wy = chroma_tap_weight (ly, o.v_cosited, j);
+    if (wy == 0.0f)
       continue;
+    const int y = j == 1 ? y0 : clampi (y0 + j - 1, 0, o.height - 1);
     float ru = 0.0f, rv = 0.0f;
     GCS_NO_UNROLL
     for (int i = 0; i < 3; i++) {
-      if (wc[i] == 0.0f)
+      const float wx = chroma_tap_weight (lx, o.h_cosited, i);
+      if (wx == 0.0f)
         continue;
-      const Pixel p = full (cols[i], rows[j]);
-      ru = mad (wc[i], p.c[1], ru);
-      rv = mad (wc[i], p.c[2], rv);
+      const Pixel p = full (i == 1 ? x0 : clampi (x0 + i - 1, 0, o.width - 1), y);
+      ru = mad (wx, p.c[1], ru);
+      rv = mad (wx, p.c[2], rv);
     }
-    su = mad (wr[j], ru, su);
-    sv = mad (wr[j], rv, sv);
+    su = mad (wy, ru, su);
+    sv = mad (wy, rv, sv);
   }
   *u = su;
   *v = sv;
