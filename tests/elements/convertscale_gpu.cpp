@@ -766,6 +766,8 @@ GST_END_TEST;
  * float clamping only the output, these frames were 23 and 29 codes apart
  * (the stand-in, 2026-12-01). Shrinking, growing, chroma in words and in
  * planes. */
+/* 2 is the most these frames measured (fixed seeds), not a bound: the
+ * weights' rounding on two axes could exceed a code in theory. */
 static const guint kBicubicRoundingCodes = 2;
 
 GST_START_TEST (test_bicubic_overshoot_clamped)
