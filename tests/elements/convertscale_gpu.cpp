@@ -788,6 +788,73 @@ GST_START_TEST (test_bicubic_overshoot_clamped)
 }
 GST_END_TEST;
 
+/* The clamp at a range other than 0..255 (pixels::to_output clamps each
+ * component to its own max_code): a P010 frame whose 10-bit codes are a
+ * random NV12 frame's times 4, bicubic into RGBA on the float path,
+ * against that NV12 frame on the fixed-point path (clamped at 255). Both
+ * clamp before the matrix at the same place of the range, so they differ
+ * by the rounding alone, as fixed point and float do above. */
+GST_START_TEST (test_bicubic_overshoot_clamped_10_bit)
+{
+  Case narrow ("NV12", 192, 108, "RGBA", 128, 72);
+  Case wide ("P010_10LE", 192, 108, "RGBA", 128, 72);
+  narrow.filter = wide.filter = gpu::Filter::BICUBIC;
+  narrow.in_extra = wide.in_extra = ",colorimetry=bt709";
+  GstVideoInfo ni, wi, oi;
+  gchar * n_text = input_caps (narrow);
+  gchar * w_text = input_caps (wide);
+  GstCaps * nc = gst_caps_from_string (n_text);
+  GstCaps * wc = gst_caps_from_string (w_text);
+  GstCaps * oc = gst_caps_from_string ("video/x-raw,format=RGBA,width=128,height=72");
+  fail_unless (gst_video_info_from_caps (&ni, nc) && gst_video_info_from_caps (&wi, wc) &&
+               gst_video_info_from_caps (&oi, oc));
+  GstBuffer * eight = testutil::random_buffer (ni.size, 13);
+  GstBuffer * ten = gst_buffer_new_allocate (NULL, wi.size, NULL);
+  GstVideoFrame ef, tf;
+  fail_unless (gst_video_frame_map (&ef, &ni, eight, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&tf, &wi, ten, GST_MAP_WRITE));
+  /* P010's samples are 16-bit words, the 10-bit code in the high bits:
+   * an 8-bit code c times 4 is the word c << 8. */
+  /* NV12's plane p begins with component p (Y; then U, V in words). */
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&ef); p++)
+    for (gint y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&ef, p); y++) {
+      const guint8 * from = (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&ef, p) +
+                            (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&ef, p);
+      guint8 * to = (guint8 *)GST_VIDEO_FRAME_PLANE_DATA (&tf, p) +
+                    (gsize)y * GST_VIDEO_FRAME_PLANE_STRIDE (&tf, p);
+      const gint row =
+          GST_VIDEO_FRAME_COMP_WIDTH (&ef, p) * GST_VIDEO_FRAME_COMP_PSTRIDE (&ef, p);
+      for (gint x = 0; x < row; x++) {
+        to[2 * x] = 0;
+        to[2 * x + 1] = from[x];
+      }
+    }
+  gst_video_frame_unmap (&ef);
+  gst_video_frame_unmap (&tf);
+  std::string narrow_path, wide_path;
+  GstBuffer * a = twin_of (narrow, eight, &ni, &oi, &narrow_path);
+  GstBuffer * b = twin_of (wide, ten, &wi, &oi, &wide_path);
+  fail_unless (
+      narrow_path == "fixed-point taps", "NV12 took the %s path", narrow_path.c_str ());
+  fail_unless (wide_path != "fixed-point taps", "P010 took the fixed-point path");
+  const std::string what = describe (wide) + " against " + describe (narrow);
+  const Difference d = compare (a, &oi, b, &oi, what.c_str ());
+  g_print ("TEN-VS-EIGHT %s (%s path): max %u, PSNR %.1f dB\n", what.c_str (),
+      wide_path.c_str (), d.max, d.psnr);
+  fail_unless (d.max <= kBicubicRoundingCodes, "%s: %u codes apart (%s)", what.c_str (),
+      d.max, d.where.c_str ());
+  gst_buffer_unref (eight);
+  gst_buffer_unref (ten);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_caps_unref (nc);
+  gst_caps_unref (wc);
+  gst_caps_unref (oc);
+  g_free (n_text);
+  g_free (w_text);
+}
+GST_END_TEST;
+
 /* Four taps in fixed point (convert_scale_fixed_taps.h), against the
  * twin: every way the input holds its chroma (planes, 2 and 4-byte words
  * in both orders, 4:4:4); outputs packed, planar and with subsampled
@@ -2025,6 +2092,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_area_by_two_in_fixed_point);
   tcase_add_test (tc, test_bicubic_overshoot_clamped);
+  tcase_add_test (tc, test_bicubic_overshoot_clamped_10_bit);
   tcase_add_test (tc, test_fixed_taps_match_twin);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
