@@ -460,31 +460,40 @@ matrix_row (const float (&m)[4], const float in[3])
   return m[3] == 0.0f ? sum : (any ? sum + m[3] : m[3]);
 }
 
-// Output codes (unrounded) of input codes `given`. Bicubic's negative
-// lobes may carry a filtered code past the input's range (a sharp edge):
-// each is clamped to its component's 0..max_code before the matrix, as videoconvertscale
-// does (its scaler keeps lines of the input's codes) and as the
-// fixed-point path does (fixed_point::code_of). The other filters' codes
-// are weighted means, within the range already.
+// Output codes (unrounded) of input codes `in`, through the matrix.
 GCS_HD Pixel
-to_output (const ConvertScale & op, const float given[4])
+through_matrix (const ConvertScale & op, const float in[4])
 {
-  float in[4];
-  const bool clamp = op.filter == Filter::BICUBIC;
-  GCS_UNROLL
-  for (int c = 0; c < 4; c++) {
-    /* Each component's own range (RGB16's are 31, 63, 31); one the input
-     * lacks is a constant (alpha: opaque), not filtered. */
-    const Component & k = op.in.comp[c];
-    const float v = given[c] < 0.0f ? 0.0f : given[c], top = (float)k.max_code;
-    in[c] = clamp && k.plane >= 0 ? (v > top ? top : v) : given[c];
-  }
   Pixel px;
   GCS_UNROLL
   for (int i = 0; i < 3; i++)
     px.c[i] = matrix_row (op.matrix[i], in);
   px.c[3] = in[3] * op.alpha_scale;
   return px;
+}
+
+// Output codes (unrounded) of input codes `given`. Bicubic's negative
+// lobes may carry a filtered code past the input's range (a sharp edge):
+// each is clamped to its component's 0..max_code before the matrix, as
+// videoconvertscale does (its scaler keeps lines of the input's codes) and
+// as the fixed-point path does (fixed_point::code_of). The other filters'
+// codes are weighted means, within the range already, so they skip the
+// clamp: one branch on the filter, the same for every thread of a launch.
+GCS_HD Pixel
+to_output (const ConvertScale & op, const float given[4])
+{
+  if (op.filter != Filter::BICUBIC)
+    return through_matrix (op, given);
+  float in[4];
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++) {
+    /* Each component's own range (RGB16's are 31, 63, 31); one the input
+     * lacks is a constant (alpha: opaque), not filtered. */
+    const Component & k = op.in.comp[c];
+    const float v = given[c] < 0.0f ? 0.0f : given[c], top = (float)k.max_code;
+    in[c] = k.plane >= 0 ? (v > top ? top : v) : given[c];
+  }
+  return through_matrix (op, in);
 }
 
 // Output codes (unrounded) of the input at luma position (sx, sy), of the
