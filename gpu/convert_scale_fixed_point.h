@@ -500,6 +500,44 @@ tile_luma_chroma (const ConvertScale::FixedPoint & f, const two_tap::TileLines &
              tile_taps (t.rows[1][ri])));
 }
 
+// Whether the blocks kernel (op.fixed.blocks, two taps) may address each
+// pixel's samples directly (direct_luma_chroma), without a tile of taps:
+// frames not scaled and not turned or flipped, whose input has its chroma
+// at full resolution (4:4:4, planar RGB) or none apart (packed RGB). Each
+// output pixel then reads one sample of each plane, at the source pixel
+// its place maps to; the tile's taps say the same (one tap of weight 256
+// each, luma_one_tap and FixedPoint::chroma_one), at the cost of a tile
+// to fill, two shared-memory loads of taps a pixel and their addresses.
+inline bool
+direct_blocks (const ConvertScale & op)
+{
+  return op.fixed.on && op.fixed.blocks && op.fixed.taps == 2 && op.scale_x == 1.0f &&
+         op.scale_y == 1.0f && op.orientation == Orientation::IDENTITY &&
+         op.sub_log2_x == 0 && op.sub_log2_y == 0 && op.fixed.chroma_one;
+}
+
+// Output pixel (x, y)'s luma and chroma where direct_blocks (op): its
+// source pixel's samples, read as input_codes reads a tile's taps of one
+// sample (weight 256 on the pair's first), the border's outside the
+// picture.
+template <int Word>
+GCS_HD LumaChroma
+direct_luma_chroma (const ConvertScale & op, int x, int y)
+{
+  const ConvertScale::FixedPoint & f = op.fixed;
+  const int dx = x - op.dst_x, dy = y - op.dst_y;
+  if (dx < 0 || dy < 0 || dx >= op.dst_w || dy >= op.dst_h)
+    return border_luma_chroma (f);
+  const unsigned sx = (unsigned)(op.src_x + dx), sy = (unsigned)(op.src_y + dy);
+  constexpr unsigned kOne = kWeightOne;
+  const Taps lx{ sx * f.stride[0][0], 0u, kOne, 0u },
+      ly{ sy * f.stride[0][1], 0u, kOne, 0u };
+  const Taps cx{ sx * f.stride[1][0], 0u, kOne, 0u },
+      cy{ sy * f.stride[1][1], 0u, kOne, 0u };
+  return luma_chroma (f, input_codes<Word, true> (
+                             f, lines_of (f.luma, lx), ly, lines_of (f.chroma, cx), cy));
+}
+
 // Stores block (bx, by)'s chroma of the filtered sums su, sv (chroma in
 // 1/2^kCoefBits of a code times weights of 16 in all), rounded half up
 // as quantize rounds.

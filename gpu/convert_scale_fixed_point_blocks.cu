@@ -13,6 +13,13 @@ launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = fixed_point::block_tile_rows (nbx, nby);
   const dim3 tiles = tile_grid (nbx, nby, rows);
+  if (fixed_point::direct_blocks (op)) {
+    fixed_point::dispatch_word (op, [&] (auto word) {
+      start (convert_scale_fixed_point_direct_blocks_kernel<decltype (word)::value>,
+          tiles, dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+    });
+    return;
+  }
   two_tap::dispatch_filter (op, [&] (auto f) {
     fixed_point::dispatch_word (op, [&] (auto word) {
       fixed_point::dispatch_one (op, [&] (auto one) {

@@ -279,6 +279,15 @@ fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
       fixed_point::dispatch_one (op, [&] (auto one) {
         constexpr int Word = decltype (word)::value;
         constexpr bool One = decltype (one)::value;
+        if (fixed_point::direct_blocks (op)) {
+          /* convert_scale_fixed_point_direct_blocks_kernel: the tiles' taps,
+           * filled here, are not read. */
+          staged_blocks_as_gpu<decltype (f)::value> (
+              op, nbx, nby, rows, tile, [&] (const two_tap::TileLines &, int x, int y) {
+                return fixed_point::direct_luma_chroma<Word> (op, x, y);
+              });
+          return;
+        }
         if (op.fixed.blocks) { /* convert_scale_fixed_point_blocks_kernel */
           staged_blocks_as_gpu<decltype (f)::value> (op, nbx, nby, rows, tile,
               [&] (const two_tap::TileLines & lines, int x, int y) {

@@ -257,19 +257,28 @@ __launch_bounds__ (kTileX * kTileY, 6)
  * (fixed_point::stage_pixels, each pixel from pixel (lines, tile, x, y)),
  * then each writes the chroma of `rows / kTileY` blocks of its column
  * from them (write_staged_chroma). */
+template <class Pixel>
+__device__ __forceinline__ void
+staged_blocks (const ConvertScale & op, const two_tap::TileLines & lines, int nbx,
+    int nby, int rows, Pixel pixel)
+{
+  __shared__ fixed_point::ChromaTile chroma;
+  fixed_point::stage_pixels (
+      op, lines, chroma, threadIdx.y * kTileX + threadIdx.x, kTileX * kTileY, pixel);
+  __syncthreads ();
+  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
+    fixed_point::write_staged_chroma (op, lines, chroma, bx, by);
+  });
+}
+
 template <Filter F, class Tile, class Pixel>
 __device__ __forceinline__ void
 fixed_point_blocks (const ConvertScale & op, int nbx, int nby, int rows, Pixel pixel)
 {
   __shared__ Tile tile;
-  __shared__ fixed_point::ChromaTile chroma;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  fixed_point::stage_pixels (op, lines, chroma, threadIdx.y * kTileX + threadIdx.x,
-      kTileX * kTileY, [&] (int x, int y) { return pixel (lines, tile, x, y); });
-  __syncthreads ();
-  write_tile_column (nbx, nby, rows, [&] (int bx, int by) {
-    fixed_point::write_staged_chroma (op, lines, chroma, bx, by);
-  });
+  staged_blocks (op, lines, nbx, nby, rows,
+      [&] (int x, int y) { return pixel (lines, tile, x, y); });
 }
 
 /* Two taps (fixed_point::Tile). 4 CUDA blocks per SM: each takes about
@@ -285,6 +294,21 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
           int y) {
         return fixed_point::tile_luma_chroma<Word, One> (op.fixed, lines, tile, x, y);
       });
+}
+
+/* Frames not scaled, turned or flipped into subsampled chroma, from 4:4:4
+ * or RGB (fixed_point::direct_blocks): as the kernel above, each pixel's
+ * samples addressed from its place, without a tile of taps to fill and
+ * read. */
+template <int Word>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_kernel (
+    ConvertScale given, int nbx, int nby, int rows)
+{
+  GCS_DESCRIPTION (given);
+  staged_blocks (op, two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows), nbx, nby,
+      rows,
+      [&] (int x, int y) { return fixed_point::direct_luma_chroma<Word> (op, x, y); });
 }
 
 /* Four taps per axis in fixed point (convert_scale_fixed_taps.h; op.fixed.taps
