@@ -93,6 +93,7 @@ Client::connect (GstElement * owner, const ClientSettings & s,
   }
   self->self_ = self;
   self->reader_ = std::thread ([raw = self.get ()] { raw->run (); });
+  self->reader_id_ = self->reader_.get_id ();
   return self;
 }
 
@@ -708,8 +709,13 @@ Client::stop ()
 void
 Client::join_reader ()
 {
+  /* The reader thread's own last release (a frame that came while
+   * stopping, let go of at once): nothing to wait for, and not for
+   * join_lock_, which stop() may hold while it joins this very thread. */
+  if (std::this_thread::get_id () == reader_id_)
+    return;
   std::lock_guard<std::mutex> lock (join_lock_);
-  if (reader_.joinable () && reader_.get_id () != std::this_thread::get_id ())
+  if (reader_.joinable ())
     reader_.join ();
 }
 

@@ -124,6 +124,7 @@ private:
   int device_ = -1;
   int producer_pid_ = 0;
   std::thread reader_;
+  std::thread::id reader_id_;    /* set once, before stop () can be called */
   std::mutex join_lock_;         /* join_reader() from stop() or the last release */
   std::shared_ptr<Client> self_; /* the reader thread's, while it runs */
   std::atomic<bool> stopping_{ false };
