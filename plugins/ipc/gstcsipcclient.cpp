@@ -518,10 +518,7 @@ Client::frame (Reader & r, std::string * why, GstClockTime spent)
       it.frame = buf;
       it.clock_time = clock_time;
       it.reader_ns = spent + (gst_util_get_timestamp () - begin);
-      if (stopping_.load ())
-        gst_buffer_unref (buf); /* the element is gone: straight back */
-      else
-        push (std::move (it));
+      push (std::move (it)); /* straight back where the element is gone */
       return true;
     }
     *why = std::string ("waiting for the producer's frame failed: ") + err->message;
@@ -626,15 +623,21 @@ Client::lost (const std::string & why, bool error)
 void
 Client::push (Item && item)
 {
-  std::lock_guard<std::mutex> lock (qlock_);
-  if (ended_) {
-    if (item.frame)
-      gst_buffer_unref (item.frame);
-    return;
+  {
+    std::lock_guard<std::mutex> lock (qlock_);
+    /* A frame while stopping goes straight back: stop() set stopping_
+     * before it emptied the queue under this lock, so a frame queued
+     * after that would stay there for ever (leaked, and never released:
+     * the reader thread went on till the producer left). */
+    if (!ended_ && !(item.frame && stopping_.load ())) {
+      ended_ = item.type == Msg::BYE;
+      queue_.push_back (std::move (item));
+      qcond_.notify_all ();
+      return;
+    }
   }
-  ended_ = item.type == Msg::BYE;
-  queue_.push_back (std::move (item));
-  qcond_.notify_all ();
+  if (item.frame)
+    gst_buffer_unref (item.frame);
 }
 
 bool
