@@ -205,6 +205,18 @@ capture_pad (
   add_probe (pipeline, element, pad, GST_PAD_PROBE_TYPE_BUFFER, probe_cb, into);
 }
 
+void
+count_buffers (GstElement * pipeline, const char * element, const char * pad, guint * n)
+{
+  add_probe (
+      pipeline, element, pad, GST_PAD_PROBE_TYPE_BUFFER,
+      [] (GstPad *, GstPadProbeInfo *, gpointer count) {
+        g_atomic_int_inc (static_cast<guint *> (count));
+        return GST_PAD_PROBE_OK;
+      },
+      n);
+}
+
 static GstFlowReturn
 new_sample (GstAppSink * sink, gpointer user)
 {

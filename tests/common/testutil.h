@@ -167,6 +167,11 @@ guint64 host_waits (GstElement * pipeline, const char * name);
 void add_probe (GstElement * pipeline, const char * element, const char * pad,
     GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
 
+// Counts the buffers that pass the pad `pad` of the element `element` of
+// `pipeline` into *n, atomically (read it with g_atomic_int_get).
+void count_buffers (
+    GstElement * pipeline, const char * element, const char * pad, guint * n);
+
 // Hides support for crop metas (and, with `video_metas_too`, video metas)
 // in the answer to the ALLOCATION query of `src` (a cudacrop's source
 // pad), as a downstream that cannot read them would: cudacrop then crops

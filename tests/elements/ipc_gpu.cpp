@@ -689,17 +689,8 @@ GST_START_TEST (test_consumer_opens_once)
       sock.c_str (), scaled (30000));
   GstElement * pipeline = gst_parse_launch (desc, NULL);
   g_free (desc);
-  GstElement * out = testutil::by_name (pipeline, "out");
-  GstPad * pad = gst_element_get_static_pad (out, "sink");
   guint rendered = 0;
-  gst_pad_add_probe (
-      pad, GST_PAD_PROBE_TYPE_BUFFER,
-      [] (GstPad *, GstPadProbeInfo *, gpointer n) {
-        (*static_cast<guint *> (n))++;
-        return GST_PAD_PROBE_OK;
-      },
-      &rendered, NULL);
-  gst_object_unref (pad);
+  testutil::count_buffers (pipeline, "out", "sink", &rendered);
   testutil::run_to_eos (pipeline, "a consumer of 200 frames", scaled (120) * GST_SECOND);
   fail_unless_equals_int (rendered, frames);
   if (fake) {
@@ -714,7 +705,6 @@ GST_START_TEST (test_consumer_opens_once)
         "%llu producer's events opened for %u frames", events, frames);
     fail_unless_equals_uint64 (fakecuda_ipc_early_rerecords () - early0, 0);
   }
-  gst_object_unref (out);
   gst_object_unref (pipeline);
   check_producer (p, "producer of 200 frames at full speed");
   delete p;
@@ -737,18 +727,8 @@ GST_START_TEST (test_consumer_stops_while_frames_come)
       sock.c_str (), scaled (30000));
   for (int i = 0; i < 40; i++) {
     GstElement * pipeline = gst_parse_launch (desc, NULL);
-    GstElement * out = testutil::by_name (pipeline, "out");
-    GstPad * pad = gst_element_get_static_pad (out, "sink");
     guint rendered = 0;
-    gst_pad_add_probe (
-        pad, GST_PAD_PROBE_TYPE_BUFFER,
-        [] (GstPad *, GstPadProbeInfo *, gpointer n) {
-          g_atomic_int_inc (static_cast<guint *> (n));
-          return GST_PAD_PROBE_OK;
-        },
-        &rendered, NULL);
-    gst_object_unref (pad);
-    gst_object_unref (out);
+    testutil::count_buffers (pipeline, "out", "sink", &rendered);
     fail_unless (
         gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
     const gint64 until = g_get_monotonic_time () + scaled (30) * G_USEC_PER_SEC;
