@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "batch_convert.h"
+#include "driver_launch.h"
 
 #include "batch_normalize_pixels.h"
 #include "convert_scale_kernels.cuh"
@@ -107,13 +108,14 @@ batch_convert_launch (const BatchConvert & r, cudaStream_t stream)
       constexpr Filter F = decltype (f)::value;
       constexpr int Word = decltype (word)::value;
       if (r.norm.type == TensorType::UINT8)
-        batch_convert_kernel<F, Word, std::uint8_t>
-            <<<tiles, threads, 0, stream>>> (r, rows);
+        driver::start (batch_convert_kernel<F, Word, std::uint8_t>, tiles, threads, 0,
+            stream, r, rows);
       else if (r.norm.type == TensorType::FLOAT16)
-        batch_convert_kernel<F, Word, std::uint16_t>
-            <<<tiles, threads, 0, stream>>> (r, rows);
+        driver::start (batch_convert_kernel<F, Word, std::uint16_t>, tiles, threads, 0,
+            stream, r, rows);
       else
-        batch_convert_kernel<F, Word, float><<<tiles, threads, 0, stream>>> (r, rows);
+        driver::start (
+            batch_convert_kernel<F, Word, float>, tiles, threads, 0, stream, r, rows);
     });
   });
   return cudaGetLastError ();

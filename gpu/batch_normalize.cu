@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "batch_normalize.h"
+#include "driver_launch.h"
 
 #include "batch_normalize_pixels.h"
 
@@ -95,10 +96,11 @@ batch_normalize (const BatchNormalize & op, cudaStream_t stream)
                             reinterpret_cast<std::uintptr_t> (op.src) % 4 == 0 &&
                             reinterpret_cast<std::uintptr_t> (op.dst) % 16 == 0;
   if (op.type == TensorType::FLOAT16)
-    normalize_kernel<std::uint16_t>
-        <<<grid, kThreads, 0, stream>>> (op, plane, vector_loads);
+    driver::start (normalize_kernel<std::uint16_t>, grid, dim3 (kThreads), 0, stream, op,
+        plane, vector_loads);
   else
-    normalize_kernel<float><<<grid, kThreads, 0, stream>>> (op, plane, vector_loads);
+    driver::start (normalize_kernel<float>, grid, dim3 (kThreads), 0, stream, op, plane,
+        vector_loads);
   return cudaGetLastError ();
 }
 

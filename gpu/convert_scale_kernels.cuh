@@ -20,6 +20,7 @@
 #include <tuple>
 
 #include "convert_scale_rtc.h"
+#include "driver_launch.h"
 #endif
 
 // The description a kernel works from: its parameter as built, or, in a
@@ -549,7 +550,11 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args))
+  /* A driver's launch that fails is made again through the runtime, whose
+   * error the caller reads (cudaGetLastError). */
+  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args) &&
+      driver::launch (built, driver::Kernel::BUILT, grid, block, shared_bytes, stream, args) !=
+          cudaSuccess)
     cudaLaunchKernel (built, grid, block, args, shared_bytes, stream);
 }
 

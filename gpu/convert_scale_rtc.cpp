@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "convert_scale_rtc.h"
+#include "driver_launch.h"
 
 #include <algorithm>
 #include <array>
@@ -639,8 +640,14 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   }
   if (state != kReady)
     return false;
-  if (cudaLaunchKernel (reinterpret_cast<const void *> (e->kernel), grid, block, args,
-          shared_bytes, stream) != cudaSuccess) {
+  const void * compiled = reinterpret_cast<const void *> (e->kernel);
+  cudaError_t launched = driver::launch (
+      compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream, args);
+  /* The runtime's launch where the driver's was not made or failed: its
+   * error, if any, is the one that counts. */
+  if (launched != cudaSuccess)
+    launched = cudaLaunchKernel (compiled, grid, block, args, shared_bytes, stream);
+  if (launched != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */
     (void)cudaGetLastError ();

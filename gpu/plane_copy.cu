@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "plane_copy.h"
+#include "driver_launch.h"
 
 #include <algorithm>
 
@@ -89,7 +90,7 @@ copy_planes (const PlaneCopy * planes, int n_planes, cudaStream_t stream)
   }
   const unsigned threads = 256;
   dim3 grid ((max_words + threads - 1) / threads, std::min (max_rows, 65535u), n_planes);
-  copy_planes_kernel<<<grid, threads, 0, stream>>> (args);
+  driver::start (copy_planes_kernel, grid, dim3 (threads), 0, stream, args);
   return cudaGetLastError ();
 }
 

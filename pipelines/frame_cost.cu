@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
@@ -86,6 +87,37 @@ launch (const Bufs & b, cudaStream_t s, int blocks)
   std::memset (&p, 0, sizeof p);
   copy_kernel<N><<<blocks, 256, 0, s>>> (b.in, b.out, b.words, p);
   return cudaGetLastError ();
+}
+
+/* The same launch through the two other doors a converter can use: the
+ * runtime's cudaLaunchKernel on a cudaKernel_t (what a kernel loaded with
+ * cudaLibraryLoadData, the run-time compiled ones, is), and the driver's
+ * cuLaunchKernel on the CUfunction of the current context (what nvcodec
+ * does). The runtime resolves a kernel handle to the context's function
+ * on every launch; the driver call takes it resolved. */
+using LaunchFn = CUresult (*) (CUfunction, unsigned, unsigned, unsigned, unsigned,
+    unsigned, unsigned, unsigned, CUstream, void **, void **);
+
+template <int N>
+cudaError_t
+launch_kernel_handle (cudaKernel_t k, const Bufs & b, cudaStream_t s, int blocks)
+{
+  Params<N> p;
+  std::memset (&p, 0, sizeof p);
+  size_t words = b.words;
+  void * args[] = { (void *)&b.in, (void *)&b.out, &words, &p };
+  return cudaLaunchKernel ((const void *)k, dim3 (blocks), dim3 (256), args, 0, s);
+}
+
+template <int N>
+CUresult
+launch_driver (LaunchFn fn, CUfunction f, const Bufs & b, cudaStream_t s, int blocks)
+{
+  Params<N> p;
+  std::memset (&p, 0, sizeof p);
+  size_t words = b.words;
+  void * args[] = { (void *)&b.in, (void *)&b.out, &words, &p };
+  return fn (f, blocks, 1, 1, 256, 1, 1, 0, (CUstream)s, args, nullptr);
 }
 
 /* The host cost of `call`, per call: bursts of `burst` calls, each burst
@@ -174,6 +206,31 @@ main (int argc, char ** argv)
       { "launch, 816-byte parameters", host_cost ([&] { launch<816> (b, s, 1); }) });
   host.push_back (
       { "launch, 2048-byte parameters", host_cost ([&] { launch<2048> (b, s, 1); }) });
+  {
+    cudaKernel_t handle = nullptr;
+    cudaFunction_t fn = nullptr;
+    void * entry = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    CHECK (cudaGetKernel (&handle, copy_kernel<816>));
+    CHECK (cudaGetFuncBySymbol (&fn, (const void *)copy_kernel<816>));
+    CHECK (cudaGetDriverEntryPointByVersion (
+        "cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found));
+    const auto drv = reinterpret_cast<LaunchFn> (entry);
+    CHECK (launch_kernel_handle<816> (handle, b, s, 1));
+    CHECK (launch_driver<816> (drv, reinterpret_cast<CUfunction> (fn), b, s, 1) ==
+                   CUDA_SUCCESS
+               ? cudaSuccess
+               : cudaErrorLaunchFailure);
+    CHECK (cudaStreamSynchronize (s));
+    host.push_back ({ "launch 816, cudaLaunchKernel (cudaKernel_t)",
+        host_cost ([&] { launch_kernel_handle<816> (handle, b, s, 1); }) });
+    host.push_back ({ "launch 816, cuLaunchKernel (CUfunction)", host_cost ([&] {
+                       launch_driver<816> (
+                           drv, reinterpret_cast<CUfunction> (fn), b, s, 1);
+                     }) });
+    host.push_back (
+        { "launch 816, <<<>>> again", host_cost ([&] { launch<816> (b, s, 1); }) });
+  }
   int k = 0;
   host.push_back ({ "cudaEventRecord",
       host_cost ([&] { cudaEventRecord (ring[k++ % ring.size ()], s); }) });
