@@ -2,6 +2,7 @@
 #include "driver_launch.h"
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -51,6 +52,8 @@ entries ()
   }();
   return e;
 }
+
+std::atomic<unsigned long long> made{ 0 };
 
 struct Key {
   const void * kernel;
@@ -137,7 +140,16 @@ launch (const void * kernel, Kernel kind, dim3 grid, dim3 block, std::size_t sha
     return cudaErrorNotSupported;
   const CUresult r = e.launch (f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
       (unsigned)shared_bytes, reinterpret_cast<CUstream> (stream), args, nullptr);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure;
+  if (r != CUDA_SUCCESS)
+    return cudaErrorLaunchFailure;
+  made.fetch_add (1, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
+unsigned long long
+launched ()
+{
+  return made.load (std::memory_order_relaxed);
 }
 
 } // namespace gst_cs::gpu::driver

@@ -34,6 +34,10 @@ enum class Kernel { BUILT, HANDLE };
 cudaError_t launch (const void * kernel, Kernel kind, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args);
 
+// Launches made through the driver so far, in this process: tests assert
+// that the driver's way is the one taken on a GPU.
+unsigned long long launched ();
+
 template <class T> struct Same {
   using type = T;
 };
