@@ -108,13 +108,13 @@ batch_convert_launch (const BatchConvert & r, cudaStream_t stream)
       constexpr Filter F = decltype (f)::value;
       constexpr int Word = decltype (word)::value;
       if (r.norm.type == TensorType::UINT8)
-        driver::start (batch_convert_kernel<F, Word, std::uint8_t>, tiles, threads, 0,
-            stream, r, rows);
+        (void)driver::launch_built (batch_convert_kernel<F, Word, std::uint8_t>, tiles,
+            threads, 0, stream, r, rows);
       else if (r.norm.type == TensorType::FLOAT16)
-        driver::start (batch_convert_kernel<F, Word, std::uint16_t>, tiles, threads, 0,
-            stream, r, rows);
+        (void)driver::launch_built (batch_convert_kernel<F, Word, std::uint16_t>, tiles,
+            threads, 0, stream, r, rows);
       else
-        driver::start (
+        (void)driver::launch_built (
             batch_convert_kernel<F, Word, float>, tiles, threads, 0, stream, r, rows);
     });
   });

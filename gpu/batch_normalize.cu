@@ -96,11 +96,11 @@ batch_normalize (const BatchNormalize & op, cudaStream_t stream)
                             reinterpret_cast<std::uintptr_t> (op.src) % 4 == 0 &&
                             reinterpret_cast<std::uintptr_t> (op.dst) % 16 == 0;
   if (op.type == TensorType::FLOAT16)
-    driver::start (normalize_kernel<std::uint16_t>, grid, dim3 (kThreads), 0, stream, op,
-        plane, vector_loads);
+    (void)driver::launch_built (normalize_kernel<std::uint16_t>, grid, dim3 (kThreads), 0,
+        stream, op, plane, vector_loads);
   else
-    driver::start (normalize_kernel<float>, grid, dim3 (kThreads), 0, stream, op, plane,
-        vector_loads);
+    (void)driver::launch_built (normalize_kernel<float>, grid, dim3 (kThreads), 0, stream,
+        op, plane, vector_loads);
   return cudaGetLastError ();
 }
 

@@ -540,7 +540,7 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
 {
   static_assert (sizeof...(P) == sizeof...(A), "an argument a parameter");
   std::tuple<P...> params{ static_cast<P> (rest)... };
-  /* cudaLaunchKernel only reads them. */
+  /* The launch only reads them. */
   void * args[1 + sizeof...(P)] = { const_cast<ConvertScale *> (&op) };
   std::apply (
       [&] (auto &... p) {
@@ -550,12 +550,10 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  /* A driver's launch that fails is made again through the runtime, whose
-   * error the caller reads (cudaGetLastError). */
-  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args) &&
-      driver::launch (built, driver::Kernel::BUILT, grid, block, shared_bytes, stream, args) !=
-          cudaSuccess)
-    cudaLaunchKernel (built, grid, block, args, shared_bytes, stream);
+  /* Its error, if any, the caller reads (cudaGetLastError). */
+  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args))
+    (void)driver::launch (
+        built, driver::Kernel::BUILT, grid, block, shared_bytes, stream, args);
 }
 
 /* The grid of tiles of kTileX columns of nbx and `rows` rows of nby. */

@@ -641,13 +641,8 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (state != kReady)
     return false;
   const void * compiled = reinterpret_cast<const void *> (e->kernel);
-  cudaError_t launched = driver::launch (
-      compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream, args);
-  /* The runtime's launch where the driver's was not made or failed: its
-   * error, if any, is the one that counts. */
-  if (launched != cudaSuccess)
-    launched = cudaLaunchKernel (compiled, grid, block, args, shared_bytes, stream);
-  if (launched != cudaSuccess) {
+  if (driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream,
+          args) != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */
     (void)cudaGetLastError ();

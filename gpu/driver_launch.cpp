@@ -3,25 +3,20 @@
 
 #include <array>
 #include <atomic>
-#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
 namespace gst_cs::gpu::driver {
 
 namespace {
 
-using LaunchFn = CUresult (*) (CUfunction, unsigned, unsigned, unsigned, unsigned,
-    unsigned, unsigned, unsigned, CUstream, void **, void **);
-using KernelFunctionFn = CUresult (*) (CUfunction *, CUkernel);
-using CurrentFn = CUresult (*) (CUcontext *);
-
 struct Entries {
-  LaunchFn launch = nullptr;
-  KernelFunctionFn kernel_function = nullptr;
-  CurrentFn current = nullptr;
+  PFN_cuLaunchKernel_v4000 launch = nullptr;
+  PFN_cuKernelGetFunction_v12000 kernel_function = nullptr;
+  PFN_cuCtxGetId_v12000 context_id = nullptr;
 };
 
 void *
@@ -42,22 +37,26 @@ entries ()
 {
   static const Entries e = [] {
     Entries r;
-    r.launch = reinterpret_cast<LaunchFn> (entry_point ("cuLaunchKernel"));
-    r.kernel_function =
-        reinterpret_cast<KernelFunctionFn> (entry_point ("cuKernelGetFunction"));
-    r.current = reinterpret_cast<CurrentFn> (entry_point ("cuCtxGetCurrent"));
-    if (!r.launch || !r.current)
+    r.launch =
+        reinterpret_cast<PFN_cuLaunchKernel_v4000> (entry_point ("cuLaunchKernel"));
+    r.kernel_function = reinterpret_cast<PFN_cuKernelGetFunction_v12000> (
+        entry_point ("cuKernelGetFunction"));
+    r.context_id = reinterpret_cast<PFN_cuCtxGetId_v12000> (entry_point ("cuCtxGetId"));
+    if (!r.context_id)
       r.launch = nullptr;
     return r;
   }();
   return e;
 }
 
-std::atomic<unsigned long long> made{ 0 };
+std::atomic<unsigned long long> made{ 0 }, made_again{ 0 };
 
+/* A kernel in a context, by the context's id: unique for the life of the
+ * process, so that a context destroyed (a device reset, a context an
+ * application made and dropped) never hands its functions to another. */
 struct Key {
   const void * kernel;
-  CUcontext context;
+  unsigned long long context;
   bool operator== (const Key & o) const
   {
     return kernel == o.kernel && context == o.context;
@@ -67,38 +66,45 @@ struct Key {
 struct KeyHash {
   std::size_t operator() (const Key & k) const
   {
-    return std::hash<const void *> () (k.kernel) * 31 + std::hash<void *> () (k.context);
+    return std::hash<const void *> () (k.kernel) * 31 +
+           std::hash<unsigned long long> () (k.context);
   }
 };
 
-/* A kernel's function in the current context (a device's primary context,
- * the one the runtime and nvcodec use): the process's primary contexts
- * live as long as it does (nothing here resets a device), so once found
- * it stays valid. nullptr: it could not be found, for good. */
-CUfunction
-resolve (const void * kernel, Kernel kind, CUcontext context)
+std::mutex known_lock;
+std::unordered_map<Key, CUfunction, KeyHash> known; /* nullptr: not found, for good */
+
+bool
+look_up (const Key & key, CUfunction * f)
 {
-  static std::mutex lock;
-  static std::unordered_map<Key, CUfunction, KeyHash> known;
-  const Key key{ kernel, context };
-  std::lock_guard<std::mutex> hold (lock);
+  std::lock_guard<std::mutex> hold (known_lock);
   auto it = known.find (key);
-  if (it != known.end ())
-    return it->second;
+  if (it == known.end ())
+    return false;
+  *f = it->second;
+  return true;
+}
+
+/* After the kernel's first launch in the current context succeeded: it is
+ * loaded there. Found outside the lock (CUDA calls); two threads that race
+ * here find the same function. */
+void
+find (const Key & key, Kernel kind)
+{
   CUfunction f = nullptr;
   if (kind == Kernel::BUILT) {
     cudaFunction_t fn = nullptr;
-    if (cudaGetFuncBySymbol (&fn, kernel) == cudaSuccess)
+    if (cudaGetFuncBySymbol (&fn, key.kernel) == cudaSuccess)
       f = reinterpret_cast<CUfunction> (fn);
     else
-      (void)cudaGetLastError (); /* ours: the runtime's launch says its own */
+      (void)cudaGetLastError (); /* ours: the launch before it succeeded */
   } else if (entries ().kernel_function) {
-    if (entries ().kernel_function (
-            &f, reinterpret_cast<CUkernel> (const_cast<void *> (kernel))) != CUDA_SUCCESS)
+    if (entries ().kernel_function (&f,
+            reinterpret_cast<CUkernel> (const_cast<void *> (key.kernel))) != CUDA_SUCCESS)
       f = nullptr;
   }
-  known.emplace (key, f);
-  return f;
+  std::lock_guard<std::mutex> hold (known_lock);
+  known.try_emplace (key, f);
 }
 
 } // namespace
@@ -107,23 +113,25 @@ cudaError_t
 launch (const void * kernel, Kernel kind, dim3 grid, dim3 block, std::size_t shared_bytes,
     cudaStream_t stream, void ** args)
 {
+  auto through_runtime = [&] {
+    return cudaLaunchKernel (kernel, grid, block, args, shared_bytes, stream);
+  };
   const Entries & e = entries ();
-  if (!e.launch)
-    return cudaErrorNotSupported;
-  /* None current yet: the runtime's launch makes the device's primary
-   * context current. */
-  CUcontext context = nullptr;
-  if (e.current (&context) != CUDA_SUCCESS || !context)
-    return cudaErrorNotSupported;
-  /* The last few of this thread: an element's streaming thread launches
-   * the same one or two kernels frame after frame. */
+  /* No context current yet: the runtime's launch makes the device's
+   * primary context current. */
+  unsigned long long context = 0;
+  if (!e.launch || e.context_id (nullptr, &context) != CUDA_SUCCESS)
+    return through_runtime ();
+  /* The last few of this thread: a streaming thread launches the same one
+   * or two kernels frame after frame. */
   struct Seen {
     const void * kernel = nullptr;
-    CUcontext context = nullptr;
+    unsigned long long context = 0;
     CUfunction function = nullptr;
   };
   thread_local std::array<Seen, 4> seen{};
   thread_local unsigned next = 0;
+  const Key key{ kernel, context };
   CUfunction f = nullptr;
   bool found = false;
   for (const Seen & s : seen)
@@ -132,16 +140,24 @@ launch (const void * kernel, Kernel kind, dim3 grid, dim3 block, std::size_t sha
       found = true;
       break;
     }
-  if (!found) {
-    f = resolve (kernel, kind, context);
+  if (!found && look_up (key, &f)) {
     seen[next++ % seen.size ()] = { kernel, context, f };
+    found = true;
+  }
+  if (!found) {
+    const cudaError_t r = through_runtime ();
+    if (r == cudaSuccess)
+      find (key, kind);
+    return r;
   }
   if (!f)
-    return cudaErrorNotSupported;
-  const CUresult r = e.launch (f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
-      (unsigned)shared_bytes, reinterpret_cast<CUstream> (stream), args, nullptr);
-  if (r != CUDA_SUCCESS)
-    return cudaErrorLaunchFailure;
+    return through_runtime ();
+  if (e.launch (f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+          (unsigned)shared_bytes, reinterpret_cast<CUstream> (stream), args,
+          nullptr) != CUDA_SUCCESS) {
+    made_again.fetch_add (1, std::memory_order_relaxed);
+    return through_runtime ();
+  }
   made.fetch_add (1, std::memory_order_relaxed);
   return cudaSuccess;
 }
@@ -150,6 +166,12 @@ unsigned long long
 launched ()
 {
   return made.load (std::memory_order_relaxed);
+}
+
+unsigned long long
+refused ()
+{
+  return made_again.load (std::memory_order_relaxed);
 }
 
 } // namespace gst_cs::gpu::driver

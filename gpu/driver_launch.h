@@ -1,63 +1,71 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// A kernel launched through the driver's cuLaunchKernel, its function in
-// the current device's context resolved once, instead of through the
-// runtime's cudaLaunchKernel, which resolves the kernel to that function
-// on every launch. On one H200 (2026-12-01, gcs-frame-cost) the host cost
-// of a launch of 816 bytes of parameters went from 4.64 to 4.10 µs that
-// way, and from 5.06 to 4.28 in a second run: a tenth of a host-bound
-// converter frame.
+// Kernels launched through the driver's cuLaunchKernel, each kernel's
+// function in the current context resolved once, instead of through the
+// runtime's cudaLaunchKernel (and <<<>>>), which finds that function again
+// on every launch. On one H200 (2026-12-01, gcs-frame-cost, 816 bytes of
+// parameters) a bare cuLaunchKernel cost the host 4.10 and 4.28 µs where
+// <<<>>> cost 4.64 and 5.06, in two runs; the pipelines' host-bound rows
+// move by more than that from run to run, and did not show it.
 //
 // The driver's entry points come from the runtime
-// (cudaGetDriverEntryPointByVersion): nothing links libcuda. Where they
-// are missing (the CUDA stand-in) or a kernel cannot be resolved, launch()
-// says so and the caller launches through the runtime.
+// (cudaGetDriverEntryPointByVersion): nothing links libcuda. A kernel's
+// first launch in a context goes through the runtime, which loads it
+// there and whose error, if any, is the caller's as before; only after it
+// succeeded is the kernel's function looked up. Where the driver refuses a
+// launch the runtime makes it again, so that its error is the one the
+// caller reads (cudaGetLastError).
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include <cuda_runtime_api.h>
+
+// A null stream is the legacy default stream on the driver's path; with
+// per-thread default streams the runtime's launch would take another.
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#error "driver_launch.h: the driver's launch takes a null stream as the legacy one"
+#endif
 
 namespace gst_cs::gpu::driver {
 
 // What `kernel` is: a built kernel's host stub (the address `<<<>>>` and
 // cudaLaunchKernel take), or a kernel handle loaded from a library
-// (cudaLibraryGetKernel).
+// (cudaLibraryGetKernel: the kernels compiled at run time).
 enum class Kernel { BUILT, HANDLE };
 
 // Launches `kernel` on `stream` with `args` as cudaLaunchKernel takes them.
-// cudaSuccess where launched. Else nothing was enqueued, and the caller
-// launches through the runtime, whose error (cudaGetLastError) is then
-// the one that counts: cudaErrorNotSupported where the driver's way is
-// not available (the stand-in, no current context, a kernel not
-// resolved), another error where the driver refused the launch (not
-// sticky, as the runtime's launch errors).
+// cudaSuccess, or the runtime's error for the launch, as cudaLaunchKernel
+// returns it.
 cudaError_t launch (const void * kernel, Kernel kind, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args);
 
-// Launches made through the driver so far, in this process: tests assert
-// that the driver's way is the one taken on a GPU.
+// Launches made through the driver so far in this process, and launches
+// the driver refused that the runtime then made: tests assert that the
+// driver's way is the one taken on a GPU.
 unsigned long long launched ();
+unsigned long long refused ();
 
+// The parameter types of a kernel, not deduced from the arguments: each
+// argument converts to its parameter, as at a call.
 template <class T> struct Same {
   using type = T;
 };
 
 // Launches built `kernel` with `args`, as `kernel<<<grid, block,
-// shared_bytes, stream>>> (args...)` does: through the driver where it
-// can, else through the runtime, which also makes again a launch the
-// driver refused, so that its error is the runtime's (cudaGetLastError).
+// shared_bytes, stream>>> (args...)` does.
 template <class... P>
-void
-start (void (*kernel) (P...), dim3 grid, dim3 block, std::size_t shared_bytes,
-    cudaStream_t stream, typename Same<P>::type... args)
+cudaError_t
+launch_built (void (*kernel) (P...), dim3 grid, dim3 block, std::size_t shared_bytes,
+    cudaStream_t stream, const typename Same<P>::type &... args)
 {
-  /* Both launches only read them. */
+  /* Each pointer must be the parameter's own bytes. */
+  static_assert (!(std::is_reference_v<P> || ...), "kernel parameters are values");
+  /* The launch only reads them. */
   void * argv[sizeof...(P) ? sizeof...(P) : 1] = { const_cast<void *> (
       static_cast<const void *> (&args))... };
-  const void * built = reinterpret_cast<const void *> (kernel);
-  if (launch (built, Kernel::BUILT, grid, block, shared_bytes, stream, argv) !=
-      cudaSuccess)
-    cudaLaunchKernel (built, grid, block, argv, shared_bytes, stream);
+  return launch (reinterpret_cast<const void *> (kernel), Kernel::BUILT, grid, block,
+      shared_bytes, stream, argv);
 }
 
 } // namespace gst_cs::gpu::driver

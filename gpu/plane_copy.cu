@@ -90,7 +90,7 @@ copy_planes (const PlaneCopy * planes, int n_planes, cudaStream_t stream)
   }
   const unsigned threads = 256;
   dim3 grid ((max_words + threads - 1) / threads, std::min (max_rows, 65535u), n_planes);
-  driver::start (copy_planes_kernel, grid, dim3 (threads), 0, stream, args);
+  (void)driver::launch_built (copy_planes_kernel, grid, dim3 (threads), 0, stream, args);
   return cudaGetLastError ();
 }
 

@@ -30,6 +30,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.h"
+#include "driver_launch.h"
 
 namespace {
 
@@ -215,6 +216,10 @@ main (int argc, char ** argv)
     CHECK (cudaGetFuncBySymbol (&fn, (const void *)copy_kernel<816>));
     CHECK (cudaGetDriverEntryPointByVersion (
         "cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !entry) {
+      std::fprintf (stderr, "no cuLaunchKernel in the driver\n");
+      return 1;
+    }
     const auto drv = reinterpret_cast<LaunchFn> (entry);
     CHECK (launch_kernel_handle<816> (handle, b, s, 1));
     CHECK (launch_driver<816> (drv, reinterpret_cast<CUfunction> (fn), b, s, 1) ==
@@ -227,6 +232,13 @@ main (int argc, char ** argv)
     host.push_back ({ "launch 816, cuLaunchKernel (CUfunction)", host_cost ([&] {
                        launch_driver<816> (
                            drv, reinterpret_cast<CUfunction> (fn), b, s, 1);
+                     }) });
+    /* The project's own door (gpu/driver_launch.h), its lookups included. */
+    Params<816> p816;
+    std::memset (&p816, 0, sizeof p816);
+    host.push_back ({ "launch 816, driver::launch_built (ours)", host_cost ([&] {
+                       (void)gst_cs::gpu::driver::launch_built (copy_kernel<816>,
+                           dim3 (1), dim3 (256), 0, s, b.in, b.out, b.words, p816);
                      }) });
     host.push_back (
         { "launch 816, <<<>>> again", host_cost ([&] { launch<816> (b, s, 1); }) });
