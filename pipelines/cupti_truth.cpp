@@ -225,6 +225,9 @@ InitializeInjection (void)
     std::fprintf (stderr, "gcs-cupti-truth: CUPTI refused the activity records\n");
     return 0;
   }
+  /* The runtime's calls alone: the kernels' launches, which go through
+   * the driver once a kernel is known in its context
+   * (gpu/driver_launch.h), are not among them. */
   if (const char * path = std::getenv ("GCS_CUPTI_TIMELINE")) {
     timeline = std::fopen (path, "w");
     if (!timeline || cuptiActivityEnable (CUPTI_ACTIVITY_KIND_RUNTIME) != CUPTI_SUCCESS)
