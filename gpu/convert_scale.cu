@@ -76,4 +76,13 @@ convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
   return cudaGetLastError ();
 }
 
+cudaError_t
+convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream)
+{
+  if (!pointed.fixed.lines_on || convert_scale_lines_bytes (pointed) == 0)
+    return cudaErrorInvalidValue;
+  kernels::launch_quad_lines (pointed, stream);
+  return cudaGetLastError ();
+}
+
 } // namespace gst_cs::gpu

@@ -199,6 +199,15 @@ struct ConvertScale {
     // chroma's words.
     int taps = 2;
     unsigned chroma_pairs = 0;
+    // Four taps: a table of every output line's taps in device memory
+    // (convert_scale_point_lines), read by the tiles instead of computing
+    // them again in each. Not a frame's address: a move keeps it, and a
+    // kernel compiled for the description takes it from the launch
+    // (each_table_address_pair). lines_at[g][v]: the index of line -1 of
+    // resolution g's columns (v 0) or rows (v 1).
+    const void * lines = nullptr;
+    int lines_at[2][2] = {};
+    bool lines_on = false;
   } fixed;
 };
 
@@ -251,5 +260,26 @@ cudaError_t convert_scale_resolved (const ConvertScale & resolved, cudaStream_t 
 
 // convert_scale_as_gpu_on_host of a resolved description.
 void convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved);
+
+// The table of taps per output line of a resolved description: computed
+// once per description, instead of once per tile by each of its tiles
+// (4K -> 1080p bicubic: 6,020 lines, 199,920 computed by the tiles). Only
+// the fixed-point kernels of four taps read one.
+//
+// Its bytes in device memory; 0 where the description's kernel reads none.
+std::size_t convert_scale_lines_bytes (const ConvertScale & resolved);
+
+// Points *resolved at `table` (convert_scale_lines_bytes of device memory)
+// and turns its reading on; nullptr turns it off. No GPU work: the table
+// must be filled (below) before a kernel of *resolved runs, and kept while
+// one may.
+void convert_scale_point_lines (ConvertScale * resolved, const void * table);
+
+// Enqueues the table's filling on `stream` for a description pointed at
+// it; returns the launch status, never blocks.
+cudaError_t convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream);
+
+// The same table filled on the CPU, at once (the twin's and the stand-in's).
+void convert_scale_fill_lines_on_host (const ConvertScale & pointed);
 
 } // namespace gst_cs::gpu

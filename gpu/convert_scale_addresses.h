@@ -38,6 +38,19 @@ each_address_pair (A & a, B & b, Fn fn)
   fn (a.fixed.chroma, b.fixed.chroma, true);
 }
 
+// Calls fn (a's field, b's field) for every field that points to memory
+// of the description's own, not a frame's (the table of taps, which
+// convert_scale_point_lines sets): convert_scale_move leaves them where
+// they are, and a kernel compiled for a description takes them from the
+// launch as it takes the frames' (take_addresses), so that one compiled
+// kernel serves every table.
+template <class A, class B, class Fn>
+GCS_ADDRESS_HD void
+each_table_address_pair (A & a, B & b, Fn fn)
+{
+  fn (a.fixed.lines, b.fixed.lines);
+}
+
 // Calls fn (field, input) for every field of `op` that points into a frame.
 template <class Op, class Fn>
 GCS_ADDRESS_HD void
@@ -46,12 +59,14 @@ each_address (Op & op, Fn fn)
   each_address_pair (op, op, [&] (auto & p, auto &, bool input) { fn (p, input); });
 }
 
-// `to` with the addresses of `from`: a description compiled in (all but
-// its addresses) applied to the frames of a launch.
+// `to` with the addresses of `from`, the frames' and the tables': a
+// description compiled in (all but its addresses) applied to the memory
+// of a launch.
 GCS_ADDRESS_HD void
 take_addresses (ConvertScale & to, const ConvertScale & from)
 {
   each_address_pair (to, from, [] (auto & t, const auto & f, bool) { t = f; });
+  each_table_address_pair (to, from, [] (auto & t, const auto & f) { t = f; });
 }
 
 } // namespace gst_cs::gpu

@@ -28,4 +28,19 @@ launch_fixed_taps (const ConvertScale & op, cudaStream_t stream)
   });
 }
 
+void
+launch_quad_lines (const ConvertScale & op, cudaStream_t stream)
+{
+  const int n = (int)(convert_scale_lines_bytes (op) / sizeof (fixed_point::QuadTaps));
+  auto * table =
+      static_cast<fixed_point::QuadTaps *> (const_cast<void *> (op.fixed.lines));
+  const unsigned threads = kTileX * kTileY;
+  fixed_point::dispatch_quad_filter (op, [&] (auto f) {
+    /* Its error, if any, the caller reads (cudaGetLastError). */
+    (void)driver::launch_built (convert_scale_quad_lines_kernel<decltype (f)::value>,
+        dim3 (((unsigned)n + threads - 1) / threads), dim3 (threads), 0, stream, op,
+        table, n);
+  });
+}
+
 } // namespace gst_cs::gpu::kernels

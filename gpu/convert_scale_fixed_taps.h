@@ -142,14 +142,85 @@ tile_quad (const QuadTaps & t)
 #endif
 }
 
+// ---- The table of every line's taps (convert_scale_point_lines) ----
+// A line's taps depend on the description, the resolution g, the axis and
+// the output line only: the tiles of a row of tiles computed the same rows'
+// taps each, those of a column the same columns'. The table holds each
+// once, computed by the GPU (convert_scale_fill_lines) with the call the
+// tiles made (fill_quad_line), so the tiles read the values they computed.
+
+// How many lines of columns (n[0]) and rows (n[1]) the table holds per
+// resolution: every line a tile touches, from -1 (tile_lines' extra line)
+// to the tiles' overhang past the frame's edge. Every tile height in use
+// (quad_table_rows: powers of 2 up to two_tap::kMaxTileRows, the blocks'
+// up to kBlockTileRows) divides kMaxTileRows, so the extent holds for any.
+GCS_HD void
+quad_lines_extent (const ConvertScale & op, int n[2])
+{
+  constexpr int kX = two_tap::kTileX, kY = two_tap::kMaxTileRows;
+  static_assert (kY % kBlockTileRows == 0, "the blocks' tiles within the rows' extent");
+  const Image & o = op.out;
+  const int lx = o.yuv ? o.comp[1].log2_x : 0, ly = o.yuv ? o.comp[1].log2_y : 0;
+  const int nbx = pixels::blocks_x (o), nby = pixels::blocks_y (o);
+  n[0] = (((nbx + kX - 1) / kX * kX) << lx) + 1;
+  n[1] = (((nby + kY - 1) / kY * kY) << ly) + 1;
+}
+
+// Where resolution g's line -1 along x (along_y false) or y lies in the
+// table: selected, not indexed (an indexed field of the description would
+// be copied to local memory where a compiled kernel holds it).
+GCS_HD int
+quad_lines_at (const ConvertScale::FixedPoint & f, int g, bool along_y)
+{
+  return g == 0 ? (along_y ? f.lines_at[0][1] : f.lines_at[0][0])
+                : (along_y ? f.lines_at[1][1] : f.lines_at[1][0]);
+}
+
+// Entry e of the table (of 2 * (n[0] + n[1])): the taps of F that
+// fill_entry computes without a table, by the same call.
+template <Filter F>
+GCS_HD void
+fill_quad_line (const ConvertScale & op, QuadTaps * table, int e)
+{
+  const ConvertScale::FixedPoint & f = op.fixed;
+  const int g = e >= f.lines_at[1][0] ? 1 : 0;
+  const bool along_y = e >= quad_lines_at (f, g, true);
+  const int o = e - quad_lines_at (f, g, along_y) - 1;
+  bool inside;
+  table[e] = QuadTaps::at<F> (
+      op, g, along_y, tap_tile::output_line_position (op, g, along_y, o, &inside));
+}
+
+// Line o's taps of resolution g from the table: two 16-byte loads through
+// the read-only cache on the GPU.
+GCS_HD QuadTaps
+line_quad (const ConvertScale & op, int g, bool along_y, int o)
+{
+  const QuadTaps * t = static_cast<const QuadTaps *> (op.fixed.lines) +
+                       quad_lines_at (op.fixed, g, along_y) + (o + 1);
+#if defined(__CUDA_ARCH__)
+  const uint4 a = __ldg (reinterpret_cast<const uint4 *> (t)),
+              b = __ldg (reinterpret_cast<const uint4 *> (t) + 1);
+  return QuadTaps{ a.x, { (int)a.y, (int)a.z, (int)a.w, (int)b.x }, { b.y, b.z },
+    (int)b.w };
+#else
+  return *t;
+#endif
+}
+
 // Fills entry k of a tile of four taps (two_tap::fill_entry_with): the
-// taps of F (bicubic or area) of output column or row o. Not turned
-// (resolve): columns run along the source's x.
+// taps of F (bicubic or area) of output column or row o, copied from the
+// description's table where it has one (about 20 instructions instead of
+// some 500). Not turned (resolve): columns run along the source's x.
 template <Filter F>
 GCS_HD void
 fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t, int k)
 {
   two_tap::fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
+    if (op.fixed.lines_on) {
+      *inside = tap_tile::line_inside (op, vertical, o);
+      return line_quad (op, g, vertical, o);
+    }
     return QuadTaps::at<F> (
         op, g, vertical, tap_tile::output_line_position (op, g, vertical, o, inside));
   });

@@ -98,11 +98,14 @@ convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
   return true;
 }
 
-/* Every pointer of a resolved description, moved (each_address): a
- * field added to ConvertScale that points into a frame must be listed
- * there (the size check makes whoever adds one look). */
-static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 984,
-    "ConvertScale changed: list its new pointers in each_address_pair");
+/* Every pointer of a resolved description into a frame, moved
+ * (each_address): a field added to ConvertScale that points into a frame
+ * must be listed there, one that points to the description's own memory
+ * in each_table_address_pair (the size check makes whoever adds one
+ * look). */
+static_assert (sizeof (void *) != 8 || sizeof (ConvertScale) == 1016,
+    "ConvertScale changed: list its new pointers in each_address_pair or "
+    "each_table_address_pair");
 
 bool
 convert_scale_move (
@@ -431,6 +434,52 @@ tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
 }
 
 } // namespace
+
+std::size_t
+convert_scale_lines_bytes (const ConvertScale & resolved)
+{
+  if (choose_path (resolved) != Path::FIXED_TAPS)
+    return 0;
+  int n[2];
+  fixed_point::quad_lines_extent (resolved, n);
+  return 2 * (std::size_t) (n[0] + n[1]) * sizeof (fixed_point::QuadTaps);
+}
+
+void
+convert_scale_point_lines (ConvertScale * resolved, const void * table)
+{
+  ConvertScale::FixedPoint & f = resolved->fixed;
+  f.lines = nullptr;
+  f.lines_on = false;
+  for (auto & at : f.lines_at)
+    at[0] = at[1] = 0;
+  if (!table || convert_scale_lines_bytes (*resolved) == 0)
+    return;
+  int n[2];
+  fixed_point::quad_lines_extent (*resolved, n);
+  /* [g][v]: luma's columns, its rows, then the chroma's. */
+  f.lines_at[0][0] = 0;
+  f.lines_at[0][1] = n[0];
+  f.lines_at[1][0] = n[0] + n[1];
+  f.lines_at[1][1] = 2 * n[0] + n[1];
+  f.lines = table;
+  f.lines_on = true;
+}
+
+void
+convert_scale_fill_lines_on_host (const ConvertScale & pointed)
+{
+  const int n =
+      (int)(convert_scale_lines_bytes (pointed) / sizeof (fixed_point::QuadTaps));
+  if (!pointed.fixed.lines_on || n == 0)
+    return;
+  auto * table =
+      static_cast<fixed_point::QuadTaps *> (const_cast<void *> (pointed.fixed.lines));
+  fixed_point::dispatch_quad_filter (pointed, [&] (auto f) {
+    for (int e = 0; e < n; e++)
+      fixed_point::fill_quad_line<decltype (f)::value> (pointed, table, e);
+  });
+}
 
 bool
 convert_scale_as_gpu_on_host (const ConvertScale & op)

@@ -344,6 +344,19 @@ __launch_bounds__ (kTileX * kTileY, 4)
       blockIdx.y * rows + threadIdx.y, (blockIdx.y + 1) * rows, kTileY);
 }
 
+/* The table of four taps per output line (fixed_point::fill_quad_line),
+ * a thread an entry, once per description: the built instance alone (a
+ * kernel compiled for the description would cost more than it saves). */
+template <Filter F>
+__global__ void
+__launch_bounds__ (kTileX * kTileY) convert_scale_quad_lines_kernel (
+    ConvertScale op, fixed_point::QuadTaps * table, int n)
+{
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e < n)
+    fixed_point::fill_quad_line<F> (op, table, e);
+}
+
 /* Outputs with subsampled chroma from four taps (fixed_point_blocks). */
 template <Filter F, int Word>
 __global__ void
@@ -518,6 +531,8 @@ void launch_fixed_point (
 void launch_fixed_point_blocks (
     const ConvertScale & op, cudaStream_t stream); /* _fixed_point_blocks.cu */
 void launch_fixed_taps (
+    const ConvertScale & op, cudaStream_t stream); /* _fixed_taps.cu */
+void launch_quad_lines (
     const ConvertScale & op, cudaStream_t stream);                 /* _fixed_taps.cu */
 void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
 template <Filter F, int IB>

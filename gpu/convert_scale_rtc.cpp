@@ -58,9 +58,11 @@ fnv (const void * data, std::size_t n, std::uint64_t h = 14695981039346656037ull
   return h;
 }
 
-/* A description without its addresses: what a compiled kernel is for.
- * Copied as bytes, so that its padding is the description's: the frames
- * of one resolved description (moved, convert_scale_move) share it. */
+/* A description without its addresses, the frames' and the table's: what
+ * a compiled kernel is for, wherever an element's table lies (with it, each
+ * element and each run would compile its own). Copied as bytes, so that its
+ * padding is the description's: the frames of one resolved description
+ * (moved, convert_scale_move) share it. */
 using Description = std::array<unsigned char, sizeof (ConvertScale)>;
 
 Description
@@ -69,6 +71,7 @@ description_of (const ConvertScale & op)
   ConvertScale d;
   std::memcpy (static_cast<void *> (&d), &op, sizeof d);
   each_address (d, [] (auto *& p, bool) { p = nullptr; });
+  each_table_address_pair (d, d, [] (auto *& p, auto *&) { p = nullptr; });
   Description out;
   std::memcpy (out.data (), &d, sizeof d);
   return out;

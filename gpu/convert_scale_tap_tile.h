@@ -61,11 +61,21 @@ struct LinePosition {
   int lo, hi;
 };
 
+// Whether output column (vertical = false) or row `o` lies in the
+// picture: apart from its position, as a table of taps (whose entries
+// leave it out) asks.
+GCS_HD bool
+line_inside (const ConvertScale & op, bool vertical, int o)
+{
+  const int d = vertical ? o - op.dst_y : o - op.dst_x;
+  return d >= 0 && d < (vertical ? op.dst_h : op.dst_w);
+}
+
 GCS_HD LinePosition
 output_line_position (const ConvertScale & op, int g, bool vertical, int o, bool * inside)
 {
   const int d = vertical ? o - op.dst_y : o - op.dst_x;
-  *inside = d >= 0 && d < (vertical ? op.dst_h : op.dst_w);
+  *inside = line_inside (op, vertical, o);
   const two_tap::LineSource l = two_tap::line_source (op, vertical, (float)d);
   const pixels::PlanePosition p = pixels::plane_position (op, g, l.source_y, l.s);
   return LinePosition{ p.p, l.scale * p.k, p.lo, p.hi };

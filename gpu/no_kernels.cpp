@@ -30,6 +30,12 @@ convert_scale_resolved (const ConvertScale &, cudaStream_t)
 }
 
 cudaError_t
+convert_scale_fill_lines (const ConvertScale &, cudaStream_t)
+{
+  return cudaErrorNotSupported;
+}
+
+cudaError_t
 batch_normalize (const BatchNormalize &, cudaStream_t)
 {
   return cudaErrorNotSupported;

@@ -13,15 +13,36 @@
 namespace gst_cs::gpu {
 namespace {
 
+/* The table of taps a description points to (convert_scale_point_lines),
+ * read by its kernel and written by its filling: device memory too. */
+bool
+may_access_lines (const ConvertScale & op)
+{
+  return !op.fixed.lines_on ||
+         fakecuda_kernel_may_access (op.fixed.lines, convert_scale_lines_bytes (op));
+}
+
 void
 run (void * data)
 {
   const auto * op = static_cast<const ConvertScale *> (data);
-  if (!twin_may_access_image (op->in) || !twin_may_access_image (op->out)) {
+  if (!twin_may_access_image (op->in) || !twin_may_access_image (op->out) ||
+      !may_access_lines (*op)) {
     fakecuda_fault ();
     return;
   }
   convert_scale_resolved_as_gpu_on_host (*op);
+}
+
+void
+fill (void * data)
+{
+  const auto * op = static_cast<const ConvertScale *> (data);
+  if (!may_access_lines (*op)) {
+    fakecuda_fault ();
+    return;
+  }
+  convert_scale_fill_lines_on_host (*op);
 }
 
 void
@@ -46,6 +67,16 @@ convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
 {
   (void)fakecuda_launch (stream, run, new ConvertScale (resolved), release);
   /* As the kernel wrapper: a failed launch is the thread's last error. */
+  return cudaGetLastError ();
+}
+
+cudaError_t
+convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream)
+{
+  if (!pointed.fixed.lines_on || convert_scale_lines_bytes (pointed) == 0)
+    return cudaErrorInvalidValue;
+  /* Lazy, as the kernel: ordered with the stream's other work. */
+  (void)fakecuda_launch (stream, fill, new ConvertScale (pointed), release);
   return cudaGetLastError ();
 }
 
