@@ -67,6 +67,7 @@
 #include "base/gstcscompat.hpp"
 #include "convert/gstcsconvertcaps.h"
 #include "convert/gstcsconvertdesc.hpp"
+#include "convert/gstcsconvertlines.hpp"
 #include "convert/gstcsconvertmemo.hpp"
 #include "convert/gstcsorientationtags.hpp"
 #include "base/gstcsdeviceinput.hpp"
@@ -114,6 +115,7 @@ struct _GstCsConvertScale {
   gst_cs::ConvertColours colours; /* of the caps in use, streaming thread */
   gst_cs::FrameLayouts * layouts; /* of the frames, streaming thread */
   gst_cs::ConvertMemo * memo;     /* the last frame's description, streaming thread */
+  gst_cs::ConvertLines * lines;   /* its table of taps, streaming thread */
 };
 
 static void
@@ -411,7 +413,7 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
           return false;
         key.out = &out_layout;
         gst_cs::gpu::ConvertScale described;
-        const gst_cs::gpu::ConvertScale * op = self->memo->resolve (key, in, out, [&] () {
+        gst_cs::gpu::ConvertScale * op = self->memo->resolve (key, in, out, [&] () {
           gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
               (gint)region.y, (gint)region.width, (gint)region.height, key.settings,
               &self->colours, &described);
@@ -419,6 +421,9 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
           described.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
           return described;
         });
+        if (op && !self->lines->attach (op, self->memo->moved (),
+                      gst_cs_base_transform_get_device (base), stream, error))
+          return false;
         const cudaError_t status = op ? gst_cs::gpu::convert_scale_resolved (*op, stream)
                                       : cudaErrorInvalidValue;
         if (status == cudaSuccess)
@@ -560,6 +565,7 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
   auto * self = GST_CS_CONVERT_SCALE (trans);
   gst_clear_object (&self->pool);
   self->input->reset ();
+  self->lines->reset ();
   GST_OBJECT_LOCK (self);
   self->tags->reset ();
   g_clear_pointer (&self->refusal, g_free);
@@ -645,6 +651,7 @@ gst_cs_convert_scale_finalize (GObject * object)
   delete self->input;
   delete self->layouts;
   delete self->memo;
+  delete self->lines;
   delete self->tags;
   G_OBJECT_CLASS (gst_cs_convert_scale_parent_class)->finalize (object);
 }
@@ -772,4 +779,5 @@ gst_cs_convert_scale_init (GstCsConvertScale * self)
   self->colours = gst_cs::ConvertColours ();
   self->layouts = new gst_cs::FrameLayouts;
   self->memo = new gst_cs::ConvertMemo;
+  self->lines = new gst_cs::ConvertLines (gst_cs_convert_scale_debug, GST_OBJECT (self));
 }

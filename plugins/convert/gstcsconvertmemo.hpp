@@ -34,15 +34,19 @@ public:
   // last one moved where its key was the same and the move keeps its
   // alignment, else describe () (a gpu::ConvertScale with its memory)
   // resolved afresh. Null where convert_scale refuses the description.
+  // The caller may point it at a table of taps (gpu::convert_scale_point_lines),
+  // which the moves of the next frames keep.
   template <class Describe>
-  const gpu::ConvertScale * resolve (
+  gpu::ConvertScale * resolve (
       const ConvertKey & key, const guint8 * in, guint8 * out, Describe describe)
   {
     if (valid_ && same (key) &&
         gpu::convert_scale_move (&op_, shift (in, in_), shift (out, out_))) {
       in_ = in, out_ = out;
+      moved_ = true;
       return &op_;
     }
+    moved_ = false;
     valid_ = false;
     if (!gpu::convert_scale_resolve (describe (), &op_))
       return nullptr;
@@ -54,6 +58,10 @@ public:
 
   // The next frame describes afresh (new caps).
   void clear () { valid_ = false; }
+
+  // Whether the last resolve () moved the description of the frame before
+  // (its second frame or a later one) rather than describing afresh.
+  bool moved () const { return moved_; }
 
 private:
   /* Bytes from `from` to `to`: different allocations, so not a pointer
@@ -67,6 +75,7 @@ private:
   void keep (const ConvertKey & key);
 
   bool valid_ = false;
+  bool moved_ = false;
   gpu::ConvertScale op_; // resolved, for in_ and out_
   const guint8 * in_ = nullptr;
   guint8 * out_ = nullptr;
