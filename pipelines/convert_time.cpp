@@ -14,7 +14,13 @@
  * cudadownload too, one at a time the same way: the input frame from
  * pinned memory to the device (up_us) and the output frame back (down_us).
  *
- *   gcs-convert-time [--rows FILE] [--copies] [TEXT]
+ * The kernel is timed as the element runs it from a description's second
+ * frame on: resolved once, with its table of taps per output line
+ * (gpu::convert_scale_point_lines) allocated and filled once where its
+ * kernel reads one ("lines_bytes"); --no-lines times it without, for an
+ * A/B in one build.
+ *
+ *   gcs-convert-time [--rows FILE] [--copies] [--no-lines] [TEXT]
  *       -> one line "CONVERT-TIME {json}" per row of FILE (default:
  *          pipelines/convert_rows.txt), those whose name holds TEXT (one
  *          kernel to profile)
@@ -169,7 +175,7 @@ copy_figures (const GstVideoInfo * in, const GstVideoInfo * out, guint8 * din,
 }
 
 bool
-run_row (const Row & r, cudaStream_t stream, bool copies)
+run_row (const Row & r, cudaStream_t stream, bool copies, bool lines)
 {
   GstVideoInfo in, out;
   gst_video_info_set_format (&in, r.in_format, r.in_w, r.in_h);
@@ -197,16 +203,37 @@ run_row (const Row & r, cudaStream_t stream, bool copies)
   gst_cs::describe_convert (&in, &out, r.crop[0], r.crop[1], src_w, src_h, settings, &op);
   op.in = gst_cs::convert_image (&in, &in, din, false);
   op.out = gst_cs::convert_image (&out, &out, dout, true);
-  bool ok = check (gst_cs::gpu::convert_scale (op, stream), "convert_scale");
-  const double kernel =
-      time_us (stream, 200, [&] { gst_cs::gpu::convert_scale (op, stream); });
+  gst_cs::gpu::ConvertScale resolved;
+  if (!gst_cs::gpu::convert_scale_resolve (op, &resolved)) {
+    std::fprintf (stderr, "%s: convert_scale refuses the description\n", r.name.c_str ());
+    for (void * p : { (void *)din, (void *)dout, (void *)copy_a, (void *)copy_b })
+      cudaFree (p);
+    return false;
+  }
+  void * table = nullptr;
+  const size_t lines_bytes =
+      lines ? gst_cs::gpu::convert_scale_lines_bytes (resolved) : 0;
+  bool ok = true;
+  if (lines_bytes > 0) {
+    ok = check (cudaMalloc (&table, lines_bytes), "cudaMalloc");
+    if (ok) {
+      gst_cs::gpu::convert_scale_point_lines (&resolved, table);
+      ok = check (gst_cs::gpu::convert_scale_fill_lines (resolved, stream),
+          "convert_scale_fill_lines");
+    }
+  }
+  ok = ok && check (gst_cs::gpu::convert_scale_resolved (resolved, stream),
+                 "convert_scale_resolved");
+  const double kernel = time_us (
+      stream, 200, [&] { gst_cs::gpu::convert_scale_resolved (resolved, stream); });
   int device = 0;
   GatedTime one;
   ok = ok && check (cudaGetDevice (&device), "cudaGetDevice") &&
        time_one_at_a_time (
            device, stream, 200,
            [&] {
-             return check (gst_cs::gpu::convert_scale (op, stream), "convert_scale");
+             return check (gst_cs::gpu::convert_scale_resolved (resolved, stream),
+                 "convert_scale_resolved");
            },
            &one);
   /* The CPU's share of a frame: describing it as the element does and
@@ -233,10 +260,11 @@ run_row (const Row & r, cudaStream_t stream, bool copies)
   std::printf ("CONVERT-TIME {\"row\":\"%s\",\"kernel_us\":%.2f,\"kernel_one_us\":%.2f,"
                "\"kernel_one_mean_us\":%.2f,\"gated\":%s,\"copy_us\":%.2f,"
                "\"ratio\":%.3f,\"host_us\":%.2f,\"in_bytes\":%zu,\"out_bytes\":%zu,"
-               "\"path\":\"%s\"%s}\n",
+               "\"path\":\"%s\",\"lines_bytes\":%zu%s}\n",
       r.name.c_str (), kernel, one.median_us, one.mean_us, one.gated ? "true" : "false",
       copy, kernel / copy, host, read_bytes, out.size,
-      gst_cs::gpu::convert_scale_path (op), copy_times.c_str ());
+      gst_cs::gpu::convert_scale_path (op), lines_bytes, copy_times.c_str ());
+  cudaFree (table);
   cudaFree (din);
   cudaFree (dout);
   cudaFree (copy_a);
@@ -253,12 +281,14 @@ main (int argc, char ** argv)
    * argument picks those whose name holds it. */
   const char * rows_path = GCS_CONVERT_ROWS;
   const char * pick = nullptr;
-  bool copies = false;
+  bool copies = false, lines = true;
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--rows") == 0 && i + 1 < argc)
       rows_path = argv[++i];
     else if (std::strcmp (argv[i], "--copies") == 0)
       copies = true;
+    else if (std::strcmp (argv[i], "--no-lines") == 0)
+      lines = false;
     else
       pick = argv[i];
   }
@@ -293,7 +323,7 @@ main (int argc, char ** argv)
   bool ok = true;
   for (const Row & r : rows)
     if (!pick || r.name.find (pick) != std::string::npos)
-      ok = run_row (r, stream, copies) && ok;
+      ok = run_row (r, stream, copies, lines) && ok;
   cudaStreamDestroy (stream);
   return ok ? 0 : 1;
 }
