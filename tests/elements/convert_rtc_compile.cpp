@@ -150,6 +150,27 @@ GST_START_TEST (test_families_compile)
         gpu::convert_scale_path (resolved), stack, (int)sizeof (gpu::ConvertScale));
     g_print (
         "%s: compiled, %d bytes of stack\n", gpu::convert_scale_path (resolved), stack);
+    /* With a table of taps (convert_scale_point_lines): one source for any
+     * table's address (else each element and run would compile its own),
+     * another than without, and it compiles within the stack's bound. */
+    if (gpu::convert_scale_lines_bytes (resolved) > 0) {
+      std::vector<guint64> a (gpu::convert_scale_lines_bytes (resolved) / 8),
+          b (a.size ());
+      gpu::ConvertScale with_a = resolved, with_b = resolved;
+      gpu::convert_scale_point_lines (&with_a, a.data ());
+      gpu::convert_scale_point_lines (&with_b, b.data ());
+      const std::string source = gpu::rtc::source_for (with_a);
+      fail_unless (source == gpu::rtc::source_for (with_b),
+          "%s: the table's address is in the compiled kernel's key", f.kernel);
+      fail_if (source == gpu::rtc::source_for (resolved),
+          "%s: the table's use is not in the compiled kernel's key", f.kernel);
+      fail_unless (gpu::rtc::compiles (with_a, f.kernel, "sm_90", &log, &stack), "%s: %s",
+          f.kernel, log.c_str ());
+      fail_unless (stack >= 0 && stack < gpu::rtc::kMostStackBytes,
+          "%s with a table: %d bytes of stack a thread", f.kernel, stack);
+      g_print ("%s with a table: compiled, %d bytes of stack\n",
+          gpu::convert_scale_path (resolved), stack);
+    }
     if (&f == &kFamilies[0]) {
       /* NVRTC's complaint comes back from the compiler process: a kernel
        * the source does not have. */

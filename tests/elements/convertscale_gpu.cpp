@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -2022,6 +2023,235 @@ GST_START_TEST (test_pool_reuse_beside_download)
 }
 GST_END_TEST;
 
+/* --- the table of taps per output line --------------------------------- */
+
+/* A random case of the four-tap fixed-point family: NV12, NV21, I420,
+ * YV12, YUY2, UYVY or Y444 into RGBA, BGRx, RGBP, Y444, NV12, I420 or
+ * YUY2, bicubic by 0.25 to 4 or area shrinking by 1 to 3, odd crops,
+ * flips, 180 and letterboxes; small enough for the stand-in. */
+static Case
+random_quad_case (std::mt19937 & random)
+{
+  static const char * const ins[] = { "NV12", "NV21", "I420", "YV12", "YUY2", "UYVY",
+    "Y444" };
+  static const char * const outs[] = { "RGBA", "BGRx", "RGBP", "Y444", "NV12", "I420",
+    "YUY2" };
+  static const GstVideoOrientationMethod turns[] = { GST_VIDEO_ORIENTATION_IDENTITY,
+    GST_VIDEO_ORIENTATION_HORIZ, GST_VIDEO_ORIENTATION_VERT, GST_VIDEO_ORIENTATION_180 };
+  auto pick = [&] (int n) { return (int)(random () % (unsigned)n); };
+  auto uniform = [&] (double lo, double hi) {
+    return std::uniform_real_distribution<double> (lo, hi) (random);
+  };
+  const bool area = pick (3) == 0;
+  const gint iw = 8 + 2 * pick (300), ih = 8 + 2 * pick (200);
+  const double fx = area ? 1.0 / uniform (1.0, 3.0) : std::exp (uniform (-1.386, 1.386));
+  const double fy = area ? 1.0 / uniform (1.0, 3.0) : std::exp (uniform (-1.386, 1.386));
+  Case c (ins[pick (G_N_ELEMENTS (ins))], iw, ih, outs[pick (G_N_ELEMENTS (outs))],
+      CLAMP ((gint)(iw * fx) & ~1, 8, 640), CLAMP ((gint)(ih * fy) & ~1, 8, 480));
+  c.filter = area ? gpu::Filter::AREA : gpu::Filter::BICUBIC;
+  c.direction = turns[pick (G_N_ELEMENTS (turns))];
+  if (pick (3) == 0)
+    c.crop = { 1 + 2 * pick (iw / 8), 2 * pick (iw / 8), 1 + 2 * pick (ih / 8),
+      2 * pick (ih / 8) };
+  if (pick (4) == 0)
+    c.out_extra = ",pixel-aspect-ratio=1/1"; /* a letterbox or pillarbox */
+  return c;
+}
+
+/* The path the case takes. */
+static std::string
+path_of_case (const Case & c)
+{
+  gchar * in = g_strdup_printf (
+      "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+  gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+      c.out_format, c.out_w, c.out_h, c.out_extra);
+  const std::string path =
+      path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
+  g_free (in);
+  g_free (out);
+  return path;
+}
+
+/* The table filled by the GPU's kernel (gpu::convert_scale_fill_lines)
+ * holds, entry for entry, what the host computes (QuadTaps::at through
+ * fill_quad_line): 200 random descriptions, both filters. Catches the
+ * compiler putting a weight in the wrong slot (fixed_taps.h says nvcc
+ * 13.0 did once). */
+GST_START_TEST (test_quad_lines_match_host)
+{
+  std::mt19937 random (11);
+  int taken = 0;
+  for (int tried = 0; taken < 200; tried++) {
+    fail_unless (tried < 2000, "too few random cases take the four taps");
+    Case c = random_quad_case (random);
+    c.filter = taken % 2 ? gpu::Filter::AREA : gpu::Filter::BICUBIC;
+    if (c.filter == gpu::Filter::AREA && (c.out_w > c.in_w || c.out_h > c.in_h))
+      std::swap (c.out_w, c.in_w), std::swap (c.out_h, c.in_h), c.crop = Crop ();
+    if (path_of_case (c) != "fixed-point taps")
+      continue;
+    taken++;
+    const std::string what = describe (c);
+    GstVideoInfo vi[2];
+    gchar * caps[2] = { g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d",
+                            c.in_format, c.in_w, c.in_h),
+      g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s", c.out_format,
+          c.out_w, c.out_h, c.out_extra) };
+    for (int k = 0; k < 2; k++) {
+      GstCaps * parsed = gst_caps_from_string (caps[k]);
+      fail_unless (gst_video_info_from_caps (&vi[k], parsed), "%s", caps[k]);
+      gst_caps_unref (parsed);
+      g_free (caps[k]);
+    }
+    /* The fill reads the description only, never the frames. */
+    std::vector<guint8> in_mem (GST_VIDEO_INFO_SIZE (&vi[0])),
+        out_mem (GST_VIDEO_INFO_SIZE (&vi[1]));
+    gst_cs::ConvertSettings settings;
+    settings.filter = c.filter;
+    settings.orientation = static_cast<gpu::Orientation> (c.direction);
+    settings.add_borders = c.add_borders;
+    gpu::ConvertScale op, resolved;
+    gst_cs::describe_convert (&vi[0], &vi[1], c.crop.l, c.crop.t,
+        c.in_w - c.crop.l - c.crop.r, c.in_h - c.crop.t - c.crop.b, settings, &op);
+    op.in = gst_cs::convert_image (&vi[0], &vi[0], in_mem.data (), false);
+    op.out = gst_cs::convert_image (&vi[1], &vi[1], out_mem.data (), true);
+    fail_unless (gpu::convert_scale_resolve (op, &resolved), "%s", what.c_str ());
+    const size_t bytes = gpu::convert_scale_lines_bytes (resolved);
+    fail_unless (bytes > 0 && bytes % 32 == 0, "%s", what.c_str ());
+    /* On the host: 16-byte aligned, as the device's. */
+    std::vector<guint64> host (bytes / 8 + 1), from_gpu (bytes / 8 + 1);
+    gpu::ConvertScale on_host = resolved;
+    gpu::convert_scale_point_lines (&on_host, host.data ());
+    fail_unless (reinterpret_cast<std::uintptr_t> (host.data ()) % 16 == 0);
+    gpu::convert_scale_fill_lines_on_host (on_host);
+    void * table = nullptr;
+    fail_unless_equals_int (cudaMalloc (&table, bytes), cudaSuccess);
+    fail_unless_equals_int (cudaMemset (table, 0xa5, bytes), cudaSuccess);
+    gpu::convert_scale_point_lines (&resolved, table);
+    fail_unless_equals_int (gpu::convert_scale_fill_lines (resolved, NULL), cudaSuccess);
+    fail_unless_equals_int (
+        cudaMemcpy (from_gpu.data (), table, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    fail_unless_equals_int (cudaFree (table), cudaSuccess);
+    for (size_t e = 0; e < bytes / 32; e++)
+      fail_unless (
+          std::memcmp (reinterpret_cast<const guint8 *> (host.data ()) + 32 * e,
+              reinterpret_cast<const guint8 *> (from_gpu.data ()) + 32 * e, 32) == 0,
+          "%s: entry %zu of %zu differs from the host's", what.c_str (), e, bytes / 32);
+  }
+}
+GST_END_TEST;
+
+/* The element's frames 0 to 3 of random four-tap cases equal the twin's:
+ * frame 0 without the table, frame 1 fills it, 2 and 3 reuse it (and no
+ * host wait, check_against_twin). */
+GST_START_TEST (test_fixed_taps_lines_match_twin)
+{
+  std::mt19937 random (29);
+  int taken = 0;
+  for (int tried = 0; taken < 40; tried++) {
+    fail_unless (tried < 400, "too few random cases take the four taps");
+    Case c = random_quad_case (random);
+    if (path_of_case (c) != "fixed-point taps")
+      continue;
+    taken++;
+    c.frames = 4;
+    check_against_twin (c);
+  }
+}
+GST_END_TEST;
+
+/* "filled taps table" logged by cudaconvertscale (ConvertLines::attach). */
+static std::atomic<int> tables_filled{ 0 };
+
+static void
+count_fills (GstDebugCategory * category, GstDebugLevel, const gchar *, const gchar *,
+    gint, GObject *, GstDebugMessage * message, gpointer)
+{
+  if (std::strcmp (gst_debug_category_get_name (category), "csconvertscale") == 0 &&
+      std::strstr (gst_debug_message_get (message), "filled taps table"))
+    tables_filled++;
+}
+
+/* Pushes `n` random NV12 frames of w x h through the harness and pulls
+ * them. */
+static void
+push_pull (GstHarness * h, gint w, gint h_, int n, guint32 seed)
+{
+  for (int i = 0; i < n; i++) {
+    fail_unless_equals_int (
+        gst_harness_push (h, testutil::random_buffer ((gsize)w * h_ * 3 / 2, seed + i)),
+        GST_FLOW_OK);
+    GstBuffer * out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    gst_buffer_unref (out);
+  }
+}
+
+/* The table is filled once per description, on its second frame: 8
+ * frames of one caps, one fill; new output caps, another; caps
+ * renegotiated to the same description (the memo cleared), none; another
+ * method, one. */
+GST_START_TEST (test_lines_filled_once_per_description)
+{
+  tables_filled = 0;
+  gst_debug_add_log_function (count_fills, NULL, NULL);
+  GstHarness * h = testutil::harness_parse_ours (
+      "cudastreamsupload ! cudastreamsconvertscale name=cs method=bicubic ! "
+      "cudastreamsdownload");
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw,format=NV12,width=320,height=180,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=96,height=54");
+  push_pull (h, 320, 180, 1, 1);
+  fail_unless_equals_int (tables_filled.load (), 0); /* the first frame: none */
+  push_pull (h, 320, 180, 7, 2);
+  fail_unless_equals_int (tables_filled.load (), 1);
+  /* Another output size: another table. */
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=64,height=36");
+  fail_unless (gst_harness_push_upstream_event (h, gst_event_new_reconfigure ()));
+  push_pull (h, 320, 180, 4, 10);
+  fail_unless_equals_int (tables_filled.load (), 2);
+  /* New input caps of the same description (the framerate): the table
+   * holds it already. */
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw,format=NV12,width=320,height=180,framerate=25/1");
+  push_pull (h, 320, 180, 4, 20);
+  fail_unless_equals_int (tables_filled.load (), 2);
+  /* Another method, the same size of table: filled again. */
+  GstElement * cs = gst_bin_get_by_name (GST_BIN (h->element), "cs");
+  g_object_set (cs, "method", 3 /* area */, NULL);
+  gst_object_unref (cs);
+  push_pull (h, 320, 180, 4, 30);
+  fail_unless_equals_int (tables_filled.load (), 3);
+  gst_harness_teardown (h);
+  gst_debug_remove_log_function (count_fills);
+}
+GST_END_TEST;
+
+/* A crop that moves every frame describes every frame afresh: no table
+ * is ever filled, and the frames still equal the twin's. */
+GST_START_TEST (test_lines_not_filled_for_moving_crop)
+{
+  tables_filled = 0;
+  gst_debug_add_log_function (count_fills, NULL, NULL);
+  GstHarness * h = testutil::harness_parse_ours (
+      "cudastreamsupload ! cudastreamscrop name=crop ! cudastreamsconvertscale "
+      "method=bicubic ! cudastreamsdownload");
+  gst_harness_set_src_caps_str (
+      h, "video/x-raw,format=NV12,width=320,height=180,framerate=30/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=RGBA,width=96,height=54");
+  GstElement * crop = gst_bin_get_by_name (GST_BIN (h->element), "crop");
+  for (int i = 0; i < 6; i++) {
+    /* left + right constant: the crop's size, and so the caps, stay. */
+    g_object_set (crop, "left", 2 * i, "right", 20 - 2 * i, NULL);
+    push_pull (h, 320, 180, 1, 40 + i);
+  }
+  gst_object_unref (crop);
+  fail_unless_equals_int (tables_filled.load (), 0);
+  gst_harness_teardown (h);
+  gst_debug_remove_log_function (count_fills);
+}
+GST_END_TEST;
+
 /* --- allocation failures --------------------------------------------- */
 
 /* While set, cudaMalloc calls of at least this many bytes fail, as on a
@@ -2094,6 +2324,10 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_bicubic_overshoot_clamped);
   tcase_add_test (tc, test_bicubic_overshoot_clamped_10_bit);
   tcase_add_test (tc, test_fixed_taps_match_twin);
+  tcase_add_test (tc, test_quad_lines_match_host);
+  tcase_add_test (tc, test_fixed_taps_lines_match_twin);
+  tcase_add_test (tc, test_lines_filled_once_per_description);
+  tcase_add_test (tc, test_lines_not_filled_for_moving_crop);
   tcase_add_test (tc, test_yuv_resampled_by_planes);
   tcase_add_test (tc, test_crop_fused);
   tcase_add_test (tc, test_conversions_near_videoconvert);
