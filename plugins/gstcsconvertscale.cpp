@@ -565,6 +565,8 @@ gst_cs_convert_scale_stop (GstBaseTransform * trans)
   auto * self = GST_CS_CONVERT_SCALE (trans);
   gst_clear_object (&self->pool);
   self->input->reset ();
+  /* The table goes: no description kept may point at it. */
+  self->memo->clear ();
   self->lines->reset ();
   GST_OBJECT_LOCK (self);
   self->tags->reset ();

@@ -48,7 +48,8 @@ ConvertLines::take (gsize bytes, gint device, cudaStream_t stream)
   if (table_ && bytes_ == bytes)
     return true;
   /* Another size: the old table back first, so that the pool may free
-   * it when it reconfigures. */
+   * it when it reconfigures (cudaFree, which waits for the device: once
+   * per such caps change, as the output pool's own reconfiguring). */
   if (table_)
     gst_buffer_unref (table_);
   table_ = nullptr;
@@ -78,8 +79,13 @@ bool
 ConvertLines::attach (
     gpu::ConvertScale * op, bool moved, gint device, cudaStream_t stream, GError ** error)
 {
-  if (op->fixed.lines_on)
-    return true;
+  if (op->fixed.lines_on) {
+    if (op->fixed.lines == device_table_)
+      return true;
+    /* Pointed at a table given back since (reset): never read it. */
+    gpu::convert_scale_point_lines (op, nullptr);
+    settled_ = false;
+  }
   if (!moved) {
     /* A description's first frame: it may last no longer. */
     settled_ = false;
@@ -93,13 +99,15 @@ ConvertLines::attach (
     return true;
   const gpu::ConvertScale s = stripped (*op);
   /* The base class leases one stream from start to stop, so the stream
-   * orders the table's filling and reads; another one would need the
-   * filling again (and would be a change of that rule). */
-  if (filled_ && stream_ != stream)
-    GST_WARNING_OBJECT (owner_, "A new stream: filling the taps table again");
-  const bool same = filled_ && stream_ == stream &&
-                    std::memcmp (static_cast<const void *> (&s),
-                        static_cast<const void *> (&held_), sizeof s) == 0;
+   * orders the table's filling and reads. Another stream could refill it
+   * while the first one's kernels still read it: frames run without it
+   * then (that would be a change of the rule, to be ordered first). */
+  if (filled_ && stream_ != stream) {
+    GST_WARNING_OBJECT (owner_, "A new stream: the kernel computes its taps");
+    return true;
+  }
+  const bool same = filled_ && std::memcmp (static_cast<const void *> (&s),
+                                   static_cast<const void *> (&held_), sizeof s) == 0;
   gpu::convert_scale_point_lines (op, device_table_);
   if (same)
     return true;
