@@ -79,7 +79,7 @@ convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
 cudaError_t
 convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream)
 {
-  if (!pointed.fixed.lines_on || convert_scale_lines_bytes (pointed) == 0)
+  if (!convert_scale_lines_pointed (pointed))
     return cudaErrorInvalidValue;
   kernels::launch_quad_lines (pointed, stream);
   return cudaGetLastError ();

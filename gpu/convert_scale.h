@@ -275,8 +275,13 @@ std::size_t convert_scale_lines_bytes (const ConvertScale & resolved);
 // one may.
 void convert_scale_point_lines (ConvertScale * resolved, const void * table);
 
+// Whether *pointed is pointed at a table it reads (point_lines turned it
+// on, and its path has one): what every filling below requires.
+bool convert_scale_lines_pointed (const ConvertScale & pointed);
+
 // Enqueues the table's filling on `stream` for a description pointed at
-// it; returns the launch status, never blocks.
+// it; returns the launch status (cudaErrorInvalidValue when it is not
+// pointed), never blocks.
 cudaError_t convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream);
 
 // The same table filled on the CPU, at once (the twin's and the stand-in's).

@@ -466,13 +466,19 @@ convert_scale_point_lines (ConvertScale * resolved, const void * table)
   f.lines_on = true;
 }
 
+bool
+convert_scale_lines_pointed (const ConvertScale & pointed)
+{
+  return pointed.fixed.lines_on && convert_scale_lines_bytes (pointed) > 0;
+}
+
 void
 convert_scale_fill_lines_on_host (const ConvertScale & pointed)
 {
+  if (!convert_scale_lines_pointed (pointed))
+    return;
   const int n =
       (int)(convert_scale_lines_bytes (pointed) / sizeof (fixed_point::QuadTaps));
-  if (!pointed.fixed.lines_on || n == 0)
-    return;
   auto * table =
       static_cast<fixed_point::QuadTaps *> (const_cast<void *> (pointed.fixed.lines));
   fixed_point::dispatch_quad_filter (pointed, [&] (auto f) {

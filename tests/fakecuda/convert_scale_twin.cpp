@@ -73,7 +73,7 @@ convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
 cudaError_t
 convert_scale_fill_lines (const ConvertScale & pointed, cudaStream_t stream)
 {
-  if (!pointed.fixed.lines_on || convert_scale_lines_bytes (pointed) == 0)
+  if (!convert_scale_lines_pointed (pointed))
     return cudaErrorInvalidValue;
   /* Lazy, as the kernel: ordered with the stream's other work. */
   (void)fakecuda_launch (stream, fill, new ConvertScale (pointed), release);
