@@ -3,10 +3,34 @@
 // counter.
 #include <gst/check/gstcheck.h>
 
+#include "fakecuda.h"
 #include "gstcudastreams.h"
 #include "gstcsmemory-private.h"
 #include "gstcsstreamwait-private.h"
+#include "gstcssyncmeta-private.h"
 #include "testutil.h"
+
+/* cudaStreamWaitEvent calls of this thread so far, where the stand-in
+ * counts them; 0 on a real runtime. */
+static guint64
+stream_waits ()
+{
+  return testutil::on_stand_in () ? fakecuda_stream_waits_thread () : 0;
+}
+
+/* How many cudaStreamWaitEvent calls `f` made, checked against `want` on
+ * the stand-in (a real runtime does not tell). */
+template <typename F>
+static void
+expect_stream_waits (guint64 want, const char * what, F && f)
+{
+  const guint64 before = stream_waits ();
+  f ();
+  if (testutil::on_stand_in ())
+    fail_unless (stream_waits () - before == want,
+        "%s: %" G_GUINT64_FORMAT " cudaStreamWaitEvent calls, not %" G_GUINT64_FORMAT,
+        what, stream_waits () - before, want);
+}
 
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
 {
@@ -193,6 +217,86 @@ GST_START_TEST (test_stream_wait_stream)
 }
 GST_END_TEST;
 
+/* A stream that already waits for an event record (imagefreeze sends one
+ * buffer, and so one record, every frame) is not made to wait for it again;
+ * every new record is waited for, also one of an event given back to its
+ * pool and taken again. On the stand-in the writer's work runs only when
+ * something waits for it: a wait skipped wrongly reads the old bytes. */
+GST_START_TEST (test_wait_memo_skips_only_a_waited_record)
+{
+  GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 3, 0, NULL);
+  cudaStream_t writer = gst_cs_stream_pool_lease (spool);
+  cudaStream_t reader = gst_cs_stream_pool_lease (spool);
+  cudaStream_t third = gst_cs_stream_pool_lease (spool);
+  GstAllocator * alloc = gst_cs_allocator_new (0);
+  GstBuffer * buf = gst_buffer_new ();
+  gst_buffer_append_memory (
+      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 4096, NULL));
+  void * dev = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0));
+  guint8 host[4096];
+  GstCsWaitMemo memo = {};
+  GError * err = NULL;
+
+  for (guint8 frame = 1; frame <= 4; frame++) {
+    /* A new frame in the same memory, after the reads of the last one. */
+    fail_unless (gst_cs_buffer_wait_writable (buf, writer, NULL));
+    fail_unless_equals_int (
+        cudaMemsetAsync (dev, frame, sizeof host, writer), cudaSuccess);
+    fail_unless (
+        gst_cs_sync_meta_record (buf, 0, writer, &err), "%s", err ? err->message : "");
+    for (int again = 0; again < 3; again++) {
+      /* What imagefreeze pushes: a copy, sharing the record. */
+      GstBuffer * copy = gst_buffer_copy (buf);
+      expect_stream_waits (again == 0 ? 1 : 0, "a record waited for once",
+          [&] { fail_unless (gst_cs_sync_meta_wait_memo (copy, reader, &memo, NULL)); });
+      fail_unless_equals_int (
+          cudaMemcpyAsync (host, dev, sizeof host, cudaMemcpyDeviceToHost, reader),
+          cudaSuccess);
+      fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
+      for (guint8 v : host)
+        fail_unless (v == frame, "frame %u read before it was written", frame);
+      gst_buffer_unref (copy);
+    }
+  }
+
+  /* The writer's own stream never waits. A memo is of one stream: another
+   * one waits, and then the first one again. */
+  expect_stream_waits (0, "stream order",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, writer, &memo, NULL)); });
+  expect_stream_waits (0, "the record the reader waited for",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  expect_stream_waits (1, "a memo of another stream",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, third, &memo, NULL)); });
+  expect_stream_waits (1, "a memo that moved to another stream",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  gst_cs_wait_memo_forget (&memo);
+  expect_stream_waits (1, "a forgotten memo",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  gst_buffer_unref (buf);
+
+  /* A buffer without memory: its event is the meta's alone, and goes back to
+   * the pool with it; the next record takes the same event again. */
+  GstBuffer * first = gst_buffer_new ();
+  fail_unless (gst_cs_sync_meta_record (first, 0, writer, NULL));
+  const cudaEvent_t recycled = gst_buffer_get_cs_sync_meta (first)->event;
+  expect_stream_waits (1, "first record",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (first, reader, &memo, NULL)); });
+  gst_buffer_unref (first);
+  GstBuffer * second = gst_buffer_new ();
+  fail_unless (gst_cs_sync_meta_record (second, 0, writer, NULL));
+  fail_unless (gst_buffer_get_cs_sync_meta (second)->event == recycled,
+      "the event pool gave another event: this test needs the same one");
+  expect_stream_waits (1, "a new record of a recycled event",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (second, reader, &memo, NULL)); });
+  gst_buffer_unref (second);
+
+  fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (third), cudaSuccess);
+  gst_object_unref (alloc);
+  gst_object_unref (spool);
+}
+GST_END_TEST;
+
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
@@ -249,6 +353,7 @@ sync_gpu_suite (void)
   tcase_add_test (tc, test_pool_announced_by_have_context);
   tcase_add_test (tc, test_sync_meta_record_copy_wait);
   tcase_add_test (tc, test_stream_wait_stream);
+  tcase_add_test (tc, test_wait_memo_skips_only_a_waited_record);
   tcase_add_test (tc, test_cpu_write_mapping);
   tcase_add_test (tc, test_out_of_memory_error);
   return s;
