@@ -42,6 +42,9 @@ void gst_cs_sync_meta_copy       (GstBuffer     * dest,
                                   GstBuffer     * src);
 
 GST_CS_API
+void gst_cs_sync_meta_clear      (GstCsSyncMeta * meta);
+
+GST_CS_API
 gboolean gst_cs_sync_meta_wait_memo (GstBuffer     * buffer,
                                      cudaStream_t    stream,
                                      GstCsWaitMemo * memo,

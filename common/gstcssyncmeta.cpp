@@ -243,6 +243,17 @@ gst_cs_sync_meta_copy (GstBuffer * dest, GstBuffer * src)
     share_event (dest, meta);
 }
 
+/* Forgets @meta's event, as a buffer pool does when the buffer comes back
+ * (the meta stays on it, to be recorded again by the next producer). What
+ * the memory's own sync state notes (its writer, its readers) stays: the
+ * next writer still waits for them. */
+void
+gst_cs_sync_meta_clear (GstCsSyncMeta * meta)
+{
+  g_return_if_fail (meta != NULL);
+  set_event (meta, nullptr);
+}
+
 /**
  * gst_cs_buffer_add_reader:
  * @buffer: a buffer whose memory GPU work on @stream reads (or has read)

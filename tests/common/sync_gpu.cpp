@@ -5,6 +5,7 @@
 
 #include "fakecuda.h"
 #include "gstcudastreams.h"
+#include "gstcsbufferpool-private.h"
 #include "gstcsmemory-private.h"
 #include "gstcsstreamwait-private.h"
 #include "gstcssyncmeta-private.h"
@@ -297,6 +298,76 @@ GST_START_TEST (test_wait_memo_skips_only_a_waited_record)
 }
 GST_END_TEST;
 
+/* The device pool's buffers keep their sync meta from one use to the next,
+ * without the last use's event: a consumer of a buffer back from the pool
+ * must not take that event for its pixels'. The memory still knows its
+ * last writer, and its next writer waits for it. A copy made before the
+ * release keeps the event. */
+GST_START_TEST (test_pooled_sync_meta_is_reset)
+{
+  GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 2, 0, NULL);
+  cudaStream_t writer = gst_cs_stream_pool_lease (spool);
+  cudaStream_t next = gst_cs_stream_pool_lease (spool);
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstCaps * caps = gst_video_info_to_caps (&info);
+  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_caps_unref (caps);
+
+  GstBuffer * buf = NULL;
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL), GST_FLOW_OK);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buf);
+  fail_unless (meta != NULL, "a pooled buffer comes with its sync meta");
+  fail_unless (meta->event == NULL && meta->stream == NULL && meta->device_id == -1);
+  GstBuffer * empty_copy = gst_buffer_copy (buf);
+  GstCsSyncMeta * ecm = gst_buffer_get_cs_sync_meta (empty_copy);
+  fail_unless (ecm == NULL || ecm->event == NULL, "a copy of no event has an event");
+  gst_buffer_unref (empty_copy);
+
+  fail_unless (gst_cs_sync_meta_record (buf, 0, writer, NULL) == meta,
+      "the record goes into the pooled meta");
+  fail_unless (meta->event != NULL && meta->stream == writer && meta->device_id == 0);
+  GstBuffer * first = buf;
+  gst_buffer_unref (buf); /* back to the pool */
+
+  GstBuffer * again = NULL;
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (pool, &again, NULL), GST_FLOW_OK);
+  fail_unless (again == first, "the pool made another buffer");
+  meta = gst_buffer_get_cs_sync_meta (again);
+  fail_unless (meta != NULL, "the meta did not stay with the buffer");
+  fail_unless (meta->event == NULL && meta->stream == NULL && meta->device_id == -1,
+      "a stale event on a buffer back from the pool");
+  /* The memory's writer is still known: the next writer waits for it. */
+  expect_stream_waits (1, "the last writer",
+      [&] { fail_unless (gst_cs_buffer_wait_writable (again, next, NULL)); });
+  /* Without an event the consumer falls back to the memory's writer. */
+  expect_stream_waits (1, "the memory's writer",
+      [&] { fail_unless (gst_cs_sync_meta_wait (again, next, NULL)); });
+
+  /* A copy keeps its event when the buffer goes back (and, its memory
+   * shared, is dropped rather than pooled). */
+  fail_unless (gst_cs_sync_meta_record (again, 0, next, NULL) == meta);
+  const cudaEvent_t event = meta->event;
+  GstBuffer * copy = gst_buffer_copy (again);
+  gst_buffer_unref (again);
+  GstCsSyncMeta * cm = gst_buffer_get_cs_sync_meta (copy);
+  fail_unless (cm && cm->event == event && cm->stream == next, "the copy lost its event");
+  expect_stream_waits (1, "the copy's event",
+      [&] { fail_unless (gst_cs_sync_meta_wait (copy, writer, NULL)); });
+
+  gst_buffer_unref (copy);
+  fail_unless_equals_int (cudaStreamSynchronize (writer), cudaSuccess);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (spool);
+}
+GST_END_TEST;
+
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
@@ -354,6 +425,7 @@ sync_gpu_suite (void)
   tcase_add_test (tc, test_sync_meta_record_copy_wait);
   tcase_add_test (tc, test_stream_wait_stream);
   tcase_add_test (tc, test_wait_memo_skips_only_a_waited_record);
+  tcase_add_test (tc, test_pooled_sync_meta_is_reset);
   tcase_add_test (tc, test_cpu_write_mapping);
   tcase_add_test (tc, test_out_of_memory_error);
   return s;
