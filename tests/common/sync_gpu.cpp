@@ -33,6 +33,30 @@ expect_stream_waits (guint64 want, const char * what, F && f)
         what, stream_waits () - before, want);
 }
 
+/* A buffer of `size` bytes of `alloc`'s device memory. */
+static GstBuffer *
+device_buffer (GstAllocator * alloc, gsize size)
+{
+  GstBuffer * buf = gst_buffer_new ();
+  gst_buffer_append_memory (
+      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), size, NULL));
+  return buf;
+}
+
+/* `n` streams of device 0, leased from a pool of their own, which goes
+ * with the last of them. */
+struct Streams {
+  GstCsStreamPool * pool;
+  cudaStream_t s[3] = {};
+  explicit Streams (guint n) : pool (gst_cs_stream_pool_new (0, n, 0, NULL))
+  {
+    fail_unless (pool != NULL && n <= G_N_ELEMENTS (s));
+    for (guint i = 0; i < n; i++)
+      s[i] = gst_cs_stream_pool_lease (pool);
+  }
+  ~Streams () { gst_object_unref (pool); }
+};
+
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
 {
   GError * err = NULL;
@@ -120,9 +144,7 @@ GST_START_TEST (test_sync_meta_record_copy_wait)
   cudaStream_t s1 = gst_cs_stream_pool_lease (spool);
   cudaStream_t s2 = gst_cs_stream_pool_lease (spool);
   GstAllocator * alloc = gst_cs_allocator_new (0);
-  GstBuffer * buf = gst_buffer_new ();
-  gst_buffer_append_memory (
-      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 4096, NULL));
+  GstBuffer * buf = device_buffer (alloc, 4096);
 
   /* produce: fill on s1, record */
   fail_unless_equals_int (
@@ -225,14 +247,10 @@ GST_END_TEST;
  * something waits for it: a wait skipped wrongly reads the old bytes. */
 GST_START_TEST (test_wait_memo_skips_only_a_waited_record)
 {
-  GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 3, 0, NULL);
-  cudaStream_t writer = gst_cs_stream_pool_lease (spool);
-  cudaStream_t reader = gst_cs_stream_pool_lease (spool);
-  cudaStream_t third = gst_cs_stream_pool_lease (spool);
+  Streams streams (3);
+  cudaStream_t writer = streams.s[0], reader = streams.s[1], third = streams.s[2];
   GstAllocator * alloc = gst_cs_allocator_new (0);
-  GstBuffer * buf = gst_buffer_new ();
-  gst_buffer_append_memory (
-      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 4096, NULL));
+  GstBuffer * buf = device_buffer (alloc, 4096);
   void * dev = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0));
   guint8 host[4096];
   GstCsWaitMemo memo = {};
@@ -294,7 +312,6 @@ GST_START_TEST (test_wait_memo_skips_only_a_waited_record)
   fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
   fail_unless_equals_int (cudaStreamSynchronize (third), cudaSuccess);
   gst_object_unref (alloc);
-  gst_object_unref (spool);
 }
 GST_END_TEST;
 
@@ -305,9 +322,8 @@ GST_END_TEST;
  * release keeps the event. */
 GST_START_TEST (test_pooled_sync_meta_is_reset)
 {
-  GstCsStreamPool * spool = gst_cs_stream_pool_new (0, 2, 0, NULL);
-  cudaStream_t writer = gst_cs_stream_pool_lease (spool);
-  cudaStream_t next = gst_cs_stream_pool_lease (spool);
+  Streams streams (2);
+  cudaStream_t writer = streams.s[0], next = streams.s[1];
   GstVideoInfo info;
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
   GstCaps * caps = gst_video_info_to_caps (&info);
@@ -364,7 +380,6 @@ GST_START_TEST (test_pooled_sync_meta_is_reset)
   fail_unless_equals_int (cudaStreamSynchronize (writer), cudaSuccess);
   gst_buffer_pool_set_active (pool, FALSE);
   gst_object_unref (pool);
-  gst_object_unref (spool);
 }
 GST_END_TEST;
 
