@@ -5,6 +5,7 @@
 
 #include "gstcsmemory-private.h"
 #include "gstcsmemorysync.hpp"
+#include "gstcssyncmeta-private.h"
 #include "gstcsvideo-private.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cs_buffer_pool_debug);
@@ -96,6 +97,11 @@ gst_cs_buffer_pool_alloc_buffer (
   set_video_meta (*buffer, &self->layout);
   GstMeta * vmeta = (GstMeta *)gst_buffer_get_video_meta (*buffer);
   vmeta->flags = (GstMetaFlags)(vmeta->flags | GST_META_FLAG_POOLED);
+  /* Every frame's producer records an event into the sync meta: kept
+   * across reuse, it is not added and freed again every frame. Empty until
+   * then (no event: consumers fall back to the memory's own sync state). */
+  GstMeta * smeta = gst_buffer_add_meta (*buffer, GST_CS_SYNC_META_INFO, NULL);
+  smeta->flags = (GstMetaFlags)(smeta->flags | GST_META_FLAG_POOLED);
   return GST_FLOW_OK;
 }
 
@@ -104,6 +110,12 @@ gst_cs_buffer_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
 {
   auto * self = GST_CS_BUFFER_POOL (pool);
   set_video_meta (buffer, &self->layout);
+  /* The frame's event goes back to the event pool now, not when the next
+   * producer replaces it: a buffer waiting in the pool carries no event a
+   * consumer could take for its pixels'. (GstMetaInfo's clear_func would do
+   * this, from GStreamer 1.24; we support 1.20.) */
+  if (GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer))
+    gst_cs_sync_meta_clear (meta);
   GST_BUFFER_POOL_CLASS (gst_cs_buffer_pool_parent_class)->reset_buffer (pool, buffer);
 }
 

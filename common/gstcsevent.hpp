@@ -40,24 +40,29 @@ public:
 
   // Records on `stream`, which must belong to device() (made current for the
   // call, so that a legacy or per-thread handle names that device's stream,
-  // as it does for the caller that gave it). Records of all events
-  // are numbered in the order they were enqueued, so of two events recorded
-  // on one stream the one with the larger seq() completes later.
+  // as it does for the caller that gave it). Every record gets a number no
+  // other record of any event ever gets (0 is never one), and records on
+  // one stream are numbered in the order they were enqueued, so of two
+  // events recorded on one stream the one with the larger seq() completes
+  // later. (Event*, seq()) names one record even after the Event was given
+  // back and acquired again.
   bool record (cudaStream_t stream, GError ** error);
   guint64 seq () const { return seq_; }
   // True when the recorded work has completed (never blocks).
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
+  struct FreeList;
+
 private:
   // Made by acquire() only, and never deleted: unref() gives it back to
-  // its pool, with its CUDA event, for the next acquire().
-  Event (int device, Waiter waiter, cudaEvent_t event)
-      : device_ (device), waiter_ (waiter), event_ (event)
+  // its pool (`home`), with its CUDA event, for the next acquire().
+  Event (int device, FreeList * home, cudaEvent_t event)
+      : device_ (device), home_ (home), event_ (event)
   {}
 
   std::atomic<int> refs_{ 1 };
   int device_;
-  Waiter waiter_;
+  FreeList * home_;
   cudaEvent_t event_;
   cudaStream_t stream_ = nullptr;
   guint64 seq_ = 0;

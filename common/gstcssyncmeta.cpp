@@ -243,6 +243,17 @@ gst_cs_sync_meta_copy (GstBuffer * dest, GstBuffer * src)
     share_event (dest, meta);
 }
 
+/* Forgets @meta's event, as a buffer pool does when the buffer comes back
+ * (the meta stays on it, to be recorded again by the next producer). What
+ * the memory's own sync state notes (its writer, its readers) stays: the
+ * next writer still waits for them. */
+void
+gst_cs_sync_meta_clear (GstCsSyncMeta * meta)
+{
+  g_return_if_fail (meta != NULL);
+  set_event (meta, nullptr);
+}
+
 /**
  * gst_cs_buffer_add_reader:
  * @buffer: a buffer whose memory GPU work on @stream reads (or has read)
@@ -309,6 +320,62 @@ gst_cs_sync_meta_wait (GstBuffer * buffer, cudaStream_t stream, GError ** error)
    * fall back to what the memory itself knows about its last writer. */
   return for_each_sync (buffer,
       [&] (gst_cs::MemorySync * s) { return s->gpu_wait_writer (stream, error); });
+}
+
+/* Whether @memo notes (@event, its record) as waited for by @stream. */
+static bool
+memo_holds (const GstCsWaitMemo * memo, cudaStream_t stream, const gst_cs::Event * event)
+{
+  if (memo->stream != stream)
+    return false;
+  for (guint i = 0; i < GST_CS_WAIT_MEMO_SIZE; i++) {
+    if (memo->event[i] == event && memo->seq[i] == event->seq ())
+      return true;
+  }
+  return false;
+}
+
+static void
+memo_note (GstCsWaitMemo * memo, cudaStream_t stream, const gst_cs::Event * event)
+{
+  if (memo->stream != stream) {
+    gst_cs_wait_memo_forget (memo);
+    memo->stream = stream;
+  }
+  const guint i = memo->next++ % GST_CS_WAIT_MEMO_SIZE;
+  memo->event[i] = event;
+  memo->seq[i] = event->seq ();
+}
+
+/* gst_cs_sync_meta_wait(), but a record @stream already waited for, as
+ * @memo notes, is not waited for again. The memo holds no reference: a
+ * record is named by its Event and its number, and an Event given back and
+ * recorded again gets a new number (Event::record()), so a recycled Event
+ * is never taken for the record that was waited for. Numbers are never 0.
+ * Handles resolved per caller are never noted: the one value names other
+ * streams on other devices and threads. */
+gboolean
+gst_cs_sync_meta_wait_memo (
+    GstBuffer * buffer, cudaStream_t stream, GstCsWaitMemo * memo, GError ** error)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer) && memo, FALSE);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
+  if (!meta || !meta->priv || gst_cs::stream_order_covers (meta->stream, stream) ||
+      gst_cs::stream_resolved_per_caller (stream))
+    return gst_cs_sync_meta_wait (buffer, stream, error);
+  const gst_cs::Event * event = event_of (meta);
+  if (memo_holds (memo, stream, event))
+    return TRUE;
+  if (!GST_CS_CHECK (cudaStreamWaitEvent (stream, meta->event, 0), error))
+    return FALSE;
+  memo_note (memo, stream, event);
+  return TRUE;
+}
+
+void
+gst_cs_wait_memo_forget (GstCsWaitMemo * memo)
+{
+  *memo = GstCsWaitMemo{};
 }
 
 /**

@@ -240,7 +240,8 @@ enqueue_copy (GstCsDownload * self, GstBuffer * inbuf, GstBuffer ** outbuf)
       in.map (src, GST_MAP_READ, device, stream, waits, &err) &&
       self->layouts->input.locate_visible (src, &GST_CS_BASE_TRANSFORM (self)->in_info,
           gst_buffer_get_size (src), &region, &err) &&
-      gst_cs_sync_meta_wait (src, stream, &err);
+      gst_cs_sync_meta_wait_memo (
+          src, stream, gst_cs_base_transform_get_input_waits (base), &err);
   if (ok) {
     span.work_begins ();
     ok = download_region (self, in.data (), region, map.data, stream, &err);

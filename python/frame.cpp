@@ -34,7 +34,9 @@ BufferPlace::BufferPlace (GstBuffer * buffer)
       device = reinterpret_cast<GstCsMemory *> (mem)->device_id;
   }
   if (device >= 0) {
-    if (GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer)) {
+    /* A pooled buffer carries a meta before anything recorded into it. */
+    GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buffer);
+    if (meta && meta->event) {
       stream = meta->stream;
       has_stream = true;
     }

@@ -23,7 +23,8 @@ struct _GstCsBaseTransformPrivate {
   GstCsStreamPool * lease_stream_pool; /* the one the stream is leased from */
   cudaStream_t stream;
   GstCsWaitCounter waits;
-  guint64 frames; /* counted by gst_cs_base_transform_count_frame() */
+  GstCsWaitMemo input_waits; /* of `stream`, forgotten when leased and given back */
+  guint64 frames;            /* counted by gst_cs_base_transform_count_frame() */
   /* The tracer's handle between start and stop (nullptr: not traced), and
    * when the frame now in the per-frame path entered it. */
   gpointer trace;
@@ -192,6 +193,7 @@ gst_cs_base_transform_start (GstBaseTransform * trans)
    * meanwhile. */
   priv->lease_stream_pool = stream_pool;
   priv->stream = gst_cs_stream_pool_lease (stream_pool);
+  gst_cs_wait_memo_forget (&priv->input_waits);
   GST_OBJECT_UNLOCK (trans);
   GST_INFO_OBJECT (trans, "device %d, stream %p", device, priv->stream);
   priv->trace = gst_cs::trace_started (GST_ELEMENT_CAST (trans));
@@ -209,6 +211,7 @@ gst_cs_base_transform_stop (GstBaseTransform * trans)
     gst_cs_stream_pool_release (priv->lease_stream_pool, priv->stream);
   gst_clear_object (&priv->lease_stream_pool);
   priv->stream = NULL;
+  gst_cs_wait_memo_forget (&priv->input_waits);
   priv->device = -1;
   GST_OBJECT_UNLOCK (trans);
   gst_video_info_init (&self->in_info);
@@ -410,6 +413,16 @@ GstCsWaitCounter *
 gst_cs_base_transform_get_waits (GstCsBaseTransform * self)
 {
   return &self->priv->waits;
+}
+
+/* The input event records the element's stream has waited for, for
+ * gst_cs_sync_meta_wait_memo(). From the streaming thread (the sink pad's
+ * stream lock serialises the calls); start and stop, which forget them,
+ * run while no frame does. */
+GstCsWaitMemo *
+gst_cs_base_transform_get_input_waits (GstCsBaseTransform * self)
+{
+  return &self->priv->input_waits;
 }
 
 /* Frames counted before this one (the tracer's hook counts those it sees,

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gstcshostwait.h"
+#include "gstcssyncmeta-private.h"
 
 G_BEGIN_DECLS
 
@@ -78,6 +79,8 @@ cudaStream_t       gst_cs_base_transform_get_stream      (GstCsBaseTransform * s
 GstCsWaitCounter * gst_cs_base_transform_get_waits       (GstCsBaseTransform * self);
 
 guint64            gst_cs_base_transform_count_frame     (GstCsBaseTransform * self);
+
+GstCsWaitMemo *    gst_cs_base_transform_get_input_waits (GstCsBaseTransform * self);
 
 void               gst_cs_base_transform_sync_controlled (GstBaseTransform   * trans,
                                                           GstBuffer          * buffer);

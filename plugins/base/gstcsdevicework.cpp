@@ -22,7 +22,8 @@ run_device_work (GstCsBaseTransform * base, GstBuffer * inbuf, GstBuffer * outbu
   DeviceMapping in, out;
   bool ok = guard.ok () && in.map (inbuf, GST_MAP_READ, device, stream, waits, error) &&
             out.map (outbuf, GST_MAP_WRITE, device, stream, waits, error) &&
-            gst_cs_sync_meta_wait (inbuf, stream, error) &&
+            gst_cs_sync_meta_wait_memo (
+                inbuf, stream, gst_cs_base_transform_get_input_waits (base), error) &&
             gst_cs_buffer_wait_writable (outbuf, stream, error);
   if (ok) {
     span.work_begins ();

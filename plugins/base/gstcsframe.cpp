@@ -131,16 +131,14 @@ locate_visible (GstBuffer * buffer, const GstVideoInfo * info, gsize size,
 }
 
 void
-LayoutMemo::key_of (Key * key, int kind, GstBuffer * buffer, const GstVideoInfo * info,
-    gsize size, guint x, guint y, guint width, guint height)
+LayoutMemo::key_of (Key * key, int kind, GstBuffer * buffer, gsize size, guint x, guint y,
+    guint width, guint height)
 {
-  std::memset (key, 0, sizeof *key);
   key->kind = kind;
-  key->info = *info;
   key->size = size;
   key->x = x, key->y = y, key->width = width, key->height = height;
   if (const GstVideoMeta * vm = gst_buffer_get_video_meta (buffer)) {
-    key->has_video_meta = TRUE;
+    key->has_video_meta = true;
     key->format = vm->format;
     key->n_planes = vm->n_planes;
     key->frame_width = vm->width;
@@ -152,7 +150,7 @@ LayoutMemo::key_of (Key * key, int kind, GstBuffer * buffer, const GstVideoInfo 
   }
   if (kind == 1) {
     if (const GstVideoCropMeta * cm = gst_buffer_get_video_crop_meta (buffer)) {
-      key->has_crop_meta = TRUE;
+      key->has_crop_meta = true;
       key->crop_x = cm->x;
       key->crop_y = cm->y;
     }
@@ -160,15 +158,35 @@ LayoutMemo::key_of (Key * key, int kind, GstBuffer * buffer, const GstVideoInfo 
 }
 
 bool
-LayoutMemo::hit (const Key & key) const
+LayoutMemo::Key::operator== (const Key & o) const
 {
-  return valid_ && std::memcmp (&key, &key_, sizeof key) == 0;
+  if (kind != o.kind || size != o.size || x != o.x || y != o.y || width != o.width ||
+      height != o.height || has_video_meta != o.has_video_meta || format != o.format ||
+      n_planes != o.n_planes || frame_width != o.frame_width ||
+      frame_height != o.frame_height || has_crop_meta != o.has_crop_meta ||
+      crop_x != o.crop_x || crop_y != o.crop_y)
+    return false;
+  /* Planes past n_planes are never set: equal in both. */
+  for (guint p = 0; p < n_planes && p < GST_VIDEO_MAX_PLANES; p++) {
+    if (offset[p] != o.offset[p] || stride[p] != o.stride[p])
+      return false;
+  }
+  return true;
+}
+
+bool
+LayoutMemo::hit (const Key & key, const GstVideoInfo * info) const
+{
+  /* The caps as bytes: kept with memcpy, so equal caps (the same bytes,
+   * padding too) always hit; any other difference only misses. */
+  return valid_ && key == key_ && std::memcmp (info, &info_, sizeof *info) == 0;
 }
 
 void
-LayoutMemo::keep (const Key & key, const Region & region)
+LayoutMemo::keep (const Key & key, const GstVideoInfo * info, const Region & region)
 {
   key_ = key;
+  std::memcpy (&info_, info, sizeof info_);
   region_ = region;
   valid_ = true;
 }
@@ -178,14 +196,14 @@ LayoutMemo::locate_region (GstBuffer * buffer, const GstVideoInfo * info, gsize 
     guint x, guint y, guint width, guint height, Region * region, GError ** error)
 {
   Key key;
-  key_of (&key, 1, buffer, info, size, x, y, width, height);
-  if (hit (key)) {
+  key_of (&key, 1, buffer, size, x, y, width, height);
+  if (hit (key, info)) {
     *region = region_;
     return true;
   }
   if (!gst_cs::locate_region (buffer, info, size, x, y, width, height, region, error))
     return false;
-  keep (key, *region);
+  keep (key, info, *region);
   return true;
 }
 
@@ -202,8 +220,8 @@ LayoutMemo::buffer_layout (GstBuffer * buffer, const GstVideoInfo * info,
     GstVideoInfo * layout, gsize size, GError ** error)
 {
   Key key;
-  key_of (&key, 2, buffer, info, size, 0, 0, 0, 0);
-  if (hit (key)) {
+  key_of (&key, 2, buffer, size, 0, 0, 0, 0);
+  if (hit (key, info)) {
     *layout = region_.frame;
     return true;
   }
@@ -211,7 +229,7 @@ LayoutMemo::buffer_layout (GstBuffer * buffer, const GstVideoInfo * info,
     return false;
   Region r;
   r.frame = *layout;
-  keep (key, r);
+  keep (key, info, r);
   return true;
 }
 

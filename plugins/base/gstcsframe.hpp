@@ -74,28 +74,31 @@ public:
       GstVideoInfo * layout, gsize size, GError ** error);
 
 private:
-  // Everything the answers read, with no padding left unset (compared as
-  // bytes).
+  // What the answers read besides the caps: a few fields, filled and
+  // compared one by one (no memset, no padding to care about). The caps'
+  // GstVideoInfo is kept beside it and compared in place, not copied into
+  // every frame's key: it is the same bytes every frame.
   struct Key {
-    int kind; // 1: a region, 2: a layout
-    GstVideoInfo info;
-    gsize size;
-    guint x, y, width, height;
-    gboolean has_video_meta;
-    GstVideoFormat format;
-    guint n_planes, frame_width, frame_height;
-    gsize offset[GST_VIDEO_MAX_PLANES];
-    gint stride[GST_VIDEO_MAX_PLANES];
-    gboolean has_crop_meta;
-    guint crop_x, crop_y;
+    int kind = 0; // 1: a region, 2: a layout
+    gsize size = 0;
+    guint x = 0, y = 0, width = 0, height = 0;
+    bool has_video_meta = false;
+    GstVideoFormat format = GST_VIDEO_FORMAT_UNKNOWN;
+    guint n_planes = 0, frame_width = 0, frame_height = 0;
+    gsize offset[GST_VIDEO_MAX_PLANES] = {};
+    gint stride[GST_VIDEO_MAX_PLANES] = {};
+    bool has_crop_meta = false;
+    guint crop_x = 0, crop_y = 0;
+    bool operator== (const Key & o) const;
   };
-  static void key_of (Key * key, int kind, GstBuffer * buffer, const GstVideoInfo * info,
-      gsize size, guint x, guint y, guint width, guint height);
-  bool hit (const Key & key) const;
-  void keep (const Key & key, const Region & region);
+  static void key_of (Key * key, int kind, GstBuffer * buffer, gsize size, guint x,
+      guint y, guint width, guint height);
+  bool hit (const Key & key, const GstVideoInfo * info) const;
+  void keep (const Key & key, const GstVideoInfo * info, const Region & region);
 
   Key key_;
-  Region region_; // for a layout: its frame
+  GstVideoInfo info_; // the caps of key_, compared as bytes
+  Region region_;     // for a layout: its frame
   bool valid_ = false;
 };
 

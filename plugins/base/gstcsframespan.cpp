@@ -12,7 +12,9 @@ namespace {
 GstCsSyncMeta *
 sync_meta (GstBuffer * buffer)
 {
-  return buffer ? gst_buffer_get_cs_sync_meta (buffer) : NULL;
+  /* Not an empty one (a pooled buffer's before its event is recorded). */
+  GstCsSyncMeta * meta = buffer ? gst_buffer_get_cs_sync_meta (buffer) : NULL;
+  return meta && meta->event ? meta : NULL;
 }
 
 /* A GstCsBaseTransform's frame: one input (or none). */

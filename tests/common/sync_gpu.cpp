@@ -3,10 +3,59 @@
 // counter.
 #include <gst/check/gstcheck.h>
 
+#include "fakecuda.h"
 #include "gstcudastreams.h"
+#include "gstcsbufferpool-private.h"
 #include "gstcsmemory-private.h"
 #include "gstcsstreamwait-private.h"
+#include "gstcssyncmeta-private.h"
 #include "testutil.h"
+
+/* cudaStreamWaitEvent calls of this thread so far, where the stand-in
+ * counts them; 0 on a real runtime. */
+static guint64
+stream_waits ()
+{
+  return testutil::on_stand_in () ? fakecuda_stream_waits_thread () : 0;
+}
+
+/* How many cudaStreamWaitEvent calls `f` made, checked against `want` on
+ * the stand-in (a real runtime does not tell). */
+template <typename F>
+static void
+expect_stream_waits (guint64 want, const char * what, F && f)
+{
+  const guint64 before = stream_waits ();
+  f ();
+  if (testutil::on_stand_in ())
+    fail_unless (stream_waits () - before == want,
+        "%s: %" G_GUINT64_FORMAT " cudaStreamWaitEvent calls, not %" G_GUINT64_FORMAT,
+        what, stream_waits () - before, want);
+}
+
+/* A buffer of `size` bytes of `alloc`'s device memory. */
+static GstBuffer *
+device_buffer (GstAllocator * alloc, gsize size)
+{
+  GstBuffer * buf = gst_buffer_new ();
+  gst_buffer_append_memory (
+      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), size, NULL));
+  return buf;
+}
+
+/* `n` streams of device 0, leased from a pool of their own, which goes
+ * with the last of them. */
+struct Streams {
+  GstCsStreamPool * pool;
+  cudaStream_t s[3] = {};
+  explicit Streams (guint n) : pool (gst_cs_stream_pool_new (0, n, 0, NULL))
+  {
+    fail_unless (pool != NULL && n <= G_N_ELEMENTS (s));
+    for (guint i = 0; i < n; i++)
+      s[i] = gst_cs_stream_pool_lease (pool);
+  }
+  ~Streams () { gst_object_unref (pool); }
+};
 
 GST_START_TEST (test_stream_pool_shares_when_exhausted)
 {
@@ -95,9 +144,7 @@ GST_START_TEST (test_sync_meta_record_copy_wait)
   cudaStream_t s1 = gst_cs_stream_pool_lease (spool);
   cudaStream_t s2 = gst_cs_stream_pool_lease (spool);
   GstAllocator * alloc = gst_cs_allocator_new (0);
-  GstBuffer * buf = gst_buffer_new ();
-  gst_buffer_append_memory (
-      buf, gst_cs_allocator_alloc (GST_CS_ALLOCATOR (alloc), 4096, NULL));
+  GstBuffer * buf = device_buffer (alloc, 4096);
 
   /* produce: fill on s1, record */
   fail_unless_equals_int (
@@ -193,6 +240,149 @@ GST_START_TEST (test_stream_wait_stream)
 }
 GST_END_TEST;
 
+/* A stream that already waits for an event record (imagefreeze sends one
+ * buffer, and so one record, every frame) is not made to wait for it again;
+ * every new record is waited for, also one of an event given back to its
+ * pool and taken again. On the stand-in the writer's work runs only when
+ * something waits for it: a wait skipped wrongly reads the old bytes. */
+GST_START_TEST (test_wait_memo_skips_only_a_waited_record)
+{
+  Streams streams (3);
+  cudaStream_t writer = streams.s[0], reader = streams.s[1], third = streams.s[2];
+  GstAllocator * alloc = gst_cs_allocator_new (0);
+  GstBuffer * buf = device_buffer (alloc, 4096);
+  void * dev = gst_cs_memory_get_device_pointer (gst_buffer_peek_memory (buf, 0));
+  guint8 host[4096];
+  GstCsWaitMemo memo = {};
+  GError * err = NULL;
+
+  for (guint8 frame = 1; frame <= 4; frame++) {
+    /* A new frame in the same memory, after the reads of the last one. */
+    fail_unless (gst_cs_buffer_wait_writable (buf, writer, NULL));
+    fail_unless_equals_int (
+        cudaMemsetAsync (dev, frame, sizeof host, writer), cudaSuccess);
+    fail_unless (
+        gst_cs_sync_meta_record (buf, 0, writer, &err), "%s", err ? err->message : "");
+    for (int again = 0; again < 3; again++) {
+      /* What imagefreeze pushes: a copy, sharing the record. */
+      GstBuffer * copy = gst_buffer_copy (buf);
+      expect_stream_waits (again == 0 ? 1 : 0, "a record waited for once",
+          [&] { fail_unless (gst_cs_sync_meta_wait_memo (copy, reader, &memo, NULL)); });
+      fail_unless_equals_int (
+          cudaMemcpyAsync (host, dev, sizeof host, cudaMemcpyDeviceToHost, reader),
+          cudaSuccess);
+      fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
+      for (guint8 v : host)
+        fail_unless (v == frame, "frame %u read before it was written", frame);
+      gst_buffer_unref (copy);
+    }
+  }
+
+  /* The writer's own stream never waits. A memo is of one stream: another
+   * one waits, and then the first one again. */
+  expect_stream_waits (0, "stream order",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, writer, &memo, NULL)); });
+  expect_stream_waits (0, "the record the reader waited for",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  expect_stream_waits (1, "a memo of another stream",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, third, &memo, NULL)); });
+  expect_stream_waits (1, "a memo that moved to another stream",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  gst_cs_wait_memo_forget (&memo);
+  expect_stream_waits (1, "a forgotten memo",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (buf, reader, &memo, NULL)); });
+  gst_buffer_unref (buf);
+
+  /* A buffer without memory: its event is the meta's alone, and goes back to
+   * the pool with it; the next record takes the same event again. */
+  GstBuffer * first = gst_buffer_new ();
+  fail_unless (gst_cs_sync_meta_record (first, 0, writer, NULL));
+  const cudaEvent_t recycled = gst_buffer_get_cs_sync_meta (first)->event;
+  expect_stream_waits (1, "first record",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (first, reader, &memo, NULL)); });
+  gst_buffer_unref (first);
+  GstBuffer * second = gst_buffer_new ();
+  fail_unless (gst_cs_sync_meta_record (second, 0, writer, NULL));
+  fail_unless (gst_buffer_get_cs_sync_meta (second)->event == recycled,
+      "the event pool gave another event: this test needs the same one");
+  expect_stream_waits (1, "a new record of a recycled event",
+      [&] { fail_unless (gst_cs_sync_meta_wait_memo (second, reader, &memo, NULL)); });
+  gst_buffer_unref (second);
+
+  fail_unless_equals_int (cudaStreamSynchronize (reader), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (third), cudaSuccess);
+  gst_object_unref (alloc);
+}
+GST_END_TEST;
+
+/* The device pool's buffers keep their sync meta from one use to the next,
+ * without the last use's event: a consumer of a buffer back from the pool
+ * must not take that event for its pixels'. The memory still knows its
+ * last writer, and its next writer waits for it. A copy made before the
+ * release keeps the event. */
+GST_START_TEST (test_pooled_sync_meta_is_reset)
+{
+  Streams streams (2);
+  cudaStream_t writer = streams.s[0], next = streams.s[1];
+  GstVideoInfo info;
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstCaps * caps = gst_video_info_to_caps (&info);
+  GstBufferPool * pool = gst_cs_buffer_pool_new (0);
+  GstStructure * config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  gst_caps_unref (caps);
+
+  GstBuffer * buf = NULL;
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL), GST_FLOW_OK);
+  GstCsSyncMeta * meta = gst_buffer_get_cs_sync_meta (buf);
+  fail_unless (meta != NULL, "a pooled buffer comes with its sync meta");
+  fail_unless (meta->event == NULL && meta->stream == NULL && meta->device_id == -1);
+  GstBuffer * empty_copy = gst_buffer_copy (buf);
+  GstCsSyncMeta * ecm = gst_buffer_get_cs_sync_meta (empty_copy);
+  fail_unless (ecm == NULL || ecm->event == NULL, "a copy of no event has an event");
+  gst_buffer_unref (empty_copy);
+
+  fail_unless (gst_cs_sync_meta_record (buf, 0, writer, NULL) == meta,
+      "the record goes into the pooled meta");
+  fail_unless (meta->event != NULL && meta->stream == writer && meta->device_id == 0);
+  GstBuffer * first = buf;
+  gst_buffer_unref (buf); /* back to the pool */
+
+  GstBuffer * again = NULL;
+  fail_unless_equals_int (
+      gst_buffer_pool_acquire_buffer (pool, &again, NULL), GST_FLOW_OK);
+  fail_unless (again == first, "the pool made another buffer");
+  meta = gst_buffer_get_cs_sync_meta (again);
+  fail_unless (meta != NULL, "the meta did not stay with the buffer");
+  fail_unless (meta->event == NULL && meta->stream == NULL && meta->device_id == -1,
+      "a stale event on a buffer back from the pool");
+  /* The memory's writer is still known: the next writer waits for it. */
+  expect_stream_waits (1, "the last writer",
+      [&] { fail_unless (gst_cs_buffer_wait_writable (again, next, NULL)); });
+  /* Without an event the consumer falls back to the memory's writer. */
+  expect_stream_waits (1, "the memory's writer",
+      [&] { fail_unless (gst_cs_sync_meta_wait (again, next, NULL)); });
+
+  /* A copy keeps its event when the buffer goes back (and, its memory
+   * shared, is dropped rather than pooled). */
+  fail_unless (gst_cs_sync_meta_record (again, 0, next, NULL) == meta);
+  const cudaEvent_t event = meta->event;
+  GstBuffer * copy = gst_buffer_copy (again);
+  gst_buffer_unref (again);
+  GstCsSyncMeta * cm = gst_buffer_get_cs_sync_meta (copy);
+  fail_unless (cm && cm->event == event && cm->stream == next, "the copy lost its event");
+  expect_stream_waits (1, "the copy's event",
+      [&] { fail_unless (gst_cs_sync_meta_wait (copy, writer, NULL)); });
+
+  gst_buffer_unref (copy);
+  fail_unless_equals_int (cudaStreamSynchronize (writer), cudaSuccess);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+}
+GST_END_TEST;
+
 /* A host write through a CPU mapping reaches the device. */
 GST_START_TEST (test_cpu_write_mapping)
 {
@@ -249,6 +439,8 @@ sync_gpu_suite (void)
   tcase_add_test (tc, test_pool_announced_by_have_context);
   tcase_add_test (tc, test_sync_meta_record_copy_wait);
   tcase_add_test (tc, test_stream_wait_stream);
+  tcase_add_test (tc, test_wait_memo_skips_only_a_waited_record);
+  tcase_add_test (tc, test_pooled_sync_meta_is_reset);
   tcase_add_test (tc, test_cpu_write_mapping);
   tcase_add_test (tc, test_out_of_memory_error);
   return s;

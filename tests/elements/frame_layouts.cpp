@@ -102,6 +102,19 @@ GST_START_TEST (test_region_follows_the_buffer)
   memo_agrees (memo, buffer, &cropped, 0, 0, 32, 24);
   gst_buffer_unref (buffer);
 
+  /* The caps change in place (an element keeps its GstVideoInfo in one
+   * place): the memo follows the bytes, not the pointer. */
+  GstVideoInfo in_place = info_of (GST_VIDEO_FORMAT_NV12, 32, 24);
+  buffer = gst_buffer_new_allocate (NULL, 16384, NULL);
+  memo_agrees (memo, buffer, &in_place, 0, 0, 32, 24);
+  in_place = info_of (GST_VIDEO_FORMAT_NV12, 64, 48);
+  memo_agrees (memo, buffer, &in_place, 0, 0, 32, 24);
+  GST_VIDEO_INFO_PLANE_OFFSET (&in_place, 1) += 64;
+  memo_agrees (memo, buffer, &in_place, 0, 0, 32, 24);
+  in_place.size = 20000; /* larger than the buffer: refused */
+  memo_agrees (memo, buffer, &in_place, 0, 0, 32, 24);
+  gst_buffer_unref (buffer);
+
   /* A buffer too small for its caps: refused. */
   buffer = gst_buffer_new_allocate (NULL, 1000, NULL);
   memo_agrees (memo, buffer, &info, 0, 0, 64, 48);

@@ -80,6 +80,10 @@ FAKECUDA_API unsigned long long fakecuda_host_blocks_thread (void);
 /* The same, summed over every thread of the process. */
 FAKECUDA_API unsigned long long fakecuda_host_blocks_total (void);
 
+/* cudaStreamWaitEvent calls made by the calling thread so far, whatever
+ * they returned: each is host cost, even one with nothing to wait for. */
+FAKECUDA_API unsigned long long fakecuda_stream_waits_thread (void);
+
 /* Operations enqueued on any stream that have not run yet. */
 FAKECUDA_API unsigned long long fakecuda_pending_ops (void);
 

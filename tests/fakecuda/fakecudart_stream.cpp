@@ -8,6 +8,8 @@
  * show rather than to hide. */
 #include "fakecudart.hpp"
 
+#include "fakecuda.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -246,11 +248,22 @@ cudaStreamSynchronize (cudaStream_t stream)
   });
 }
 
+namespace {
+thread_local unsigned long long stream_waits_of_thread = 0;
+} // namespace
+
+unsigned long long
+fakecuda_stream_waits_thread (void)
+{
+  return stream_waits_of_thread;
+}
+
 /* The wait is on the event's latest record at the time of the call; an
  * event never recorded makes it a no-op, as in CUDA. */
 cudaError_t
 cudaStreamWaitEvent (cudaStream_t stream, cudaEvent_t event, unsigned int flags)
 {
+  stream_waits_of_thread++;
   return call ([&] {
     Stream * s = resolve (stream);
     Event * e = resolve (event);
