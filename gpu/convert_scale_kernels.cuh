@@ -520,28 +520,33 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
   }
 }
 
+#if !defined(GCS_RTC_DESCRIPTION)
+/* A launch of a description's kernel: its stream, and what the launch
+ * returned (cudaSuccess where it was made). */
+struct Launch {
+  cudaStream_t stream = nullptr;
+  cudaError_t status = cudaSuccess;
+};
+
 /* The families' launches, defined below and instantiated in the files
  * named beside them. */
-void launch_direct (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_staged (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_one_sample (
-    const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_fixed_point (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_point.cu */
+void launch_direct (const ConvertScale & op, Launch & at);      /* _one_sample.cu */
+void launch_staged (const ConvertScale & op, Launch & at);      /* _one_sample.cu */
+void launch_one_sample (const ConvertScale & op, Launch & at);  /* _one_sample.cu */
+void launch_fixed_point (const ConvertScale & op, Launch & at); /* _fixed_point.cu */
 void launch_fixed_point_blocks (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_point_blocks.cu */
-void launch_fixed_taps (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_taps.cu */
+    const ConvertScale & op, Launch & at); /* _fixed_point_blocks.cu */
+void launch_fixed_taps (const ConvertScale & op, Launch & at); /* _fixed_taps.cu */
 void launch_quad_lines (
-    const ConvertScale & op, cudaStream_t stream);                 /* _fixed_taps.cu */
-void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
+    const ConvertScale & op, cudaStream_t stream);         /* _fixed_taps.cu */
+void launch_planes (const ConvertScale & op, Launch & at); /* _planes.cu */
 template <Filter F, int IB>
-void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
+void launch_two_tap (const ConvertScale & op, Launch & at); /* _two_tap_*.cu */
 template <Filter F, int IB>
-void launch_tap_tile (const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
+void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB>
-void launch_taps_per_pixel (
-    const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
+void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
+#endif
 
 #if defined(GCS_DEFINE_LAUNCHES)
 /* Launches `kernel`, an instance of the kernels above, for description
@@ -551,7 +556,7 @@ void launch_taps_per_pixel (
 template <class... P, class... A>
 void
 start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, const ConvertScale & op, A... rest)
+    std::size_t shared_bytes, Launch & at, const ConvertScale & op, A... rest)
 {
   static_assert (sizeof...(P) == sizeof...(A), "an argument a parameter");
   std::tuple<P...> params{ static_cast<P> (rest)... };
@@ -565,10 +570,15 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  /* Its error, if any, the caller reads (cudaGetLastError). */
-  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args))
-    (void)driver::launch (
-        built, driver::Kernel::BUILT, grid, block, shared_bytes, stream, args);
+  if (rtc::launch (built, op, grid, block, shared_bytes, at.stream, args))
+    return;
+  at.status = driver::launch (
+      built, driver::Kernel::BUILT, grid, block, shared_bytes, at.stream, args);
+  /* A launch the driver did not make the runtime made, which also left its
+   * error as the thread's last: taken here, as a wrapper that reads it
+   * (cudaGetLastError) would, so that no later call meets it. */
+  if (at.status != cudaSuccess)
+    (void)cudaGetLastError ();
 }
 
 /* The grid of tiles of kTileX columns of nbx and `rows` rows of nby. */
@@ -586,7 +596,7 @@ block_grid (const ConvertScale & op)
 
 template <Filter F, int IB>
 void
-launch_two_tap (const ConvertScale & op, cudaStream_t stream)
+launch_two_tap (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const dim3 threads (kTileX, kTileY);
@@ -595,8 +605,8 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
       const dim3 tiles = tile_grid (nbx, nby, rows);
-      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, stream,
-          op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, at, op,
+          nbx, nby, rows);
     });
     return;
   }
@@ -605,20 +615,20 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
     const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
     const dim3 tiles = tile_grid (nbx, nby, rows);
     if constexpr (!Members::kFixed)
-      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, stream,
-          op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, at, op,
+          nbx, nby, rows);
     else
       two_tap::dispatch_swap (op, [&] (auto swap) {
         start (convert_scale_two_tap_column_kernel<F, IB, 1, Members,
                    decltype (swap)::value>,
-            tiles, threads, 0, stream, op, rows);
+            tiles, threads, 0, at, op, rows);
       });
   });
 }
 
 template <Filter F, int IB>
 void
-launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
+launch_tap_tile (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   constexpr int N = tap_tile::kLineTaps<F, IB>;
@@ -632,10 +642,10 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
       if constexpr (F == Filter::BICUBIC) /* tap_tile::sums_pay */
         if (capacity > 0)
           return start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, true>, tiles,
-              threads, (std::size_t)capacity * sizeof (float), stream, op, nbx, nby, rows,
+              threads, (std::size_t)capacity * sizeof (float), at, op, nbx, nby, rows,
               capacity);
       start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, false>, tiles, threads,
-          0, stream, op, nbx, nby, rows, 0);
+          0, at, op, nbx, nby, rows, 0);
     });
   };
   if (op.out.bytes == 2)
@@ -646,13 +656,13 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
 
 template <Filter F, int IB>
 void
-launch_taps_per_pixel (const ConvertScale & op, cudaStream_t stream)
+launch_taps_per_pixel (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     start (convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>, block_grid (op),
-        dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);
+        dim3 (kTileX, kTileY), 0, at, op, nbx, nby);
   };
   if constexpr (IB == 0) /* the generic path: both sides by their words */
     launch (std::integral_constant<int, 0>{});

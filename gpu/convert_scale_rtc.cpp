@@ -541,6 +541,29 @@ entry_of (const void * built, const ConvertScale & op, int arch)
   return last;
 }
 
+/* The GPU architecture of the current context (`context`, its id, where
+ * `known`), asked of the runtime once a context on each thread: a
+ * context's device never changes. 0 where it cannot be told. */
+int
+arch_here (bool known, unsigned long long context)
+{
+  thread_local unsigned long long last_context = 0;
+  thread_local int last_arch = 0;
+  if (known && last_arch && context == last_context)
+    return last_arch;
+  int device = 0;
+  if (cudaGetDevice (&device) != cudaSuccess) {
+    (void)cudaGetLastError ();
+    return 0;
+  }
+  const int arch = arch_of (device);
+  if (known) {
+    last_context = context;
+    last_arch = arch;
+  }
+  return arch;
+}
+
 } // namespace
 
 std::string
@@ -614,12 +637,11 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (m == Mode::OFF)
     return false;
   report_at_exit ();
-  int device = 0;
-  if (cudaGetDevice (&device) != cudaSuccess) {
-    (void)cudaGetLastError ();
-    return false;
-  }
-  const int arch = arch_of (device);
+  /* The context's id, which the launch below needs too: one driver call
+   * for both. */
+  unsigned long long context = 0;
+  const bool known = driver::current_context (&context);
+  const int arch = arch_here (known, context);
   if (!arch)
     return false;
   Entry * e = entry_of (kernel, op, arch);
@@ -644,8 +666,12 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (state != kReady)
     return false;
   const void * compiled = reinterpret_cast<const void *> (e->kernel);
-  if (driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream,
-          args) != cudaSuccess) {
+  const cudaError_t launched =
+      known ? driver::launch_in (context, compiled, driver::Kernel::HANDLE, grid, block,
+                  shared_bytes, stream, args)
+            : driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes,
+                  stream, args);
+  if (launched != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */
     (void)cudaGetLastError ();
