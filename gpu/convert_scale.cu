@@ -70,10 +70,12 @@ convert_scale (const ConvertScale & op, cudaStream_t stream)
 }
 
 cudaError_t
-convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
+convert_scale_resolved (
+    const ConvertScale & resolved, cudaStream_t stream, ConvertTicket * ticket)
 {
   kernels::Launch at;
   at.stream = stream;
+  at.ticket = ticket;
   launch (resolved, at);
   /* The launch's own status (start ()): a launch the driver reported made
    * needs no cudaGetLastError more. */

@@ -521,10 +521,12 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
 }
 
 #if !defined(GCS_RTC_DESCRIPTION)
-/* A launch of a description's kernel: its stream, and what the launch
- * returned (cudaSuccess where it was made). */
+/* A launch of a description's kernel: its stream, the caller's ticket for
+ * the kernel compiled for the description (null: none kept), and what the
+ * launch returned (cudaSuccess where it was made). */
 struct Launch {
   cudaStream_t stream = nullptr;
+  ConvertTicket * ticket = nullptr;
   cudaError_t status = cudaSuccess;
 };
 
@@ -570,7 +572,7 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  if (rtc::launch (built, op, grid, block, shared_bytes, at.stream, args))
+  if (rtc::launch (built, op, grid, block, shared_bytes, at.stream, args, at.ticket))
     return;
   at.status = driver::launch (
       built, driver::Kernel::BUILT, grid, block, shared_bytes, at.stream, args);

@@ -541,6 +541,24 @@ entry_of (const void * built, const ConvertScale & op, int arch)
   return last;
 }
 
+/* entry_of, through `ticket` where it holds the entry (of `op`'s
+ * description, which its holder vouches for) of `built` for `arch`:
+ * no 1 KiB key to build and compare. */
+Entry *
+entry_by_ticket (
+    const void * built, const ConvertScale & op, int arch, ConvertTicket * ticket)
+{
+  if (ticket) {
+    auto * e = static_cast<Entry *> (const_cast<void *> (ticket->entry));
+    if (e && e->key.built == built && e->key.arch == arch)
+      return e;
+  }
+  Entry * e = entry_of (built, op, arch);
+  if (ticket)
+    ticket->entry = e;
+  return e;
+}
+
 /* The GPU architecture of the current context (`context`, its id, where
  * `known`), asked of the runtime once a context on each thread: a
  * context's device never changes. 0 where it cannot be told. */
@@ -627,7 +645,7 @@ report_at_exit ()
 
 bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, void ** args)
+    std::size_t shared_bytes, cudaStream_t stream, void ** args, ConvertTicket * ticket)
 {
   /* NVRTC compiles in a process of its own, which the worker thread waits
    * for: a first frame does not wait for it. That thread makes no CUDA
@@ -644,7 +662,7 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   const int arch = arch_here (known, context);
   if (!arch)
     return false;
-  Entry * e = entry_of (kernel, op, arch);
+  Entry * e = entry_by_ticket (kernel, op, arch, ticket);
   int state = e->state.load (std::memory_order_acquire);
   if (state == kNone || state == kQueued) {
     const int seen = e->seen.fetch_add (1, std::memory_order_relaxed) + 1;

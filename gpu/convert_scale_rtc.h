@@ -51,10 +51,12 @@ constexpr int kMostStackBytes = 256;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
-// ready; `args` as cudaLaunchKernel takes them. False where none is (the
-// caller launches `kernel`): it may have asked for one.
+// ready; `args` as cudaLaunchKernel takes them. `ticket`: `op`'s
+// (convert_scale.h), or null. False where none is (the caller launches
+// `kernel`): it may have asked for one.
 bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, void ** args);
+    std::size_t shared_bytes, cudaStream_t stream, void ** args,
+    ConvertTicket * ticket = nullptr);
 
 // What the compiler did so far, for tests and logs: kernels compiled (or
 // read from the cache) and loaded, compiles or loads that failed (the last one's log in
