@@ -10,51 +10,51 @@ namespace {
 /* Launches the kernel instance that computes resolved `op` fastest, of
  * the family that choose_path names. */
 void
-launch (const ConvertScale & op, cudaStream_t stream)
+launch (const ConvertScale & op, kernels::Launch & at)
 {
   using namespace kernels;
   const bool wide = op.in.bytes == 2;
   switch (choose_path (op)) {
     case Path::DIRECT:
-      return launch_direct (op, stream);
+      return launch_direct (op, at);
     case Path::STAGED:
-      return launch_staged (op, stream);
+      return launch_staged (op, at);
     case Path::ONE_SAMPLE:
-      return launch_one_sample (op, stream);
+      return launch_one_sample (op, at);
     case Path::FIXED_POINT:
-      return launch_fixed_point (op, stream);
+      return launch_fixed_point (op, at);
     case Path::FIXED_TAPS:
-      return launch_fixed_taps (op, stream);
+      return launch_fixed_taps (op, at);
     case Path::PLANES:
-      return launch_planes (op, stream);
+      return launch_planes (op, at);
     case Path::TWO_TAP:
       if (op.filter == Filter::NEAREST)
-        return wide ? launch_two_tap<Filter::NEAREST, 2> (op, stream)
-                    : launch_two_tap<Filter::NEAREST, 1> (op, stream);
-      return wide ? launch_two_tap<Filter::BILINEAR, 2> (op, stream)
-                  : launch_two_tap<Filter::BILINEAR, 1> (op, stream);
+        return wide ? launch_two_tap<Filter::NEAREST, 2> (op, at)
+                    : launch_two_tap<Filter::NEAREST, 1> (op, at);
+      return wide ? launch_two_tap<Filter::BILINEAR, 2> (op, at)
+                  : launch_two_tap<Filter::BILINEAR, 1> (op, at);
     case Path::TAP_TILE:
       if (op.filter == Filter::BICUBIC)
-        return wide ? launch_tap_tile<Filter::BICUBIC, 2> (op, stream)
-                    : launch_tap_tile<Filter::BICUBIC, 1> (op, stream);
-      return wide ? launch_tap_tile<Filter::AREA, 2> (op, stream)
-                  : launch_tap_tile<Filter::AREA, 1> (op, stream);
+        return wide ? launch_tap_tile<Filter::BICUBIC, 2> (op, at)
+                    : launch_tap_tile<Filter::BICUBIC, 1> (op, at);
+      return wide ? launch_tap_tile<Filter::AREA, 2> (op, at)
+                  : launch_tap_tile<Filter::AREA, 1> (op, at);
     case Path::TAPS_PER_PIXEL:
       if (pixels::generic (op)) {
         switch (op.filter) {
           case Filter::NEAREST:
-            return launch_taps_per_pixel<Filter::NEAREST, 0> (op, stream);
+            return launch_taps_per_pixel<Filter::NEAREST, 0> (op, at);
           case Filter::BILINEAR:
-            return launch_taps_per_pixel<Filter::BILINEAR, 0> (op, stream);
+            return launch_taps_per_pixel<Filter::BILINEAR, 0> (op, at);
           case Filter::BICUBIC:
-            return launch_taps_per_pixel<Filter::BICUBIC, 0> (op, stream);
+            return launch_taps_per_pixel<Filter::BICUBIC, 0> (op, at);
           default:
-            return launch_taps_per_pixel<Filter::AREA, 0> (op, stream);
+            return launch_taps_per_pixel<Filter::AREA, 0> (op, at);
         }
       }
       /* else area shrinking only (tap_tile::applies) */
-      return wide ? launch_taps_per_pixel<Filter::AREA, 2> (op, stream)
-                  : launch_taps_per_pixel<Filter::AREA, 1> (op, stream);
+      return wide ? launch_taps_per_pixel<Filter::AREA, 2> (op, at)
+                  : launch_taps_per_pixel<Filter::AREA, 1> (op, at);
   }
 }
 
@@ -70,10 +70,16 @@ convert_scale (const ConvertScale & op, cudaStream_t stream)
 }
 
 cudaError_t
-convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
+convert_scale_resolved (
+    const ConvertScale & resolved, cudaStream_t stream, ConvertTicket * ticket)
 {
-  launch (resolved, stream);
-  return cudaGetLastError ();
+  kernels::Launch at;
+  at.stream = stream;
+  at.ticket = ticket;
+  launch (resolved, at);
+  /* The launch's own status (start ()): a launch the driver reported made
+   * needs no cudaGetLastError more. */
+  return at.status;
 }
 
 cudaError_t

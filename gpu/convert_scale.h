@@ -254,9 +254,22 @@ constexpr std::ptrdiff_t kMoveAlignment = 16;
 bool convert_scale_move (
     ConvertScale * resolved, std::ptrdiff_t in_shift, std::ptrdiff_t out_shift);
 
+// Where the kernel compiled at run time for a resolved description
+// (convert_scale_rtc.h) was found, kept by the caller beside the
+// description: the launches of the description's moves (convert_scale_move
+// changes its addresses alone) skip looking it up by the description's
+// bytes. Whoever changes the description otherwise (resolves another into
+// it, points it at a table of taps or off one: convert_scale_point_lines)
+// resets it ({}). Opaque.
+struct ConvertTicket {
+  const void * entry = nullptr;
+};
+
 // convert_scale of a description convert_scale_resolve made (and
-// convert_scale_move moved): enqueues the kernel, never blocks.
-cudaError_t convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream);
+// convert_scale_move moved): enqueues the kernel, never blocks. `ticket`:
+// the description's (above), or null.
+cudaError_t convert_scale_resolved (
+    const ConvertScale & resolved, cudaStream_t stream, ConvertTicket * ticket = nullptr);
 
 // convert_scale_as_gpu_on_host of a resolved description.
 void convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved);

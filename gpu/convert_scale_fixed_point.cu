@@ -9,10 +9,10 @@
 namespace gst_cs::gpu::kernels {
 
 void
-launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
+launch_fixed_point (const ConvertScale & op, Launch & at)
 {
   if (op.fixed.blocks)
-    return launch_fixed_point_blocks (op, stream);
+    return launch_fixed_point_blocks (op, at);
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const bool turned = pixels::rotates (op.orientation);
   const int rows = two_tap::tile_rows (nbx, nby, !turned);
@@ -27,10 +27,10 @@ launch_fixed_point (const ConvertScale & op, cudaStream_t stream)
         constexpr bool One = decltype (one)::value;
         if (turned)
           start (convert_scale_fixed_point_turned_kernel<F, Word, One>, tiles,
-              dim3 (kTileX, kTileY), 0, stream, op, rows);
+              dim3 (kTileX, kTileY), 0, at, op, rows);
         else
           start (convert_scale_fixed_point_kernel<F, Word, One>, tiles,
-              dim3 (kTileX, kTileY), 0, stream, op, rows);
+              dim3 (kTileX, kTileY), 0, at, op, rows);
       });
     });
   });

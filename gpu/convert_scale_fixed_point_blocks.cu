@@ -8,7 +8,7 @@
 namespace gst_cs::gpu::kernels {
 
 void
-launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
+launch_fixed_point_blocks (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int rows = fixed_point::block_tile_rows (nbx, nby);
@@ -16,7 +16,7 @@ launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
   if (fixed_point::direct_blocks (op)) {
     fixed_point::dispatch_word (op, [&] (auto word) {
       start (convert_scale_fixed_point_direct_blocks_kernel<decltype (word)::value>,
-          tiles, dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+          tiles, dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
     });
     return;
   }
@@ -25,7 +25,7 @@ launch_fixed_point_blocks (const ConvertScale & op, cudaStream_t stream)
       fixed_point::dispatch_one (op, [&] (auto one) {
         start (convert_scale_fixed_point_blocks_kernel<decltype (f)::value,
                    decltype (word)::value, decltype (one)::value>,
-            tiles, dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+            tiles, dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
       });
     });
   });

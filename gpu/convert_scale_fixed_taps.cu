@@ -8,7 +8,7 @@
 namespace gst_cs::gpu::kernels {
 
 void
-launch_fixed_taps (const ConvertScale & op, cudaStream_t stream)
+launch_fixed_taps (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   int rows, capacity;
@@ -20,10 +20,10 @@ launch_fixed_taps (const ConvertScale & op, cudaStream_t stream)
       constexpr int Word = decltype (word)::value;
       if (op.fixed.blocks)
         start (convert_scale_fixed_taps_blocks_kernel<F, Word>, tiles,
-            dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+            dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
       else
         start (convert_scale_fixed_taps_kernel<F, Word>, tiles, dim3 (kTileX, kTileY),
-            (std::size_t)capacity * sizeof (int), stream, op, rows, capacity);
+            (std::size_t)capacity * sizeof (int), at, op, rows, capacity);
     });
   });
 }

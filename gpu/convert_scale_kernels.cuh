@@ -26,10 +26,19 @@
 // The description a kernel works from: its parameter as built, or, in a
 // kernel compiled at run time for one conversion (convert_scale_rtc.cpp),
 // the description it was compiled for (a constant: its loads and the
-// branches on it fold away) with the parameter's addresses.
+// branches on it fold away) with the addresses its parameter brings
+// (GCS_GIVEN: the description's addresses alone, which rtc::launch gathers,
+// so that a launch copies 168 bytes of parameters instead of 1016). Every
+// kernel that start () launches takes a GCS_GIVEN first: a kernel compiled
+// with a ConvertScale there would read past the addresses its launch
+// gives; one that takes a GCS_GIVEN and reads it without GCS_DESCRIPTION
+// does not compile at run time (the built kernel runs).
 #if defined(GCS_RTC_DESCRIPTION)
+#include "convert_scale_addresses.h"
+#define GCS_GIVEN ConvertAddresses
 #define GCS_DESCRIPTION(given) const ConvertScale op = rtc_description (given)
 #else
+#define GCS_GIVEN ConvertScale
 #define GCS_DESCRIPTION(given) const ConvertScale & op = given
 #endif
 
@@ -43,7 +52,7 @@ using two_tap::kTileY;
 template <class Block>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_block_kernel (ConvertScale given, int nbx, int nby)
+    convert_scale_block_kernel (GCS_GIVEN given, int nbx, int nby)
 {
   GCS_DESCRIPTION (given);
   const int bx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -91,7 +100,7 @@ constexpr int kStage = kTileX;
 
 template <class Members>
 __global__ void
-__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale given)
+__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (GCS_GIVEN given)
 {
   GCS_DESCRIPTION (given);
   __shared__ unsigned words[kStage][kStage + 1]; /* + 1: a column spans the banks */
@@ -205,7 +214,7 @@ write_tile_column (int nbx, int nby, int rows, Write write)
 template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)
-    convert_scale_two_tap_kernel (ConvertScale given, int nbx, int nby, int rows)
+    convert_scale_two_tap_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
@@ -223,7 +232,7 @@ __launch_bounds__ (kTileX * kTileY, 5)
 template <Filter F, int IB, int OB, class Members, bool Swap>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 8)
-    convert_scale_two_tap_column_kernel (ConvertScale given, int rows)
+    convert_scale_two_tap_column_kernel (GCS_GIVEN given, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
@@ -242,7 +251,7 @@ __launch_bounds__ (kTileX * kTileY, 8)
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_kernel (ConvertScale given, int rows)
+    convert_scale_fixed_point_kernel (GCS_GIVEN given, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
@@ -286,8 +295,8 @@ fixed_point_blocks (const ConvertScale & op, int nbx, int nby, int rows, Pixel p
  * 40 KB of shared memory (the kept chroma and the taps). */
 template <Filter F, int Word, bool One>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
-    ConvertScale given, int nbx, int nby, int rows)
+__launch_bounds__ (kTileX * kTileY, 4)
+    convert_scale_fixed_point_blocks_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   fixed_point_blocks<F, fixed_point::Tile> (op, nbx, nby, rows,
@@ -304,7 +313,7 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
 template <int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_kernel (
-    ConvertScale given, int nbx, int nby, int rows)
+    GCS_GIVEN given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   staged_blocks (op, two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows), nbx, nby,
@@ -321,7 +330,7 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_k
 template <Filter F, int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4)
-    convert_scale_fixed_taps_kernel (ConvertScale given, int rows, int capacity)
+    convert_scale_fixed_taps_kernel (GCS_GIVEN given, int rows, int capacity)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::QuadTile tile;
@@ -360,8 +369,8 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_quad_lines_kernel (
 /* Outputs with subsampled chroma from four taps (fixed_point_blocks). */
 template <Filter F, int Word>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_taps_blocks_kernel (
-    ConvertScale given, int nbx, int nby, int rows)
+__launch_bounds__ (kTileX * kTileY, 4)
+    convert_scale_fixed_taps_blocks_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   fixed_point_blocks<F, fixed_point::QuadTile> (op, nbx, nby, rows,
@@ -380,7 +389,7 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_taps_blocks_kernel (
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_turned_kernel (ConvertScale given, int cols)
+    convert_scale_fixed_point_turned_kernel (GCS_GIVEN given, int cols)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
@@ -411,7 +420,7 @@ __launch_bounds__ (kTileX * kTileY, 6)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_planes_kernel (ConvertScale given, int nbx, int nby, int rows)
+    convert_scale_planes_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ planes::LineTaps row_taps[planes::kMaxRows];
@@ -433,7 +442,7 @@ __launch_bounds__ (kTileX * kTileY)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
-    ConvertScale given, int nbx, int nby, int rows, unsigned stage_bytes)
+    GCS_GIVEN given, int nbx, int nby, int rows, unsigned stage_bytes)
 {
   GCS_DESCRIPTION (given);
   extern __shared__ __align__ (16) std::uint8_t stage[];
@@ -468,7 +477,7 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
 template <Filter F, int IB, int OB, class Members, int N, bool Sums>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
-    ConvertScale given, int nbx, int nby, int rows, int capacity)
+    GCS_GIVEN given, int nbx, int nby, int rows, int capacity)
 {
   GCS_DESCRIPTION (given);
   __shared__ tap_tile::TileOf<N> tile;
@@ -520,28 +529,35 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
   }
 }
 
+#if !defined(GCS_RTC_DESCRIPTION)
+/* A launch of a description's kernel: its stream, the caller's ticket for
+ * the kernel compiled for the description (null: none kept), and what the
+ * launch returned (cudaSuccess where it was made). */
+struct Launch {
+  cudaStream_t stream = nullptr;
+  ConvertTicket * ticket = nullptr;
+  cudaError_t status = cudaSuccess;
+};
+
 /* The families' launches, defined below and instantiated in the files
  * named beside them. */
-void launch_direct (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_staged (const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_one_sample (
-    const ConvertScale & op, cudaStream_t stream); /* _one_sample.cu */
-void launch_fixed_point (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_point.cu */
+void launch_direct (const ConvertScale & op, Launch & at);      /* _one_sample.cu */
+void launch_staged (const ConvertScale & op, Launch & at);      /* _one_sample.cu */
+void launch_one_sample (const ConvertScale & op, Launch & at);  /* _one_sample.cu */
+void launch_fixed_point (const ConvertScale & op, Launch & at); /* _fixed_point.cu */
 void launch_fixed_point_blocks (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_point_blocks.cu */
-void launch_fixed_taps (
-    const ConvertScale & op, cudaStream_t stream); /* _fixed_taps.cu */
+    const ConvertScale & op, Launch & at); /* _fixed_point_blocks.cu */
+void launch_fixed_taps (const ConvertScale & op, Launch & at); /* _fixed_taps.cu */
 void launch_quad_lines (
-    const ConvertScale & op, cudaStream_t stream);                 /* _fixed_taps.cu */
-void launch_planes (const ConvertScale & op, cudaStream_t stream); /* _planes.cu */
+    const ConvertScale & op, cudaStream_t stream);         /* _fixed_taps.cu */
+void launch_planes (const ConvertScale & op, Launch & at); /* _planes.cu */
 template <Filter F, int IB>
-void launch_two_tap (const ConvertScale & op, cudaStream_t stream); /* _two_tap_*.cu */
+void launch_two_tap (const ConvertScale & op, Launch & at); /* _two_tap_*.cu */
 template <Filter F, int IB>
-void launch_tap_tile (const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
+void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB>
-void launch_taps_per_pixel (
-    const ConvertScale & op, cudaStream_t stream); /* _variant.cu */
+void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
+#endif
 
 #if defined(GCS_DEFINE_LAUNCHES)
 /* Launches `kernel`, an instance of the kernels above, for description
@@ -551,7 +567,7 @@ void launch_taps_per_pixel (
 template <class... P, class... A>
 void
 start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, const ConvertScale & op, A... rest)
+    std::size_t shared_bytes, Launch & at, const ConvertScale & op, A... rest)
 {
   static_assert (sizeof...(P) == sizeof...(A), "an argument a parameter");
   std::tuple<P...> params{ static_cast<P> (rest)... };
@@ -565,10 +581,15 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  /* Its error, if any, the caller reads (cudaGetLastError). */
-  if (!rtc::launch (built, op, grid, block, shared_bytes, stream, args))
-    (void)driver::launch (
-        built, driver::Kernel::BUILT, grid, block, shared_bytes, stream, args);
+  if (rtc::launch (built, op, grid, block, shared_bytes, at.stream, args, at.ticket))
+    return;
+  at.status = driver::launch (
+      built, driver::Kernel::BUILT, grid, block, shared_bytes, at.stream, args);
+  /* A launch the driver did not make the runtime made, which also left its
+   * error as the thread's last: taken here, as a wrapper that reads it
+   * (cudaGetLastError) would, so that no later call meets it. */
+  if (at.status != cudaSuccess)
+    (void)cudaGetLastError ();
 }
 
 /* The grid of tiles of kTileX columns of nbx and `rows` rows of nby. */
@@ -586,7 +607,7 @@ block_grid (const ConvertScale & op)
 
 template <Filter F, int IB>
 void
-launch_two_tap (const ConvertScale & op, cudaStream_t stream)
+launch_two_tap (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const dim3 threads (kTileX, kTileY);
@@ -595,8 +616,8 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
       const dim3 tiles = tile_grid (nbx, nby, rows);
-      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, stream,
-          op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, at, op,
+          nbx, nby, rows);
     });
     return;
   }
@@ -605,20 +626,20 @@ launch_two_tap (const ConvertScale & op, cudaStream_t stream)
     const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
     const dim3 tiles = tile_grid (nbx, nby, rows);
     if constexpr (!Members::kFixed)
-      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, stream,
-          op, nbx, nby, rows);
+      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, at, op,
+          nbx, nby, rows);
     else
       two_tap::dispatch_swap (op, [&] (auto swap) {
         start (convert_scale_two_tap_column_kernel<F, IB, 1, Members,
                    decltype (swap)::value>,
-            tiles, threads, 0, stream, op, rows);
+            tiles, threads, 0, at, op, rows);
       });
   });
 }
 
 template <Filter F, int IB>
 void
-launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
+launch_tap_tile (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   constexpr int N = tap_tile::kLineTaps<F, IB>;
@@ -632,10 +653,10 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
       if constexpr (F == Filter::BICUBIC) /* tap_tile::sums_pay */
         if (capacity > 0)
           return start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, true>, tiles,
-              threads, (std::size_t)capacity * sizeof (float), stream, op, nbx, nby, rows,
+              threads, (std::size_t)capacity * sizeof (float), at, op, nbx, nby, rows,
               capacity);
       start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, false>, tiles, threads,
-          0, stream, op, nbx, nby, rows, 0);
+          0, at, op, nbx, nby, rows, 0);
     });
   };
   if (op.out.bytes == 2)
@@ -646,13 +667,13 @@ launch_tap_tile (const ConvertScale & op, cudaStream_t stream)
 
 template <Filter F, int IB>
 void
-launch_taps_per_pixel (const ConvertScale & op, cudaStream_t stream)
+launch_taps_per_pixel (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   auto launch = [&] (auto ob) {
     constexpr int OB = decltype (ob)::value;
     start (convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>, block_grid (op),
-        dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);
+        dim3 (kTileX, kTileY), 0, at, op, nbx, nby);
   };
   if constexpr (IB == 0) /* the generic path: both sides by their words */
     launch (std::integral_constant<int, 0>{});

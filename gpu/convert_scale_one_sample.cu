@@ -8,36 +8,36 @@
 namespace gst_cs::gpu::kernels {
 
 void
-launch_direct (const ConvertScale & op, cudaStream_t stream)
+launch_direct (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const int ngx = (nbx + direct::kGroup - 1) / direct::kGroup;
   const dim3 groups = tile_grid (ngx, nby, kTileY);
   pixels::dispatch_bytes (op, [&] (auto ib, auto ob) {
     start (convert_scale_block_kernel<Direct<decltype (ib)::value, decltype (ob)::value>>,
-        groups, dim3 (kTileX, kTileY), 0, stream, op, ngx, nby);
+        groups, dim3 (kTileX, kTileY), 0, at, op, ngx, nby);
   });
 }
 
 void
-launch_staged (const ConvertScale & op, cudaStream_t stream)
+launch_staged (const ConvertScale & op, Launch & at)
 {
   const dim3 stages (
       (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
   one_sample::dispatch_staged (op, [&] (auto members) {
     start (convert_scale_staged_kernel<decltype (members)>, stages, dim3 (kTileX, kTileY),
-        0, stream, op);
+        0, at, op);
   });
 }
 
 void
-launch_one_sample (const ConvertScale & op, cudaStream_t stream)
+launch_one_sample (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   one_sample::dispatch_bytes (op, [&] (auto ib, auto ob) {
     start (
         convert_scale_block_kernel<OneSample<decltype (ib)::value, decltype (ob)::value>>,
-        block_grid (op), dim3 (kTileX, kTileY), 0, stream, op, nbx, nby);
+        block_grid (op), dim3 (kTileX, kTileY), 0, at, op, nbx, nby);
   });
 }
 

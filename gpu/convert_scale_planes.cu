@@ -7,7 +7,7 @@
 namespace gst_cs::gpu::kernels {
 
 void
-launch_planes (const ConvertScale & op, cudaStream_t stream)
+launch_planes (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   int rows = planes::column_rows (nbx, nby);
@@ -24,10 +24,10 @@ launch_planes (const ConvertScale & op, cudaStream_t stream)
     constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
     if (stage)
       start (convert_scale_planes_staged_kernel<F, IB, OB, decltype (word)::value>, tiles,
-          dim3 (kTileX, kTileY), stage, stream, op, nbx, nby, rows, stage);
+          dim3 (kTileX, kTileY), stage, at, op, nbx, nby, rows, stage);
     else
       start (convert_scale_planes_kernel<F, IB, OB, decltype (word)::value>, tiles,
-          dim3 (kTileX, kTileY), 0, stream, op, nbx, nby, rows);
+          dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
   });
 }
 

@@ -200,7 +200,9 @@ std::uint64_t
 sources_digest ()
 {
   static const std::uint64_t digest = [] {
-    std::uint64_t h = fnv ("gcs-rtc 1", 9);
+    /* 2: the kernels take the description's addresses alone
+     * (ConvertAddresses), where 1's took the whole description. */
+    std::uint64_t h = fnv ("gcs-rtc 2", 9);
     for (int i = 0; i < kSourceCount; i++) {
       h = fnv (kSources[i].name, std::strlen (kSources[i].name), h);
       h = fnv (kSources[i].text, std::strlen (kSources[i].text), h);
@@ -541,6 +543,47 @@ entry_of (const void * built, const ConvertScale & op, int arch)
   return last;
 }
 
+/* entry_of, through `ticket` where it holds the entry (of `op`'s
+ * description, which its holder vouches for) of `built` for `arch`:
+ * no 1 KiB key to build and compare. */
+Entry *
+entry_by_ticket (
+    const void * built, const ConvertScale & op, int arch, ConvertTicket * ticket)
+{
+  if (ticket) {
+    auto * e = static_cast<Entry *> (const_cast<void *> (ticket->entry));
+    if (e && e->key.built == built && e->key.arch == arch)
+      return e;
+  }
+  Entry * e = entry_of (built, op, arch);
+  if (ticket)
+    ticket->entry = e;
+  return e;
+}
+
+/* The GPU architecture of the current context (`context`, its id, where
+ * `known`), asked of the runtime once a context on each thread: a
+ * context's device never changes. 0 where it cannot be told. */
+int
+arch_here (bool known, unsigned long long context)
+{
+  thread_local unsigned long long last_context = 0;
+  thread_local int last_arch = 0;
+  if (known && last_arch && context == last_context)
+    return last_arch;
+  int device = 0;
+  if (cudaGetDevice (&device) != cudaSuccess) {
+    (void)cudaGetLastError ();
+    return 0;
+  }
+  const int arch = arch_of (device);
+  if (known) {
+    last_context = context;
+    last_arch = arch;
+  }
+  return arch;
+}
+
 } // namespace
 
 std::string
@@ -553,11 +596,11 @@ source_for (const ConvertScale & op)
     s += (i ? "," : "") + std::to_string (d[i]);
   s += "};\n"
        "__device__ __forceinline__ gst_cs::gpu::ConvertScale\n"
-       "rtc_description (const gst_cs::gpu::ConvertScale & given)\n"
+       "rtc_description (const gst_cs::gpu::ConvertAddresses & given)\n"
        "{\n"
        "  gst_cs::gpu::ConvertScale op;\n"
        "  memcpy (&op, gcs_rtc_description, sizeof op);\n"
-       "  gst_cs::gpu::take_addresses (op, given);\n"
+       "  given.apply (op);\n"
        "  return op;\n"
        "}\n"
        "#define GCS_RTC_DESCRIPTION\n"
@@ -604,7 +647,7 @@ report_at_exit ()
 
 bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, void ** args)
+    std::size_t shared_bytes, cudaStream_t stream, void ** args, ConvertTicket * ticket)
 {
   /* NVRTC compiles in a process of its own, which the worker thread waits
    * for: a first frame does not wait for it. That thread makes no CUDA
@@ -614,15 +657,14 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (m == Mode::OFF)
     return false;
   report_at_exit ();
-  int device = 0;
-  if (cudaGetDevice (&device) != cudaSuccess) {
-    (void)cudaGetLastError ();
-    return false;
-  }
-  const int arch = arch_of (device);
+  /* The context's id, which the launch below needs too: one driver call
+   * for both. */
+  unsigned long long context = 0;
+  const bool known = driver::current_context (&context);
+  const int arch = arch_here (known, context);
   if (!arch)
     return false;
-  Entry * e = entry_of (kernel, op, arch);
+  Entry * e = entry_by_ticket (kernel, op, arch, ticket);
   int state = e->state.load (std::memory_order_acquire);
   if (state == kNone || state == kQueued) {
     const int seen = e->seen.fetch_add (1, std::memory_order_relaxed) + 1;
@@ -644,8 +686,19 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (state != kReady)
     return false;
   const void * compiled = reinterpret_cast<const void *> (e->kernel);
-  if (driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream,
-          args) != cudaSuccess) {
+  /* The compiled kernel's first parameter: the description's addresses
+   * alone (GCS_GIVEN in convert_scale_kernels.cuh), for this launch only;
+   * the built kernel, should this one fail, takes the description. */
+  ConvertAddresses addresses = ConvertAddresses::gather (op);
+  void * const description = args[0];
+  args[0] = &addresses;
+  const cudaError_t launched =
+      known ? driver::launch_in (context, compiled, driver::Kernel::HANDLE, grid, block,
+                  shared_bytes, stream, args)
+            : driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes,
+                  stream, args);
+  args[0] = description;
+  if (launched != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */
     (void)cudaGetLastError ();

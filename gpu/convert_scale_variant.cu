@@ -12,15 +12,15 @@ namespace gst_cs::gpu::kernels {
 
 #if defined(GCS_TWO_TAP_FILTER)
 template void launch_two_tap<Filter::GCS_TWO_TAP_FILTER, GCS_SAMPLE_BYTES> (
-    const ConvertScale & op, cudaStream_t stream);
+    const ConvertScale & op, Launch & at);
 #endif
 #if defined(GCS_TAP_TILE_FILTER)
 template void launch_tap_tile<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES> (
-    const ConvertScale & op, cudaStream_t stream);
+    const ConvertScale & op, Launch & at);
 #endif
 #if defined(GCS_TAPS_FILTER)
 template void launch_taps_per_pixel<Filter::GCS_TAPS_FILTER, GCS_SAMPLE_BYTES> (
-    const ConvertScale & op, cudaStream_t stream);
+    const ConvertScale & op, Launch & at);
 #endif
 
 } // namespace gst_cs::gpu::kernels

@@ -109,19 +109,33 @@ find (const Key & key, Kernel kind)
 
 } // namespace
 
+bool
+current_context (unsigned long long * id)
+{
+  const Entries & e = entries ();
+  return e.launch && e.context_id (nullptr, id) == CUDA_SUCCESS;
+}
+
 cudaError_t
 launch (const void * kernel, Kernel kind, dim3 grid, dim3 block, std::size_t shared_bytes,
     cudaStream_t stream, void ** args)
+{
+  /* No context current yet: the runtime's launch makes the device's
+   * primary context current. */
+  unsigned long long context = 0;
+  if (!current_context (&context))
+    return cudaLaunchKernel (kernel, grid, block, args, shared_bytes, stream);
+  return launch_in (context, kernel, kind, grid, block, shared_bytes, stream, args);
+}
+
+cudaError_t
+launch_in (unsigned long long context, const void * kernel, Kernel kind, dim3 grid,
+    dim3 block, std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
   auto through_runtime = [&] {
     return cudaLaunchKernel (kernel, grid, block, args, shared_bytes, stream);
   };
   const Entries & e = entries ();
-  /* No context current yet: the runtime's launch makes the device's
-   * primary context current. */
-  unsigned long long context = 0;
-  if (!e.launch || e.context_id (nullptr, &context) != CUDA_SUCCESS)
-    return through_runtime ();
   /* The last few of this thread: a streaming thread launches the same one
    * or two kernels frame after frame. */
   struct Seen {

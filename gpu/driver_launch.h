@@ -40,6 +40,17 @@ enum class Kernel { BUILT, HANDLE };
 cudaError_t launch (const void * kernel, Kernel kind, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args);
 
+// The id of the current context (cuCtxGetId: unique in the process, and a
+// context's device never changes), into *id; false where no context is
+// current or the driver's way is not there (launch () then takes the
+// runtime's).
+bool current_context (unsigned long long * id);
+
+// launch () in the current context, whose id current_context () gave: the
+// driver is not asked for it again.
+cudaError_t launch_in (unsigned long long context, const void * kernel, Kernel kind,
+    dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, void ** args);
+
 // Launches made through the driver so far in this process, and launches
 // the driver refused that the runtime then made: tests assert that the
 // driver's way is the one taken on a GPU.

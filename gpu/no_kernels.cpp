@@ -24,7 +24,7 @@ convert_scale (const ConvertScale &, cudaStream_t)
 }
 
 cudaError_t
-convert_scale_resolved (const ConvertScale &, cudaStream_t)
+convert_scale_resolved (const ConvertScale &, cudaStream_t, ConvertTicket *)
 {
   return cudaErrorNotSupported;
 }

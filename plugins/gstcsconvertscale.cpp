@@ -63,6 +63,8 @@
  */
 #include "gstcsconvertscale.h"
 
+#include <optional>
+
 #include "base/gstcscaps.h"
 #include "base/gstcscompat.hpp"
 #include "convert/gstcsconvertcaps.h"
@@ -412,24 +414,30 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
                 gst_buffer_get_size (outbuf), error))
           return false;
         key.out = &out_layout;
-        gst_cs::gpu::ConvertScale described;
+        /* Made where the memo describes afresh only: 1 KiB of initialising
+         * that a moved description's frame does without. */
+        std::optional<gst_cs::gpu::ConvertScale> described;
         gst_cs::gpu::ConvertScale * op = self->memo->resolve (key, in, out, [&] () {
+          gst_cs::gpu::ConvertScale & d = described.emplace ();
           gst_cs::describe_convert (&base->in_info, &base->out_info, (gint)region.x,
               (gint)region.y, (gint)region.width, (gint)region.height, key.settings,
-              &self->colours, &described);
-          described.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
-          described.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
-          return described;
+              &self->colours, &d);
+          d.in = gst_cs::convert_image (&base->in_info, &region.frame, in, false);
+          d.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
+          return d;
         });
         if (op && !self->lines->attach (op, self->memo->moved (),
                       gst_cs_base_transform_get_device (base), stream, error))
           return false;
-        const cudaError_t status = op ? gst_cs::gpu::convert_scale_resolved (*op, stream)
-                                      : cudaErrorInvalidValue;
+        if (op && self->lines->repointed ())
+          self->memo->changed ();
+        const cudaError_t status =
+            op ? gst_cs::gpu::convert_scale_resolved (*op, stream, self->memo->ticket ())
+               : cudaErrorInvalidValue;
         if (status == cudaSuccess)
           return true;
-        if (!op)
-          op = &described;
+        if (!op) /* refused: resolve () described it */
+          op = &*described;
         g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
             "Cannot launch the convert-scale kernel (%dx%d at %d,%d of %dx%d -> %dx%d): "
             "%s",

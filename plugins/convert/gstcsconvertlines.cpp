@@ -75,15 +75,23 @@ ConvertLines::take (gsize bytes, gint device, cudaStream_t stream)
   return true;
 }
 
+void
+ConvertLines::point (gpu::ConvertScale * op, const void * table)
+{
+  gpu::convert_scale_point_lines (op, table);
+  repointed_ = true;
+}
+
 bool
 ConvertLines::attach (
     gpu::ConvertScale * op, bool moved, gint device, cudaStream_t stream, GError ** error)
 {
+  repointed_ = false;
   if (op->fixed.lines_on) {
     if (op->fixed.lines == device_table_)
       return true;
     /* Pointed at a table given back since (reset): never read it. */
-    gpu::convert_scale_point_lines (op, nullptr);
+    point (op, nullptr);
     settled_ = false;
   }
   if (!moved) {
@@ -108,13 +116,13 @@ ConvertLines::attach (
   }
   const bool same = filled_ && std::memcmp (static_cast<const void *> (&s),
                                    static_cast<const void *> (&held_), sizeof s) == 0;
-  gpu::convert_scale_point_lines (op, device_table_);
+  point (op, device_table_);
   if (same)
     return true;
   filled_ = false;
   const cudaError_t status = gpu::convert_scale_fill_lines (*op, stream);
   if (status != cudaSuccess) {
-    gpu::convert_scale_point_lines (op, nullptr);
+    point (op, nullptr);
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_CUDA,
         "Cannot launch the taps-table kernel (%" G_GSIZE_FORMAT
         " bytes, %dx%d -> %dx%d): "

@@ -36,6 +36,11 @@ public:
   bool attach (gpu::ConvertScale * op, bool moved, gint device, cudaStream_t stream,
       GError ** error);
 
+  // Whether the last attach () changed `op` (pointed it at the table or off
+  // it): a description other than the memo's moves make
+  // (ConvertMemo::changed).
+  bool repointed () const { return repointed_; }
+
   // Gives the memory back (at stop; the next frame of a description
   // fills again).
   void reset ();
@@ -44,6 +49,8 @@ private:
   // The description the table holds the taps of, addresses and table
   // fields cleared, compared as bytes.
   static gpu::ConvertScale stripped (const gpu::ConvertScale & op);
+  // gpu::convert_scale_point_lines, noted (repointed ()).
+  void point (gpu::ConvertScale * op, const void * table);
   bool take (gsize bytes, gint device, cudaStream_t stream);
 
   GstDebugCategory * category_;
@@ -58,6 +65,7 @@ private:
   // The description at hand was dealt with (pointed, or left without a
   // table): the memo's next moves keep what was decided.
   bool settled_ = false;
+  bool repointed_ = false;
 };
 
 } // namespace gst_cs

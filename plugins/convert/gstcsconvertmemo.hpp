@@ -48,6 +48,7 @@ public:
     }
     moved_ = false;
     valid_ = false;
+    ticket_ = {};
     if (!gpu::convert_scale_resolve (describe (), &op_))
       return nullptr;
     keep (key);
@@ -57,7 +58,20 @@ public:
   }
 
   // The next frame describes afresh (new caps).
-  void clear () { valid_ = false; }
+  void clear ()
+  {
+    valid_ = false;
+    ticket_ = {};
+  }
+
+  // The resolved description's ticket for its compiled kernel
+  // (gpu::convert_scale_resolved): kept while only its moves change it,
+  // reset wherever the description itself changes.
+  gpu::ConvertTicket * ticket () { return &ticket_; }
+
+  // The caller changed the description resolve () returned other than by
+  // moving it (pointed it at a table of taps or off one): its ticket goes.
+  void changed () { ticket_ = {}; }
 
   // Whether the last resolve () moved the description of the frame before
   // (its second frame or a later one) rather than describing afresh.
@@ -77,6 +91,7 @@ private:
   bool valid_ = false;
   bool moved_ = false;
   gpu::ConvertScale op_; // resolved, for in_ and out_
+  gpu::ConvertTicket ticket_;
   const guint8 * in_ = nullptr;
   guint8 * out_ = nullptr;
   ConvertSettings settings_;

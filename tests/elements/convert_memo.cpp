@@ -199,6 +199,57 @@ GST_START_TEST (test_other_frames_describe_afresh)
 }
 GST_END_TEST;
 
+/* The ticket of the description's compiled kernel (gpu::ConvertTicket)
+ * stays with its moves and goes with every other change of it: a key
+ * that differs, clear () and changed (). A kept ticket of another
+ * description would launch that description's kernel. */
+GST_START_TEST (test_ticket_goes_with_the_description)
+{
+  Frames f (info_of (GST_VIDEO_FORMAT_NV12, 64, 48),
+      info_of (GST_VIDEO_FORMAT_RGBA, 40, 30), 4096);
+  gst_cs::ConvertMemo memo;
+  gst_cs::ConvertSettings s;
+  GstVideoInfo in_layout = f.in, out_layout = f.out;
+  gst_cs::ConvertKey key{ s, 0, 0, 64, 48, &in_layout, &out_layout };
+  int described = 0;
+  auto frame = [&] (int k) {
+    guint8 *in = f.at (f.in_mem, 4096, k), *out = f.at (f.out_mem, 4096, k);
+    fail_unless (memo.resolve (key, in, out, [&] () {
+      described++;
+      return describe (f, s, in, out);
+    }) != nullptr);
+  };
+  static const int kEntry = 0; /* stands for a compiled kernel's entry */
+  frame (0);
+  fail_unless (memo.ticket ()->entry == nullptr);
+  memo.ticket ()->entry = &kEntry;
+  frame (1);
+  frame (0);
+  fail_unless_equals_int (described, 1);
+  fail_unless (memo.ticket ()->entry == &kEntry, "a move dropped the ticket");
+  key.settings.filter = gpu::Filter::NEAREST;
+  frame (1);
+  fail_unless_equals_int (described, 2);
+  fail_unless (memo.ticket ()->entry == nullptr, "another description kept the ticket");
+  memo.ticket ()->entry = &kEntry;
+  memo.changed ();
+  fail_unless (memo.ticket ()->entry == nullptr, "changed () kept the ticket");
+  memo.ticket ()->entry = &kEntry;
+  memo.clear ();
+  fail_unless (memo.ticket ()->entry == nullptr, "clear () kept the ticket");
+  /* A description refused (resolve () returns null) keeps none either. */
+  memo.ticket ()->entry = &kEntry;
+  fail_unless (
+      memo.resolve (key, f.at (f.in_mem, 4096, 0), f.at (f.out_mem, 4096, 0), [&] () {
+        gpu::ConvertScale bad =
+            describe (f, s, f.at (f.in_mem, 4096, 0), f.at (f.out_mem, 4096, 0));
+        bad.src_w = 0;
+        return bad;
+      }) == nullptr);
+  fail_unless (memo.ticket ()->entry == nullptr, "a refused description kept the ticket");
+}
+GST_END_TEST;
+
 static Suite *
 convert_memo_suite (void)
 {
@@ -207,6 +258,7 @@ convert_memo_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_moved_description_computes_the_frame);
   tcase_add_test (tc, test_other_frames_describe_afresh);
+  tcase_add_test (tc, test_ticket_goes_with_the_description);
   return s;
 }
 

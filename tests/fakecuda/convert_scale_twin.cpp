@@ -63,7 +63,8 @@ convert_scale (const ConvertScale & op, cudaStream_t stream)
 }
 
 cudaError_t
-convert_scale_resolved (const ConvertScale & resolved, cudaStream_t stream)
+convert_scale_resolved (
+    const ConvertScale & resolved, cudaStream_t stream, ConvertTicket *)
 {
   (void)fakecuda_launch (stream, run, new ConvertScale (resolved), release);
   /* As the kernel wrapper: a failed launch is the thread's last error. */
