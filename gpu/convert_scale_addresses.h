@@ -6,8 +6,6 @@
 // (convert_scale_rtc.cpp).
 #pragma once
 
-#include <type_traits>
-
 #include "convert_scale.h"
 
 #if defined(__CUDACC__)
@@ -23,7 +21,7 @@ namespace gst_cs::gpu {
 // points into a frame must be listed here: the size check beside
 // convert_scale_move makes whoever adds one look.
 template <class A, class B, class Fn>
-GCS_ADDRESS_HD constexpr void
+GCS_ADDRESS_HD void
 each_address_pair (A & a, B & b, Fn fn)
 {
   for (int k = 0; k < kConvertPlanes; k++) {
@@ -47,7 +45,7 @@ each_address_pair (A & a, B & b, Fn fn)
 // launch as it takes the frames' (take_addresses), so that one compiled
 // kernel serves every table.
 template <class A, class B, class Fn>
-GCS_ADDRESS_HD constexpr void
+GCS_ADDRESS_HD void
 each_table_address_pair (A & a, B & b, Fn fn)
 {
   fn (a.fixed.lines, b.fixed.lines);
@@ -63,61 +61,12 @@ each_address (Op & op, Fn fn)
 
 // `to` with the addresses of `from`, the frames' and the tables': a
 // description compiled in (all but its addresses) applied to the memory
-// of a launch. A compiled kernel's launch brings them as ConvertAddresses
-// (below), which the tests hold to this.
+// of a launch.
 GCS_ADDRESS_HD void
 take_addresses (ConvertScale & to, const ConvertScale & from)
 {
   each_address_pair (to, from, [] (auto & t, const auto & f, bool) { t = f; });
   each_table_address_pair (to, from, [] (auto & t, const auto & f) { t = f; });
 }
-
-// Calls fn (a's field, b's field) for every address of the description,
-// the frames' and then the tables', in one order: ConvertAddresses's.
-template <class A, class B, class Fn>
-GCS_ADDRESS_HD constexpr void
-each_address_of_all (A & a, B & b, Fn fn)
-{
-  each_address_pair (a, b, [&] (auto & x, auto & y, bool) { fn (x, y); });
-  each_table_address_pair (a, b, fn);
-}
-
-constexpr int
-address_count ()
-{
-  ConvertScale op{};
-  int n = 0;
-  each_address_of_all (op, op, [&] (auto &, auto &) { n++; });
-  return n;
-}
-
-// A description's addresses alone (take_addresses's), for a kernel
-// compiled for the description (convert_scale_rtc.cpp), which has the rest
-// as constants: its launch copies 168 bytes of parameters instead of the
-// description's 1016.
-struct ConvertAddresses {
-  static constexpr int kCount = address_count ();
-  void * at[kCount];
-
-  static GCS_ADDRESS_HD ConvertAddresses gather (const ConvertScale & op)
-  {
-    ConvertAddresses a{};
-    int i = 0;
-    each_address_of_all (op, op, [&] (const auto & p, const auto &) {
-      a.at[i++] = const_cast<void *> (static_cast<const void *> (p));
-    });
-    return a;
-  }
-
-  // `to` with these addresses: take_addresses (to, the description they
-  // were gathered from).
-  GCS_ADDRESS_HD void apply (ConvertScale & to) const
-  {
-    int i = 0;
-    each_address_of_all (to, to, [&] (auto & p, auto &) {
-      p = static_cast<std::remove_reference_t<decltype (p)>> (at[i++]);
-    });
-  }
-};
 
 } // namespace gst_cs::gpu

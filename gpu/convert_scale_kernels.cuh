@@ -26,19 +26,10 @@
 // The description a kernel works from: its parameter as built, or, in a
 // kernel compiled at run time for one conversion (convert_scale_rtc.cpp),
 // the description it was compiled for (a constant: its loads and the
-// branches on it fold away) with the addresses its parameter brings
-// (GCS_GIVEN: the description's addresses alone, which rtc::launch gathers,
-// so that a launch copies 168 bytes of parameters instead of 1016). Every
-// kernel that start () launches takes a GCS_GIVEN first: a kernel compiled
-// with a ConvertScale there would read past the addresses its launch
-// gives; one that takes a GCS_GIVEN and reads it without GCS_DESCRIPTION
-// does not compile at run time (the built kernel runs).
+// branches on it fold away) with the parameter's addresses.
 #if defined(GCS_RTC_DESCRIPTION)
-#include "convert_scale_addresses.h"
-#define GCS_GIVEN ConvertAddresses
 #define GCS_DESCRIPTION(given) const ConvertScale op = rtc_description (given)
 #else
-#define GCS_GIVEN ConvertScale
 #define GCS_DESCRIPTION(given) const ConvertScale & op = given
 #endif
 
@@ -52,7 +43,7 @@ using two_tap::kTileY;
 template <class Block>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_block_kernel (GCS_GIVEN given, int nbx, int nby)
+    convert_scale_block_kernel (ConvertScale given, int nbx, int nby)
 {
   GCS_DESCRIPTION (given);
   const int bx = blockIdx.x * blockDim.x + threadIdx.x;
@@ -100,7 +91,7 @@ constexpr int kStage = kTileX;
 
 template <class Members>
 __global__ void
-__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (GCS_GIVEN given)
+__launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale given)
 {
   GCS_DESCRIPTION (given);
   __shared__ unsigned words[kStage][kStage + 1]; /* + 1: a column spans the banks */
@@ -214,7 +205,7 @@ write_tile_column (int nbx, int nby, int rows, Write write)
 template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 5)
-    convert_scale_two_tap_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
+    convert_scale_two_tap_kernel (ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
@@ -232,7 +223,7 @@ __launch_bounds__ (kTileX * kTileY, 5)
 template <Filter F, int IB, int OB, class Members, bool Swap>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 8)
-    convert_scale_two_tap_column_kernel (GCS_GIVEN given, int rows)
+    convert_scale_two_tap_column_kernel (ConvertScale given, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
@@ -251,7 +242,7 @@ __launch_bounds__ (kTileX * kTileY, 8)
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_kernel (GCS_GIVEN given, int rows)
+    convert_scale_fixed_point_kernel (ConvertScale given, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
@@ -295,8 +286,8 @@ fixed_point_blocks (const ConvertScale & op, int nbx, int nby, int rows, Pixel p
  * 40 KB of shared memory (the kept chroma and the taps). */
 template <Filter F, int Word, bool One>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4)
-    convert_scale_fixed_point_blocks_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
+__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_blocks_kernel (
+    ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   fixed_point_blocks<F, fixed_point::Tile> (op, nbx, nby, rows,
@@ -313,7 +304,7 @@ __launch_bounds__ (kTileX * kTileY, 4)
 template <int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_kernel (
-    GCS_GIVEN given, int nbx, int nby, int rows)
+    ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   staged_blocks (op, two_tap::tile_lines (op, blockIdx.x, blockIdx.y, rows), nbx, nby,
@@ -330,7 +321,7 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_k
 template <Filter F, int Word>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 4)
-    convert_scale_fixed_taps_kernel (GCS_GIVEN given, int rows, int capacity)
+    convert_scale_fixed_taps_kernel (ConvertScale given, int rows, int capacity)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::QuadTile tile;
@@ -369,8 +360,8 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_quad_lines_kernel (
 /* Outputs with subsampled chroma from four taps (fixed_point_blocks). */
 template <Filter F, int Word>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4)
-    convert_scale_fixed_taps_blocks_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
+__launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_taps_blocks_kernel (
+    ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   fixed_point_blocks<F, fixed_point::QuadTile> (op, nbx, nby, rows,
@@ -389,7 +380,7 @@ __launch_bounds__ (kTileX * kTileY, 4)
 template <Filter F, int Word, bool One>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 6)
-    convert_scale_fixed_point_turned_kernel (GCS_GIVEN given, int cols)
+    convert_scale_fixed_point_turned_kernel (ConvertScale given, int cols)
 {
   GCS_DESCRIPTION (given);
   __shared__ fixed_point::Tile tile;
@@ -420,7 +411,7 @@ __launch_bounds__ (kTileX * kTileY, 6)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY)
-    convert_scale_planes_kernel (GCS_GIVEN given, int nbx, int nby, int rows)
+    convert_scale_planes_kernel (ConvertScale given, int nbx, int nby, int rows)
 {
   GCS_DESCRIPTION (given);
   __shared__ planes::LineTaps row_taps[planes::kMaxRows];
@@ -442,7 +433,7 @@ __launch_bounds__ (kTileX * kTileY)
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
-    GCS_GIVEN given, int nbx, int nby, int rows, unsigned stage_bytes)
+    ConvertScale given, int nbx, int nby, int rows, unsigned stage_bytes)
 {
   GCS_DESCRIPTION (given);
   extern __shared__ __align__ (16) std::uint8_t stage[];
@@ -477,7 +468,7 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
 template <Filter F, int IB, int OB, class Members, int N, bool Sums>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
-    GCS_GIVEN given, int nbx, int nby, int rows, int capacity)
+    ConvertScale given, int nbx, int nby, int rows, int capacity)
 {
   GCS_DESCRIPTION (given);
   __shared__ tap_tile::TileOf<N> tile;

@@ -200,9 +200,7 @@ std::uint64_t
 sources_digest ()
 {
   static const std::uint64_t digest = [] {
-    /* 2: the kernels take the description's addresses alone
-     * (ConvertAddresses), where 1's took the whole description. */
-    std::uint64_t h = fnv ("gcs-rtc 2", 9);
+    std::uint64_t h = fnv ("gcs-rtc 1", 9);
     for (int i = 0; i < kSourceCount; i++) {
       h = fnv (kSources[i].name, std::strlen (kSources[i].name), h);
       h = fnv (kSources[i].text, std::strlen (kSources[i].text), h);
@@ -596,11 +594,11 @@ source_for (const ConvertScale & op)
     s += (i ? "," : "") + std::to_string (d[i]);
   s += "};\n"
        "__device__ __forceinline__ gst_cs::gpu::ConvertScale\n"
-       "rtc_description (const gst_cs::gpu::ConvertAddresses & given)\n"
+       "rtc_description (const gst_cs::gpu::ConvertScale & given)\n"
        "{\n"
        "  gst_cs::gpu::ConvertScale op;\n"
        "  memcpy (&op, gcs_rtc_description, sizeof op);\n"
-       "  given.apply (op);\n"
+       "  gst_cs::gpu::take_addresses (op, given);\n"
        "  return op;\n"
        "}\n"
        "#define GCS_RTC_DESCRIPTION\n"
@@ -686,18 +684,11 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (state != kReady)
     return false;
   const void * compiled = reinterpret_cast<const void *> (e->kernel);
-  /* The compiled kernel's first parameter: the description's addresses
-   * alone (GCS_GIVEN in convert_scale_kernels.cuh), for this launch only;
-   * the built kernel, should this one fail, takes the description. */
-  ConvertAddresses addresses = ConvertAddresses::gather (op);
-  void * const description = args[0];
-  args[0] = &addresses;
   const cudaError_t launched =
       known ? driver::launch_in (context, compiled, driver::Kernel::HANDLE, grid, block,
                   shared_bytes, stream, args)
             : driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes,
                   stream, args);
-  args[0] = description;
   if (launched != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */

@@ -51,10 +51,9 @@ constexpr int kMostStackBytes = 256;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
-// ready; `args` as cudaLaunchKernel takes them, the first `op`'s (the
-// twin takes `op`'s addresses alone: ConvertAddresses, in place of it for
-// that launch). `ticket`: `op`'s (convert_scale.h), or null. False where
-// none is (the caller launches `kernel`): it may have asked for one.
+// ready; `args` as cudaLaunchKernel takes them. `ticket`: `op`'s
+// (convert_scale.h), or null. False where none is (the caller launches
+// `kernel`): it may have asked for one.
 bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args,
     ConvertTicket * ticket = nullptr);

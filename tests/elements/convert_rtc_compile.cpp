@@ -11,14 +11,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "convert/gstcsconvertdesc.hpp"
-#include "convert_scale_addresses.h"
 #include "convert_scale_rtc.h"
 #include "run_apart.h"
 
@@ -186,39 +183,6 @@ GST_START_TEST (test_families_compile)
 }
 GST_END_TEST;
 
-/* A kernel compiled at run time takes the description's addresses alone
- * (gpu::ConvertAddresses, the source's rtc_description applies them):
- * gathered from one description and applied to another, they make it
- * what take_addresses makes it, every other byte left. Random bytes for
- * both, 300 times. */
-GST_START_TEST (test_addresses_round_trip)
-{
-  /* Planes 2 x 4, components 2 x 4, the words 2, fixed point's luma and
-   * chroma, the table of taps. */
-  fail_unless_equals_int (gpu::ConvertAddresses::kCount, 21);
-  fail_unless_equals_int ((int)sizeof (gpu::ConvertAddresses), 21 * (int)sizeof (void *));
-  std::mt19937 random (17);
-  /* Copied as bytes only: their bools are random bytes too. */
-  auto fill = [&] (gpu::ConvertScale * op) {
-    unsigned char bytes[sizeof (gpu::ConvertScale)];
-    for (unsigned char & b : bytes)
-      b = (unsigned char)random ();
-    std::memcpy (static_cast<void *> (op), bytes, sizeof bytes);
-  };
-  gpu::ConvertScale from, to, expected, got;
-  for (int i = 0; i < 300; i++) {
-    fill (&from);
-    fill (&to);
-    std::memcpy (static_cast<void *> (&expected), &to, sizeof to);
-    std::memcpy (static_cast<void *> (&got), &to, sizeof to);
-    gpu::take_addresses (expected, from);
-    gpu::ConvertAddresses::gather (from).apply (got);
-    fail_unless (std::memcmp (&got, &expected, sizeof got) == 0,
-        "description %d: the addresses applied differ from take_addresses's", i);
-  }
-}
-GST_END_TEST;
-
 /* run_apart with RUN_APART_PEER (tests/elements/run_apart_peer.cpp): a
  * command and a payload in, `payload` back. */
 bool
@@ -283,7 +247,6 @@ rtc_suite (void)
   tcase_set_timeout (tc, 300);
   tcase_add_test (tc, test_run_apart);
   tcase_add_test (tc, test_families_compile);
-  tcase_add_test (tc, test_addresses_round_trip);
   suite_add_tcase (s, tc);
   return s;
 }
