@@ -19,9 +19,13 @@ G_BEGIN_DECLS
  * @device_id: the device that produced the buffer's pixels
  * @stream: the stream the producing work was enqueued on
  * @event: an event recorded on @stream right after that work; it completes
- *   when the pixels are ready
+ *   when the pixels are ready. %NULL (and @stream %NULL, @device_id -1)
+ *   on a pooled buffer not recorded yet: gst_cs_sync_meta_wait() then
+ *   falls back to the memory's last writer, so use it rather than
+ *   @event directly.
  *
- * Attached to every device buffer by its producer. A consumer on @stream
+ * Attached to every device buffer by its producer (our pools attach it at
+ * allocation and keep it across reuse, its event dropped at release). A consumer on @stream
  * needs nothing; one on another stream makes its stream wait on @event
  * (gst_cs_sync_meta_wait()); the CPU waits on @event alone
  * (gst_cs_sync_meta_wait_host()), never on the whole stream or device.

@@ -8,8 +8,8 @@
  *
  *   host   the CPU time of one call, enqueued in bursts the GPU keeps up
  *          with (median of bursts): a launch with kernel parameters of 16
- *          to 2048 bytes (the converter's description is 1016, a kernel
- *          compiled for it takes 168), through the driver too, an event
+ *          to 2048 bytes (the converter's description is 1016, which
+ *          its compiled kernels take too; 168 are its addresses alone), through the driver too, an event
  *          record, a wait on a complete event of another stream, an event
  *          query, the device guard's get/set;
  *   gpu    the GPU's time per frame of a stream of frames, enqueued far
@@ -243,11 +243,11 @@ main (int argc, char ** argv)
                      }) });
     host.push_back (
         { "launch 816, <<<>>> again", host_cost ([&] { launch<816> (b, s, 1); }) });
-    /* The converter's two launches through the driver: a kernel compiled
-     * for its description takes the description's addresses alone (168
-     * bytes, gpu::ConvertAddresses), a built one the whole description
-     * (1016). Their difference is what the addresses alone save the host,
-     * if anything; 816 through the driver above is between them. */
+    /* Through the driver, the converter's description (1016 bytes) and
+     * its 21 addresses alone (168): whether passing a compiled kernel only
+     * its addresses would save the host anything (on the H200 it did not,
+     * docs/cudaconvertscale.md); 816 through the driver above is between
+     * them. */
     cudaFunction_t f168 = nullptr, f1016 = nullptr;
     CHECK (launch<168> (b, s, 1)); /* loaded into the context first */
     CHECK (launch<1016> (b, s, 1));
