@@ -5,6 +5,7 @@
 #include "convert_scale.h"
 
 #include <climits>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -91,7 +92,11 @@ convert_scale_resolve (const ConvertScale & op, ConvertScale * resolved)
 {
   if (!convert_scale_is_valid (op))
     return false;
-  *resolved = op;
+  /* Bytes, padding included: a resolved description is compared and
+   * hashed as bytes (ConvertMemo, ConvertLines, the compiled kernels'
+   * keys), and an assignment need not copy padding. */
+  static_assert (std::is_trivially_copyable_v<ConvertScale>);
+  std::memcpy (static_cast<void *> (resolved), &op, sizeof op);
   pixels::resolve (*resolved);
   if (!pixels::generic (*resolved))
     fixed_point::resolve (*resolved);

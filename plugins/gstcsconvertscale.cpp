@@ -415,7 +415,10 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
           return false;
         key.out = &out_layout;
         /* Made where the memo describes afresh only: 1 KiB of initialising
-         * that a moved description's frame does without. */
+         * that a moved description's frame does without. emplace ()
+         * value-initialises it, padding zeroed, and convert_scale_resolve
+         * copies it as bytes: the same description is the same bytes, as
+         * the memo, the table and the compiled kernels' keys compare it. */
         std::optional<gst_cs::gpu::ConvertScale> described;
         gst_cs::gpu::ConvertScale * op = self->memo->resolve (key, in, out, [&] () {
           gst_cs::gpu::ConvertScale & d = described.emplace ();
@@ -426,11 +429,16 @@ convert_frame (GstCsConvertScale * self, GstBuffer * source, GstBuffer * outbuf)
           d.out = gst_cs::convert_image (&base->out_info, &out_layout, out, true);
           return d;
         });
-        if (op && !self->lines->attach (op, self->memo->moved (),
-                      gst_cs_base_transform_get_device (base), stream, error))
-          return false;
+        const bool attached =
+            !op || self->lines->attach (op, self->memo->moved (),
+                       gst_cs_base_transform_get_device (base), stream, error);
+        /* Before any return: the memo's compiled-kernel ticket is trusted
+         * without comparing descriptions, so a description the table
+         * repointed must drop it even when the attach then failed. */
         if (op && self->lines->repointed ())
           self->memo->changed ();
+        if (!attached)
+          return false;
         const cudaError_t status =
             op ? gst_cs::gpu::convert_scale_resolved (*op, stream, self->memo->ticket ())
                : cudaErrorInvalidValue;

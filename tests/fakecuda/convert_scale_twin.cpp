@@ -66,9 +66,13 @@ cudaError_t
 convert_scale_resolved (
     const ConvertScale & resolved, cudaStream_t stream, ConvertTicket *)
 {
-  (void)fakecuda_launch (stream, run, new ConvertScale (resolved), release);
-  /* As the kernel wrapper: a failed launch is the thread's last error. */
-  return cudaGetLastError ();
+  /* As the kernel wrapper: the launch's own status, and a failed launch
+   * leaves no last error behind. */
+  const cudaError_t status =
+      fakecuda_launch (stream, run, new ConvertScale (resolved), release);
+  if (status != cudaSuccess)
+    (void)cudaGetLastError ();
+  return status;
 }
 
 cudaError_t
