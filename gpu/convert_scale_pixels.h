@@ -490,8 +490,16 @@ to_output (const ConvertScale & op, const float given[4])
     /* Each component's own range (RGB16's are 31, 63, 31); one the input
      * lacks is a constant (alpha: opaque), not filtered. */
     const Component & k = op.in.comp[c];
-    const float v = given[c] < 0.0f ? 0.0f : given[c], top = (float)k.max_code;
-    in[c] = k.plane >= 0 ? (v > top ? top : v) : given[c];
+    const float top = (float)k.max_code;
+#if defined(__CUDA_ARCH__)
+    /* One min and one max instruction each, where the comparisons took
+     * two and two: the same codes for the finite sums here (a zero's
+     * sign may differ, which rounding takes away). */
+    const float v = fminf (fmaxf (given[c], 0.0f), top);
+#else
+    const float v = given[c] < 0.0f ? 0.0f : (given[c] > top ? top : given[c]);
+#endif
+    in[c] = k.plane >= 0 ? v : given[c];
   }
   return through_matrix (op, in);
 }

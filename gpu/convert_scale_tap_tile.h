@@ -31,11 +31,14 @@ constexpr int kMaxTaps = 8;
 // sample, so that a pixel's sums have a length known at compile time (the
 // loads of a row issue together) and end as they would without: x + 0 * y
 // is x for the finite sums here. N = 0: up to kMaxTaps, n of them.
-template <int N> struct TapsOf {
+// With N > 0 the indices and the weights each begin on 16 bytes: a
+// pixel reads its line's taps in two 16-byte shared-memory loads, not 2N
+// 4-byte ones.
+template <int N> struct alignas (N > 0 ? 16 : 4) TapsOf {
   static constexpr int kMax = N > 0 ? N : kMaxTaps;
-  int n;
   int i[kMax];
   float w[kMax];
+  int n;
 };
 
 // Whether `op` (resolved) takes this path: the filters two_tap does not
@@ -388,36 +391,52 @@ table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * capacit
 
 // Fills the table: entries (source row y_lo[g] + row, across line a),
 // each the sum of that row over a's taps for each of members[g]. Thread
-// `thread` of `threads` fills every threads-th entry from its own (the
-// CUDA block's threads share them out; the twin: one thread). Rows and
-// lines are stepped, not divided out of an entry's index.
+// `thread` of `threads` fills its share (the CUDA block's threads share
+// them out; the twin: one thread, every entry). A thread keeps one across
+// line and walks down its rows where the block has a thread for each line
+// (on the GPU): the line's taps and their offsets are loaded once, not
+// once an entry, which was a fifth of an entry's instructions. Each entry
+// is row_sum's whoever computes it: the same bits in any share.
 template <int IB, class Members, int N>
 GCS_HD void
 fill_row_sums (const ConvertScale & op, const TileOf<N> & t, bool swap, const RowSums & r,
     float * table, int thread, int threads)
 {
   const int n = r.n_across;
-  const int row_step = threads / n, a_step = threads - row_step * n;
+  /* groups threads a line (the rest of the block idle), or, with fewer
+   * threads than lines, every threads-th line from thread's own. */
+  const int groups = threads >= n ? threads / n : 1;
+  const int first_row = thread / n;
+  const int line_step = threads >= n ? n : threads;
+  if (first_row >= groups)
+    return;
   auto fill = [&] (auto gc) {
     constexpr int g = decltype (gc)::value;
     if (!r.slots[g])
       return;
-    int row = thread / n, a = thread - row * n;
-    for (int e = thread; row < r.n_y[g]; e += threads) {
-      const TapsOf<N> & tx = swap ? t.rows[g][a] : t.cols[g][a];
-      float sum[4];
-      row_sum<IB, Members::word (g), N> (op, g, r.members[g], tx, r.y_lo[g] + row, sum);
-      float * out = table + r.base[g] + e * r.slots[g];
-      int s = 0;
-      GCS_UNROLL
-      for (int c = 0; c < 4; c++)
-        if ((r.members[g] >> c) & 1u)
-          out[s++] = sum[c];
-      row += row_step;
-      a += a_step;
-      if (a >= n) {
-        a -= n;
-        row++;
+    for (int a = thread % n; a < n; a += line_step) {
+      const TapsOf<N> & shared_taps = swap ? t.rows[g][a] : t.cols[g][a];
+      auto rows = [&] (const TapsOf<N> & tx) {
+        for (int row = first_row; row < r.n_y[g]; row += groups) {
+          float sum[4];
+          row_sum<IB, Members::word (g), N> (
+              op, g, r.members[g], tx, r.y_lo[g] + row, sum);
+          float * out = table + r.base[g] + (row * n + a) * r.slots[g];
+          int s = 0;
+          GCS_UNROLL
+          for (int c = 0; c < 4; c++)
+            if ((r.members[g] >> c) & 1u)
+              out[s++] = sum[c];
+        }
+      };
+      /* A copy in registers where the taps' count is known at compile
+       * time (their loops unrolled); else in place (indexed by a count
+       * known at run time, a copy would live in local memory). */
+      if constexpr (N > 0) {
+        const TapsOf<N> tx = shared_taps;
+        rows (tx);
+      } else {
+        rows (shared_taps);
       }
     }
   };
