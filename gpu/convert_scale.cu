@@ -3,6 +3,7 @@
 
 #include "convert_scale_kernels.cuh"
 #include "convert_scale_path.h"
+#include "driver_launch.h"
 
 namespace gst_cs::gpu {
 namespace {
@@ -76,6 +77,7 @@ convert_scale_resolved (
   kernels::Launch at;
   at.stream = stream;
   at.ticket = ticket;
+  at.context = driver::current_context ();
   launch (resolved, at);
   /* The launch's own status (start ()): a launch the driver reported made
    * needs no cudaGetLastError more. */

@@ -16,6 +16,9 @@
 #include "convert_scale_planes_staged.h"
 #include "convert_scale_tap_tile.h"
 #include "convert_scale_two_tap.h"
+#if !defined(GCS_RTC_DESCRIPTION)
+#include <optional>
+#endif
 #if defined(GCS_DEFINE_LAUNCHES)
 #include <tuple>
 
@@ -522,11 +525,15 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_tap_tile_kernel (
 
 #if !defined(GCS_RTC_DESCRIPTION)
 /* A launch of a description's kernel: its stream, the caller's ticket for
- * the kernel compiled for the description (null: none kept), and what the
- * launch returned (cudaSuccess where it was made). */
+ * the kernel compiled for the description (null: none kept), the current
+ * context (driver::current_context (), asked by the launch's maker: a
+ * compiled kernel needs it before it launches, and where none is ready the
+ * built kernel launches in it, so that either way a launch asks the driver
+ * once), and what the launch returned (cudaSuccess where it was made). */
 struct Launch {
   cudaStream_t stream = nullptr;
   ConvertTicket * ticket = nullptr;
+  std::optional<unsigned long long> context;
   cudaError_t status = cudaSuccess;
 };
 
@@ -572,10 +579,11 @@ start (void (*kernel) (ConvertScale, P...), dim3 grid, dim3 block,
       },
       params);
   const void * built = reinterpret_cast<const void *> (kernel);
-  if (rtc::launch (built, op, grid, block, shared_bytes, at.stream, args, at.ticket))
+  if (rtc::launch (
+          built, op, grid, block, shared_bytes, at.stream, at.context, args, at.ticket))
     return;
-  at.status = driver::launch (
-      built, driver::Kernel::BUILT, grid, block, shared_bytes, at.stream, args);
+  at.status = driver::launch_in (at.context, built, driver::Kernel::BUILT, grid, block,
+      shared_bytes, at.stream, args);
   /* A launch the driver did not make the runtime made, which also left its
    * error as the thread's last: taken here, as a wrapper that reads it
    * (cudaGetLastError) would, so that no later call meets it. */

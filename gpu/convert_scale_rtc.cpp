@@ -560,14 +560,14 @@ entry_by_ticket (
 }
 
 /* The GPU architecture of the current context (`context`, its id, where
- * `known`), asked of the runtime once a context on each thread: a
+ * known), asked of the runtime once a context on each thread: a
  * context's device never changes. 0 where it cannot be told. */
 int
-arch_here (bool known, unsigned long long context)
+arch_here (std::optional<unsigned long long> context)
 {
   thread_local unsigned long long last_context = 0;
   thread_local int last_arch = 0;
-  if (known && last_arch && context == last_context)
+  if (context && last_arch && *context == last_context)
     return last_arch;
   int device = 0;
   if (cudaGetDevice (&device) != cudaSuccess) {
@@ -575,8 +575,8 @@ arch_here (bool known, unsigned long long context)
     return 0;
   }
   const int arch = arch_of (device);
-  if (known) {
-    last_context = context;
+  if (context) {
+    last_context = *context;
     last_arch = arch;
   }
   return arch;
@@ -645,7 +645,8 @@ report_at_exit ()
 
 bool
 launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, void ** args, ConvertTicket * ticket)
+    std::size_t shared_bytes, cudaStream_t stream,
+    std::optional<unsigned long long> context, void ** args, ConvertTicket * ticket)
 {
   /* NVRTC compiles in a process of its own, which the worker thread waits
    * for: a first frame does not wait for it. That thread makes no CUDA
@@ -655,11 +656,7 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (m == Mode::OFF)
     return false;
   report_at_exit ();
-  /* The context's id, which the launch below needs too: one driver call
-   * for both. */
-  unsigned long long context = 0;
-  const bool known = driver::current_context (&context);
-  const int arch = arch_here (known, context);
+  const int arch = arch_here (context);
   if (!arch)
     return false;
   Entry * e = entry_by_ticket (kernel, op, arch, ticket);
@@ -684,11 +681,8 @@ launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
   if (state != kReady)
     return false;
   const void * compiled = reinterpret_cast<const void *> (e->kernel);
-  const cudaError_t launched =
-      known ? driver::launch_in (context, compiled, driver::Kernel::HANDLE, grid, block,
-                  shared_bytes, stream, args)
-            : driver::launch (compiled, driver::Kernel::HANDLE, grid, block, shared_bytes,
-                  stream, args);
+  const cudaError_t launched = driver::launch_in (
+      context, compiled, driver::Kernel::HANDLE, grid, block, shared_bytes, stream, args);
   if (launched != cudaSuccess) {
     /* Not launched (a launch's error is not sticky): the built one runs,
      * and this one no more. */

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -51,11 +52,14 @@ constexpr int kMostStackBytes = 256;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
-// ready; `args` as cudaLaunchKernel takes them. `ticket`: `op`'s
-// (convert_scale.h), or null. False where none is (the caller launches
-// `kernel`): it may have asked for one.
+// ready; `args` as cudaLaunchKernel takes them. `context`: the current
+// one, as driver::current_context () gave it, which the caller launches
+// `kernel` in too where this does not (the driver is asked once a launch).
+// `ticket`: `op`'s (convert_scale.h), or null. False where none is (the
+// caller launches `kernel`): it may have asked for one.
 bool launch (const void * kernel, const ConvertScale & op, dim3 grid, dim3 block,
-    std::size_t shared_bytes, cudaStream_t stream, void ** args,
+    std::size_t shared_bytes, cudaStream_t stream,
+    std::optional<unsigned long long> context, void ** args,
     ConvertTicket * ticket = nullptr);
 
 // What the compiler did so far, for tests and logs: kernels compiled (or

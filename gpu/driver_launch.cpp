@@ -109,32 +109,35 @@ find (const Key & key, Kernel kind)
 
 } // namespace
 
-bool
-current_context (unsigned long long * id)
+std::optional<unsigned long long>
+current_context ()
 {
   const Entries & e = entries ();
-  return e.launch && e.context_id (nullptr, id) == CUDA_SUCCESS;
+  unsigned long long id = 0;
+  if (e.launch && e.context_id (nullptr, &id) == CUDA_SUCCESS)
+    return id;
+  return std::nullopt;
 }
 
 cudaError_t
 launch (const void * kernel, Kernel kind, dim3 grid, dim3 block, std::size_t shared_bytes,
     cudaStream_t stream, void ** args)
 {
-  /* No context current yet: the runtime's launch makes the device's
-   * primary context current. */
-  unsigned long long context = 0;
-  if (!current_context (&context))
-    return cudaLaunchKernel (kernel, grid, block, args, shared_bytes, stream);
-  return launch_in (context, kernel, kind, grid, block, shared_bytes, stream, args);
+  return launch_in (
+      current_context (), kernel, kind, grid, block, shared_bytes, stream, args);
 }
 
 cudaError_t
-launch_in (unsigned long long context, const void * kernel, Kernel kind, dim3 grid,
-    dim3 block, std::size_t shared_bytes, cudaStream_t stream, void ** args)
+launch_in (std::optional<unsigned long long> context, const void * kernel, Kernel kind,
+    dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, void ** args)
 {
   auto through_runtime = [&] {
     return cudaLaunchKernel (kernel, grid, block, args, shared_bytes, stream);
   };
+  /* No context current yet (the runtime's launch makes the device's
+   * primary context current), or no driver's way. */
+  if (!context)
+    return through_runtime ();
   const Entries & e = entries ();
   /* The last few of this thread: a streaming thread launches the same one
    * or two kernels frame after frame. */
@@ -145,17 +148,17 @@ launch_in (unsigned long long context, const void * kernel, Kernel kind, dim3 gr
   };
   thread_local std::array<Seen, 4> seen{};
   thread_local unsigned next = 0;
-  const Key key{ kernel, context };
+  const Key key{ kernel, *context };
   CUfunction f = nullptr;
   bool found = false;
   for (const Seen & s : seen)
-    if (s.kernel == kernel && s.context == context) {
+    if (s.kernel == kernel && s.context == *context) {
       f = s.function;
       found = true;
       break;
     }
   if (!found && look_up (key, &f)) {
-    seen[next++ % seen.size ()] = { kernel, context, f };
+    seen[next++ % seen.size ()] = { kernel, *context, f };
     found = true;
   }
   if (!found) {

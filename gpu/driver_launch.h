@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 
 #include <cuda_runtime_api.h>
@@ -41,15 +42,18 @@ cudaError_t launch (const void * kernel, Kernel kind, dim3 grid, dim3 block,
     std::size_t shared_bytes, cudaStream_t stream, void ** args);
 
 // The id of the current context (cuCtxGetId: unique in the process, and a
-// context's device never changes), into *id; false where no context is
-// current or the driver's way is not there (launch () then takes the
-// runtime's).
-bool current_context (unsigned long long * id);
+// context's device never changes); none where no context is current or the
+// driver's way is not there (a launch then takes the runtime's). One
+// driver call.
+std::optional<unsigned long long> current_context ();
 
-// launch () in the current context, whose id current_context () gave: the
-// driver is not asked for it again.
-cudaError_t launch_in (unsigned long long context, const void * kernel, Kernel kind,
-    dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream, void ** args);
+// launch () in the current context, as current_context () gave it: the
+// driver is not asked for it again, so that a caller that needs the
+// context before it launches (the compiled kernels) asks once. None: the
+// runtime's launch, which makes the device's primary context current.
+cudaError_t launch_in (std::optional<unsigned long long> context, const void * kernel,
+    Kernel kind, dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
+    void ** args);
 
 // Launches made through the driver so far in this process, and launches
 // the driver refused that the runtime then made: tests assert that the
