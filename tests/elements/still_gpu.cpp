@@ -3,18 +3,33 @@
 // one event record, every frame) makes cudastreamsconvertscale's stream
 // wait once, not every frame; fresh frames are each waited for, and read
 // after they were written.
+//
+// Which check holds where: "read early" (the output is the value just
+// written, not the last one) on both, since each write is held back until
+// the element's push returned: behind a stream gate on a GPU (a small
+// memset would otherwise be done before the converter reads, wait or
+// not), and on the stand-in by its streams, which run only when something
+// waits for them. The counts of cudaStreamWaitEvent calls are checked on
+// the stand-in alone, which counts them (a GPU's runtime does not).
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
+#include "convert_scale_rtc.h"
 #include "fakecuda.h"
 #include "gstcudastreams.h"
 #include "gstcsbufferpool-private.h"
 #include "gstcsmemory-private.h"
+#include "streamgate.hpp"
 #include "testutil.h"
 
 namespace {
 
 constexpr gint kWidth = 64, kHeight = 48;
+/* Frames a test converts, the first one included: fewer than make the
+ * converter compile a kernel of its own for the description, whose load
+ * (a module load may wait for the whole device) is then never behind a
+ * closed gate. */
+constexpr int kMostFrames = gst_cs::gpu::rtc::kSeenBeforeCompile - 1;
 
 guint64
 stream_waits ()
@@ -55,6 +70,12 @@ struct Still {
     gst_caps_unref (caps);
     g_free (in);
     g_free (out);
+    /* A first frame, ungated: the memory holds 0x00 (what a read too early
+     * finds of it), and the converter's kernel is loaded (a first launch
+     * loads it, which may wait for the whole device: never behind a
+     * closed gate). */
+    write (0x00);
+    push_and_check (0x00);
   }
   ~Still ()
   {
@@ -66,11 +87,14 @@ struct Still {
   }
 
   /* Writes a flat frame of `value` (every byte) on the writer's stream,
-   * after the reads of the last one, and records it. */
-  void write (guint8 value)
+   * after the reads of the last one, and records it; behind `gate` where
+   * given (closed here, opened by push_and_check ()). */
+  void write (guint8 value, StreamGate * gate = NULL)
   {
     GstMemory * mem = gst_buffer_peek_memory (frame, 0);
     fail_unless (gst_cs_buffer_wait_writable (frame, writer, NULL));
+    if (gate)
+      gate->close (writer);
     fail_unless_equals_int (cudaMemsetAsync (gst_cs_memory_get_device_pointer (mem),
                                 value, gst_memory_get_sizes (mem, NULL, NULL), writer),
         cudaSuccess);
@@ -78,13 +102,18 @@ struct Still {
   }
 
   /* Pushes a copy of the frame (as imagefreeze does) and checks the output
-   * is flat `value`: a flat frame scales to itself. Returns the
-   * cudaStreamWaitEvent calls the push made. */
-  guint64 push_and_check (guint8 value)
+   * is flat `value`: a flat frame scales to itself. `gate`, where given,
+   * is opened once the push returned: the write behind it is still to
+   * come when the converter's work is enqueued, which reads it only if it
+   * waits for it (the push itself must not wait for it on the host).
+   * Returns the cudaStreamWaitEvent calls the push made. */
+  guint64 push_and_check (guint8 value, StreamGate * gate = NULL)
   {
     const guint64 before = stream_waits ();
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_copy (frame)), GST_FLOW_OK);
     const guint64 waits = stream_waits () - before;
+    if (gate)
+      gate->open ();
     GstBuffer * out = gst_harness_pull (h);
     fail_unless (out != NULL);
     GstVideoInfo info;
@@ -112,9 +141,10 @@ struct Still {
 GST_START_TEST (test_still_frame_waited_once)
 {
   Still still;
-  still.write (0x40);
-  for (int i = 0; i < 6; i++) {
-    const guint64 waits = still.push_and_check (0x40);
+  StreamGate gate;
+  still.write (0x40, &gate);
+  for (int i = 0; i < kMostFrames - 1; i++) {
+    const guint64 waits = still.push_and_check (0x40, i == 0 ? &gate : NULL);
     if (testutil::on_stand_in ())
       fail_unless (waits == (i == 0 ? 1u : 0u),
           "frame %d: %" G_GUINT64_FORMAT " cudaStreamWaitEvent calls", i, waits);
@@ -127,9 +157,10 @@ GST_END_TEST;
 GST_START_TEST (test_fresh_frames_waited_each)
 {
   Still still;
-  for (guint8 v = 0x10; v < 0x18; v++) {
-    still.write (v);
-    const guint64 waits = still.push_and_check (v);
+  for (guint8 v = 0x10; v < 0x10 + kMostFrames - 1; v++) {
+    StreamGate gate;
+    still.write (v, &gate);
+    const guint64 waits = still.push_and_check (v, &gate);
     if (testutil::on_stand_in ())
       fail_unless (waits == 1,
           "frame 0x%02x: %" G_GUINT64_FORMAT " cudaStreamWaitEvent calls", v, waits);
