@@ -23,15 +23,14 @@ struct Event::FreeList {
 
 namespace {
 
-// The lists of the first devices sit in an array indexed by device and kind,
-// found without a look-up or a lock; further devices (rare) go through a map,
-// whose nodes never move. Every event keeps a pointer to its list, so giving
-// one back finds it at once. The pools live for the whole process:
-// destroying events at exit races with the CUDA runtime's own teardown.
-constexpr int kIndexedDevices = 16;
-
+// The lists of the first devices (Event::kIndexedDevices) sit in an array
+// indexed by device and kind, found without a look-up or a lock; further
+// devices (rare) go through a map, whose nodes never move. Every event
+// keeps a pointer to its list, so giving one back finds it at once. The
+// pools live for the whole process: destroying events at exit races with
+// the CUDA runtime's own teardown.
 struct EventPool {
-  Event::FreeList indexed[kIndexedDevices][2];
+  Event::FreeList indexed[Event::kIndexedDevices][2];
   std::mutex others_lock;
   std::map<std::pair<int, Event::Waiter>, Event::FreeList> others;
 };
@@ -47,7 +46,7 @@ Event::FreeList &
 free_list (int device, Event::Waiter waiter)
 {
   auto & p = pool ();
-  if (device >= 0 && device < kIndexedDevices)
+  if (device >= 0 && device < Event::kIndexedDevices)
     return p.indexed[device][waiter == Event::Waiter::HOST ? 1 : 0];
   std::lock_guard<std::mutex> guard (p.others_lock);
   return p.others[{ device, waiter }];

@@ -51,6 +51,10 @@ public:
   // True when the recorded work has completed (never blocks).
   bool done () const { return cudaEventQuery (event_) == cudaSuccess; }
 
+  // Devices below this one keep their free events in an array, indexed;
+  // the others (rare) in a map (gstcsevent.cpp).
+  static constexpr int kIndexedDevices = 16;
+
   struct FreeList;
 
 private:
