@@ -491,14 +491,10 @@ to_output (const ConvertScale & op, const float given[4])
      * lacks is a constant (alpha: opaque), not filtered. */
     const Component & k = op.in.comp[c];
     const float top = (float)k.max_code;
-#if defined(__CUDA_ARCH__)
-    /* One min and one max instruction each, where the comparisons took
-     * two and two: the same codes for the finite sums here (a zero's
-     * sign may differ, which rounding takes away). */
+    /* One min and one max instruction on the GPU, where the comparisons
+     * took two and two; the twin does the same (fminf, fmaxf: the same
+     * codes for any finite sum). */
     const float v = fminf (fmaxf (given[c], 0.0f), top);
-#else
-    const float v = given[c] < 0.0f ? 0.0f : (given[c] > top ? top : given[c]);
-#endif
     in[c] = k.plane >= 0 ? v : given[c];
   }
   return through_matrix (op, in);
