@@ -211,7 +211,7 @@ def main():
         return run_cameras(sys.argv[2], int(sys.argv[3]))
     if len(sys.argv) > 2 and sys.argv[1] == "model":
         return run_model(sys.argv[2], sys.argv[3])
-    seconds = 8.0
+    seconds = 15.0
     if "--seconds" in sys.argv:
         seconds = float(sys.argv[sys.argv.index("--seconds") + 1])
     return orchestrate(seconds, "--check" in sys.argv)
