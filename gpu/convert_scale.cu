@@ -8,6 +8,16 @@
 namespace gst_cs::gpu {
 namespace {
 
+/* The tap-tile instance of F from IB-byte samples into op's output. */
+template <Filter F, int IB>
+void
+tap_tile_into (const ConvertScale & op, kernels::Launch & at)
+{
+  if (op.out.bytes == 2)
+    return kernels::launch_tap_tile<F, IB, 2> (op, at);
+  kernels::launch_tap_tile<F, IB, 1> (op, at);
+}
+
 /* Launches the kernel instance that computes resolved `op` fastest, of
  * the family that choose_path names. */
 void
@@ -36,26 +46,29 @@ launch (const ConvertScale & op, kernels::Launch & at)
                   : launch_two_tap<Filter::BILINEAR, 1> (op, at);
     case Path::TAP_TILE:
       if (op.filter == Filter::BICUBIC)
-        return wide ? launch_tap_tile<Filter::BICUBIC, 2> (op, at)
-                    : launch_tap_tile<Filter::BICUBIC, 1> (op, at);
-      return wide ? launch_tap_tile<Filter::AREA, 2> (op, at)
-                  : launch_tap_tile<Filter::AREA, 1> (op, at);
+        return wide ? tap_tile_into<Filter::BICUBIC, 2> (op, at)
+                    : tap_tile_into<Filter::BICUBIC, 1> (op, at);
+      return wide ? tap_tile_into<Filter::AREA, 2> (op, at)
+                  : tap_tile_into<Filter::AREA, 1> (op, at);
     case Path::TAPS_PER_PIXEL:
-      if (pixels::generic (op)) {
+      if (pixels::generic (op)) { /* both sides by their words */
         switch (op.filter) {
           case Filter::NEAREST:
-            return launch_taps_per_pixel<Filter::NEAREST, 0> (op, at);
+            return launch_taps_per_pixel<Filter::NEAREST, 0, 0> (op, at);
           case Filter::BILINEAR:
-            return launch_taps_per_pixel<Filter::BILINEAR, 0> (op, at);
+            return launch_taps_per_pixel<Filter::BILINEAR, 0, 0> (op, at);
           case Filter::BICUBIC:
-            return launch_taps_per_pixel<Filter::BICUBIC, 0> (op, at);
+            return launch_taps_per_pixel<Filter::BICUBIC, 0, 0> (op, at);
           default:
-            return launch_taps_per_pixel<Filter::AREA, 0> (op, at);
+            return launch_taps_per_pixel<Filter::AREA, 0, 0> (op, at);
         }
       }
       /* else area shrinking only (tap_tile::applies) */
-      return wide ? launch_taps_per_pixel<Filter::AREA, 2> (op, at)
-                  : launch_taps_per_pixel<Filter::AREA, 1> (op, at);
+      if (op.out.bytes == 2)
+        return wide ? launch_taps_per_pixel<Filter::AREA, 2, 2> (op, at)
+                    : launch_taps_per_pixel<Filter::AREA, 1, 2> (op, at);
+      return wide ? launch_taps_per_pixel<Filter::AREA, 2, 1> (op, at)
+                  : launch_taps_per_pixel<Filter::AREA, 1, 1> (op, at);
   }
 }
 

@@ -551,9 +551,11 @@ void launch_quad_lines (
 void launch_planes (const ConvertScale & op, Launch & at); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, Launch & at); /* _two_tap_*.cu */
-template <Filter F, int IB>
+/* One instance a build unit, by input and output sample bytes (OB 0: the
+ * generic path's words): the largest kernels build in parallel. */
+template <Filter F, int IB, int OB>
 void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
-template <Filter F, int IB>
+template <Filter F, int IB, int OB>
 void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
 #endif
 
@@ -636,50 +638,34 @@ launch_two_tap (const ConvertScale & op, Launch & at)
   });
 }
 
-template <Filter F, int IB>
+template <Filter F, int IB, int OB>
 void
 launch_tap_tile (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   constexpr int N = tap_tile::kLineTaps<F, IB>;
-  auto launch = [&] (auto ob) {
-    constexpr int OB = decltype (ob)::value;
-    tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-      using Members = decltype (members);
-      int rows, capacity;
-      tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
-      const dim3 tiles = tile_grid (nbx, nby, rows), threads (kTileX, kTileY);
-      if constexpr (F == Filter::BICUBIC) /* tap_tile::sums_pay */
-        if (capacity > 0)
-          return start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, true>, tiles,
-              threads, (std::size_t)capacity * sizeof (float), at, op, nbx, nby, rows,
-              capacity);
-      start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, false>, tiles, threads,
-          0, at, op, nbx, nby, rows, 0);
-    });
-  };
-  if (op.out.bytes == 2)
-    launch (std::integral_constant<int, 2>{});
-  else
-    launch (std::integral_constant<int, 1>{});
+  tap_tile::dispatch_members<OB> (op, [&] (auto members) {
+    using Members = decltype (members);
+    int rows, capacity;
+    tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
+    const dim3 tiles = tile_grid (nbx, nby, rows), threads (kTileX, kTileY);
+    if constexpr (F == Filter::BICUBIC) /* tap_tile::sums_pay */
+      if (capacity > 0)
+        return start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, true>, tiles,
+            threads, (std::size_t)capacity * sizeof (float), at, op, nbx, nby, rows,
+            capacity);
+    start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, false>, tiles, threads, 0,
+        at, op, nbx, nby, rows, 0);
+  });
 }
 
-template <Filter F, int IB>
+template <Filter F, int IB, int OB>
 void
 launch_taps_per_pixel (const ConvertScale & op, Launch & at)
 {
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  auto launch = [&] (auto ob) {
-    constexpr int OB = decltype (ob)::value;
-    start (convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>, block_grid (op),
-        dim3 (kTileX, kTileY), 0, at, op, nbx, nby);
-  };
-  if constexpr (IB == 0) /* the generic path: both sides by their words */
-    launch (std::integral_constant<int, 0>{});
-  else if (op.out.bytes == 2)
-    launch (std::integral_constant<int, 2>{});
-  else
-    launch (std::integral_constant<int, 1>{});
+  start (convert_scale_block_kernel<TapsPerPixel<F, IB, OB>>, block_grid (op),
+      dim3 (kTileX, kTileY), 0, at, op, pixels::blocks_x (op.out),
+      pixels::blocks_y (op.out));
 }
 #endif
 

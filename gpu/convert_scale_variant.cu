@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // One instance of a resampling family, chosen by the build (gpu/meson.build
 // compiles this file once per instance, in parallel): GCS_TWO_TAP_FILTER
-// and GCS_SAMPLE_BYTES for the two-tap family, GCS_TAP_TILE_FILTER and
-// GCS_SAMPLE_BYTES for the tap-tile one (bicubic, area shrinking), or
-// GCS_TAPS_FILTER and GCS_SAMPLE_BYTES for the taps-per-pixel one (area
-// shrinking further; sample bytes 0: the generic path, any filter).
+// and GCS_SAMPLE_BYTES for the two-tap family, GCS_TAP_TILE_FILTER,
+// GCS_SAMPLE_BYTES and GCS_OUT_BYTES for the tap-tile one (bicubic, area
+// shrinking), or GCS_TAPS_FILTER, GCS_SAMPLE_BYTES and GCS_OUT_BYTES for
+// the taps-per-pixel one (area shrinking further; 0 bytes: the generic
+// path, any filter).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 
@@ -15,11 +16,13 @@ template void launch_two_tap<Filter::GCS_TWO_TAP_FILTER, GCS_SAMPLE_BYTES> (
     const ConvertScale & op, Launch & at);
 #endif
 #if defined(GCS_TAP_TILE_FILTER)
-template void launch_tap_tile<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES> (
+template void
+launch_tap_tile<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES, GCS_OUT_BYTES> (
     const ConvertScale & op, Launch & at);
 #endif
 #if defined(GCS_TAPS_FILTER)
-template void launch_taps_per_pixel<Filter::GCS_TAPS_FILTER, GCS_SAMPLE_BYTES> (
+template void
+launch_taps_per_pixel<Filter::GCS_TAPS_FILTER, GCS_SAMPLE_BYTES, GCS_OUT_BYTES> (
     const ConvertScale & op, Launch & at);
 #endif
 
