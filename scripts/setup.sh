@@ -66,6 +66,22 @@ if [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] &&
     echo "setup: python3-mesonpy or python3-venv is not packaged here" >&2
 fi
 
+# ccache where it can be had: CI's five builds (the system's, the
+# sanitizers', three GStreamer versions) compile the sources that include
+# no GStreamer (the CPU twins, the stand-in) alike, and meson uses it when
+# it is on PATH at configure time. Its cache lives in the clone
+# (build-ccache/), so that a fresh clone costs what it costs on a fresh
+# machine; the builds' folders differ, so the working folder is left out of
+# the hash (a hit's debug info names the first build's folder).
+if [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] && ! command -v ccache > /dev/null; then
+  echo "setup: installing ccache" >&2
+  sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends ccache; } > /dev/null 2>&1 ||
+    echo "setup: ccache is not packaged here (builds take longer)" >&2
+fi
+export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build-ccache} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
+
 if ! command -v nvcc >/dev/null; then
   for d in /usr/local/cuda/bin /usr/local/cuda-*/bin; do
     [ -x "$d/nvcc" ] && export PATH="$d:$PATH" && break
