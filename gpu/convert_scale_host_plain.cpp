@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The CPU twin of the per-pixel kernels (convert_scale_kernel and the fixed-point ones without tiles) (convert_scale_host_twin.h). */
+/* The plain CPU twin: every block in turn, as the per-pixel kernels (the
+ * taps-per-pixel path) compute it, and the fixed-point arithmetic without
+ * tiles (convert_scale_host_twin.h). */
 #include "convert_scale_host_twin.h"
 
 namespace gst_cs::gpu::twin {
