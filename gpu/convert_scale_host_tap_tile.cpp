@@ -3,6 +3,7 @@
 #include "convert_scale_host_twin.h"
 
 #include <climits>
+#include <memory>
 #include <vector>
 
 namespace gst_cs::gpu::twin {

@@ -7,8 +7,6 @@
 
 #include "convert_scale.h"
 
-#include <memory>
-
 #include "convert_scale_fixed_point.h"
 #include "convert_scale_fixed_taps.h"
 #include "convert_scale_pixels.h"
@@ -69,26 +67,6 @@ each_tile (const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Fn 
   each_tile_of<F> (
       op, (nbx + two_tap::kTileX - 1) / two_tap::kTileX, (nby + rows - 1) / rows,
       [&] (int tx, int ty) { return two_tap::tile_lines (op, tx, ty, rows); }, tile, fn);
-}
-
-/* The blocks kernels' tiles (fixed_point_blocks, whichever taps fill
- * `tile`): each tile's pixels staged, pixel (lines, x, y) each, then the
- * chroma of its blocks written from them. */
-template <Filter F, class Tile, class Pixel>
-void
-staged_blocks_as_gpu (
-    const ConvertScale & op, int nbx, int nby, int rows, Tile & tile, Pixel pixel)
-{
-  auto chroma = std::make_unique<fixed_point::ChromaTile> ();
-  each_tile<F> (
-      op, nbx, nby, rows, tile, [&] (const two_tap::TileLines & lines, int tx, int ty) {
-        fixed_point::stage_pixels (
-            op, lines, *chroma, 0, 1, [&] (int x, int y) { return pixel (lines, x, y); });
-        for (int bx = tx * two_tap::kTileX; bx < nbx && bx < (tx + 1) * two_tap::kTileX;
-             bx++)
-          for (int by = ty * rows; by < nby && by < (ty + 1) * rows; by++)
-            fixed_point::write_staged_chroma (op, lines, *chroma, bx, by);
-      });
 }
 
 } // namespace gst_cs::gpu::twin
