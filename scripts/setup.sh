@@ -53,33 +53,34 @@ if ! have_all; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
     "${pkgs[@]}" > /dev/null
 fi
+# Packages that help where they can be had (apt-get, not from the bundle):
+# installed quietly; where one is not packaged, `why` says what is lost.
+#   optional_packages WHY PACKAGE...
+optional_packages() {
+  local why=$1 sudo=
+  shift
+  [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] || return 0
+  echo "setup: installing $* ($why)" >&2
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+    --no-install-recommends "$@"; } > /dev/null 2>&1 ||
+    echo "setup: $* not packaged here ($why: without)" >&2
+}
 # What the pip install check (tests/install/pip-check.sh) needs beside:
 # meson-python and venv for the system's Python (Debian 12: python3-mesonpy
 # 0.12). Where a distribution has no package of meson-python, the check says
 # it is skipped (and fails under CI).
-if [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] &&
-  ! /usr/bin/python3 -c 'import mesonpy, ensurepip' > /dev/null 2>&1; then
-  echo "setup: installing python3-mesonpy python3-venv (the pip install check)" >&2
-  sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-    --no-install-recommends python3-mesonpy python3-venv; } > /dev/null 2>&1 ||
-    echo "setup: python3-mesonpy or python3-venv is not packaged here" >&2
-fi
+/usr/bin/python3 -c 'import mesonpy, ensurepip' > /dev/null 2>&1 ||
+  optional_packages "the pip install check" python3-mesonpy python3-venv
 
-# ccache where it can be had: CI's five builds (the system's, the
-# sanitizers', three GStreamer versions) compile the sources that include
-# no GStreamer (the CPU twins, the stand-in) alike, and meson uses it when
-# it is on PATH at configure time. Its cache lives in the clone
-# (build-ccache/), so that a fresh clone costs what it costs on a fresh
-# machine; the builds' folders differ, so the working folder is left out of
-# the hash (a hit's debug info names the first build's folder).
-if [ "$from_bundle" != 1 ] && [ -x /usr/bin/apt-get ] && ! command -v ccache > /dev/null; then
-  echo "setup: installing ccache" >&2
-  sudo=; [ "$(id -u)" -ne 0 ] && sudo=sudo
-  { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
-    --no-install-recommends ccache; } > /dev/null 2>&1 ||
-    echo "setup: ccache is not packaged here (builds take longer)" >&2
-fi
+# ccache: CI's five builds (the system's, the sanitizers', three GStreamer
+# versions) compile the sources that include no GStreamer (the CPU twins,
+# the stand-in) alike, and meson uses it when it is on PATH at configure
+# time. Its cache lives in the clone (build-ccache/), so that a fresh clone
+# costs what it costs on a fresh machine; the builds' folders differ, so
+# the working folder is left out of the hash (a hit's debug info names the
+# first build's folder).
+command -v ccache > /dev/null || optional_packages "a cache of compilations" ccache
 export CCACHE_DIR=${CCACHE_DIR:-$ROOT/build-ccache} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 if ! command -v nvcc >/dev/null; then
