@@ -314,6 +314,9 @@ produce (const Options & o)
   }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   const std::string why = wait_end (pipeline, o.timeout_s);
+  /* From the first push to the end of stream: how long the consumers'
+   * pace held the sink up (appsrc queues what is pushed). */
+  const gint64 run_ms = (g_get_monotonic_time () - start) / 1000;
   /* Every frame back within a bound, whoever died holding some. */
   guint held = 0;
   const gint64 back = g_get_monotonic_time () + scaled (3) * G_USEC_PER_SEC;
@@ -321,9 +324,10 @@ produce (const Options & o)
          g_get_monotonic_time () < back)
     g_usleep (10000);
   g_object_get (sink, "consumers", &n, NULL);
-  std::printf ("PRODUCER sent=%u consumers=%u held=%u dropped=%" G_GUINT64_FORMAT
-               " copied=%" G_GUINT64_FORMAT " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
-      o.frames, n, held, uint64_prop (sink, "frames-dropped"),
+  std::printf ("PRODUCER sent=%u run_ms=%" G_GINT64_FORMAT " consumers=%u held=%u "
+               "dropped=%" G_GUINT64_FORMAT " copied=%" G_GUINT64_FORMAT
+               " host_waits=%" G_GUINT64_FORMAT " end=%s\n",
+      o.frames, run_ms, n, held, uint64_prop (sink, "frames-dropped"),
       uint64_prop (sink, "frames-copied"), uint64_prop (sink, "host-waits"),
       why.empty () ? "eos" : why.c_str ());
   std::fflush (stdout);
