@@ -469,9 +469,11 @@ gst_cs_upload_stop (GstBaseTransform * trans)
   gboolean ok = TRUE;
   {
     gst_cs::DeviceGuard guard (gst_cs_base_transform_get_device (base), NULL);
-    /* Input and staging the GPU may still read: waited for (counted). */
-    ok = self->held->drain (gst_cs_base_transform_get_waits (base), &err) &&
-         self->staged->reset (gst_cs_base_transform_get_waits (base), &err);
+    /* Input and staging the GPU may still read: waited for (counted).
+     * Both, whichever fails: the staging's threads end here too. */
+    GstCsWaitCounter * waits = gst_cs_base_transform_get_waits (base);
+    ok = self->held->drain (waits, &err);
+    ok = self->staged->reset (waits, ok ? &err : NULL) && ok;
   }
   self->scratch->reset ();
   gst_clear_object (&self->upstream_pool);
