@@ -46,10 +46,31 @@ one() (
   # auto resolves at configure time; config.h says what it became.
   local interop="off (no gstreamer-cuda-1.0)"
   grep -q "HAVE_NVCODEC_INTEROP 1" "$build/config.h" && interop=on
-  echo "$(count "$build"); nvcodec interop $interop"
-  # Its output is in the log, which CI does not show: what each failed
-  # test said goes to stderr.
-  [ $rc -eq 0 ] || { python3 "$ROOT/scripts/test-failures.py" "$build" >&2; return 1; }
+  local counts again=
+  counts=$(count "$build")
+  if [ $rc -ne 0 ]; then
+    # Its output is in the log, which CI does not show: what each failed
+    # test said goes to stderr.
+    python3 "$ROOT/scripts/test-failures.py" "$build" >&2
+    # A test that failed only at exit, after every check passed, runs once
+    # more: GStreamer 1.20.3's leaks tracer, at exit, now and then finds
+    # entries it holds for objects that GStreamer freed (a critical,
+    # "couldn't find weak ref"; ~1 run in 100 of download_gpu_fake with
+    # two busy cores, none in 700 with 1.22). A test that fails a check,
+    # or fails again, fails the version; one that passes is named in the
+    # version's line.
+    local failed at_exit
+    failed=$(python3 "$ROOT/scripts/test-failures.py" --names "$build" | sort)
+    at_exit=$(python3 "$ROOT/scripts/test-failures.py" --at-exit "$build" | sort)
+    if [ -n "$at_exit" ] && [ "$failed" = "$at_exit" ] &&
+      meson test -C "$build" --no-rebuild --logbase again --print-errorlogs $at_exit \
+        >> "$log" 2>&1; then
+      rc=0
+      again="; failed at exit and passed a second run: $(echo $at_exit)"
+    fi
+  fi
+  echo "$counts$again; nvcodec interop $interop"
+  [ $rc -eq 0 ]
 )
 
 lines=()

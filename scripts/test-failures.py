@@ -5,9 +5,12 @@ whose full output is kept in a file (scripts/gst-versions.sh): the lines
 that say why (check's failures, criticals, assertions, the objects the
 leaks tracer found alive) and the output's last lines.
    scripts/test-failures.py BUILD_DIR [MAX_LINES_PER_TEST]
-A failed gst-check test whose checks all passed and that exits 2 is one
-that leaked: the leaks tracer's warning at exit reaches check after its
-messaging is gone ("No messaging setup").
+   scripts/test-failures.py --names BUILD_DIR   (the failed tests' names)
+   scripts/test-failures.py --at-exit BUILD_DIR (those of them that failed
+                                                 after all their checks passed)
+A gst-check test that exits 2 after all its checks passed failed at exit:
+a critical or warning then (the leaks tracer's, for one) reaches check
+after its messaging is gone ("No messaging setup").
 """
 import json
 import re
@@ -19,15 +22,30 @@ WHY = re.compile(r":\d+:[FE]:|Failures: [1-9]|Errors: [1-9]|error:|assert|Bail o
 # GStreamer's debug lines: "0:00:00.001 PID 0xADDR LEVEL CATEGORY file:line:func: text".
 DEBUG_PREFIX = re.compile(r"^\S*\d+:\d+:\d+\.\d+\s+(\x1b\[[0-9;]*m)?\s*\d+.*?:\d+:[^ ]+:?\s*")
 
+
+def failed(build):
+    for line in open(f"{build}/meson-logs/testlog.json"):
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue  # a line cut short (a run stopped while writing)
+        if r["result"] not in ("OK", "EXPECTEDFAIL", "SKIP"):
+            yield r
+
+
+ALL_PASSED = re.compile(r"^100%: Checks: \d+, Failures: 0, Errors: 0$", re.M)
+
+if sys.argv[1] in ("--names", "--at-exit"):
+    for r in failed(sys.argv[2]):
+        if sys.argv[1] == "--at-exit" and not ALL_PASSED.search(r.get("stdout") or ""):
+            continue
+        # "project:suite / name": meson test takes the name alone
+        print(r["name"].split(" / ")[-1])
+    sys.exit(0)
+
 build = sys.argv[1]
 most = int(sys.argv[2]) if len(sys.argv) > 2 else 40
-for line in open(f"{build}/meson-logs/testlog.json"):
-    try:
-        r = json.loads(line)
-    except ValueError:
-        continue  # a line cut short (a run stopped while writing)
-    if r["result"] in ("OK", "EXPECTEDFAIL", "SKIP"):
-        continue
+for r in failed(build):
     print(f"--- {r['name']}: {r['result']} (exit {r.get('returncode')}, "
           f"{r.get('duration', 0):.2f} s)")
     out = ((r.get("stdout") or "") + (r.get("stderr") or "")).splitlines()
