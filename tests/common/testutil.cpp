@@ -529,13 +529,14 @@ host_waits (GstElement * pipeline, const char * name)
 
 void
 add_probe (GstElement * pipeline, const char * element, const char * pad,
-    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data)
+    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data,
+    GDestroyNotify destroy)
 {
   GstElement * e = by_name (pipeline, element);
   fail_unless (e != NULL, "no element %s", element);
   GstPad * p = gst_element_get_static_pad (e, pad);
   fail_unless (p != NULL, "%s has no pad %s", element, pad);
-  gst_pad_add_probe (p, type, callback, user_data, NULL);
+  gst_pad_add_probe (p, type, callback, user_data, destroy);
   gst_object_unref (p);
   gst_object_unref (e);
 }

@@ -163,9 +163,11 @@ GstElement * by_name (GstElement * pipeline, const char * name);
 guint64 host_waits (GstElement * element);
 guint64 host_waits (GstElement * pipeline, const char * name);
 
-// Adds a probe on the pad `pad` of the element `element` of `pipeline`.
+// Adds a probe on the pad `pad` of the element `element` of `pipeline`;
+// `destroy` (if any) frees `user_data` when the probe goes.
 void add_probe (GstElement * pipeline, const char * element, const char * pad,
-    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data);
+    GstPadProbeType type, GstPadProbeCallback callback, gpointer user_data,
+    GDestroyNotify destroy = nullptr);
 
 // Counts the buffers that pass the pad `pad` of the element `element` of
 // `pipeline` into *n, atomically (read it with g_atomic_int_get).

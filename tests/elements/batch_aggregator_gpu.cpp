@@ -24,6 +24,7 @@
 #include <atomic>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -156,7 +157,7 @@ struct Sink {
 GstPadProbeReturn
 record (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  auto * sink = static_cast<Sink *> (data);
+  Sink * sink = static_cast<std::shared_ptr<Sink> *> (data)->get ();
   Item it;
   if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer * buf = GST_PAD_PROBE_INFO_BUFFER (info);
@@ -190,13 +191,21 @@ record (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
-void
-watch_sink (GstElement * pipeline, Sink * sink)
+/* What reaches the sink of `pipeline`, from now on. The record lives while
+ * the probe does, not only while the test holds it: a failed check jumps
+ * out of the test (check runs the tests in its own process: CUDA cannot
+ * be used in a forked child) and leaves the pipeline playing, whose
+ * probe must not then write into the test's stack. */
+std::shared_ptr<Sink>
+watch_sink (GstElement * pipeline)
 {
+  auto sink = std::make_shared<Sink> ();
   testutil::add_probe (pipeline, "out", "sink",
       (GstPadProbeType)(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
                         GST_PAD_PROBE_TYPE_EVENT_FLUSH),
-      record, sink);
+      record, new std::shared_ptr<Sink> (sink),
+      [] (gpointer held) { delete static_cast<std::shared_ptr<Sink> *> (held); });
+  return sink;
 }
 
 std::vector<Item>
@@ -390,8 +399,7 @@ check_sticky_first (const std::vector<Item> & items)
 GST_START_TEST (test_stall_sleeps)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12 }, "batched-push-timeout=20000", true);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   Watch w (cs);
   start (pipeline);
@@ -400,16 +408,16 @@ GST_START_TEST (test_stall_sleeps)
     g_usleep (G_USEC_PER_SEC / 30);
   }
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 3; }, "3 batches");
-  const size_t before = sink.snapshot ().size ();
+      [&] { return batches_of (sink->snapshot ()).size () == 3; }, "3 batches");
+  const size_t before = sink->snapshot ().size ();
   check_sleeps (w, 2.0, 20 * GST_MSECOND, "a live source stalled");
-  const std::vector<Item> items = sink.snapshot ();
+  const std::vector<Item> items = sink->snapshot ();
   fail_unless (check_gaps (items, before, GST_SECOND / 30) > 0, "no GAP in 2 s of stall");
   fail_unless_equals_int (batches_of (items).size (), 3);
   /* The frames come back: batches again. */
   push_frame (pipeline, 0, kNv12, 3);
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 4; }, "a 4th batch");
+      [&] { return batches_of (sink->snapshot ()).size () == 4; }, "a 4th batch");
   end_source (pipeline, 0);
   testutil::run_to_eos (pipeline, "stall");
   gst_object_unref (cs);
@@ -423,20 +431,19 @@ GST_END_TEST;
 GST_START_TEST (test_no_frame_sleeps)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12 }, "batched-push-timeout=20000", true);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   Watch w (cs);
   start (pipeline);
   check_sleeps (w, 1.5, 20 * GST_MSECOND, "no frame yet");
-  const std::vector<Item> items = sink.snapshot ();
+  const std::vector<Item> items = sink->snapshot ();
   check_sticky_first (items);
   fail_unless (check_gaps (items, 0, 20 * GST_MSECOND) > 0, "no GAP event");
   /* The first frame makes a batch; the caps now have its frame rate. */
   push_frame (pipeline, 0, kNv12, 0);
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
-  const Item b = batches_of (sink.snapshot ())[0];
+      [&] { return batches_of (sink->snapshot ()).size () == 1; }, "a batch");
+  const Item b = batches_of (sink->snapshot ())[0];
   fail_unless_equals_uint64 (b.size, b.caps_bytes);
   end_source (pipeline, 0);
   testutil::run_to_eos (pipeline, "no frame");
@@ -451,8 +458,7 @@ GST_START_TEST (test_eos_beside_stalled)
 {
   GstElement * pipeline =
       batch_pipeline ({ kNv12, kI420 }, "batch-size=2 batched-push-timeout=20000", true);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   Watch w (cs);
   start (pipeline);
@@ -462,10 +468,10 @@ GST_START_TEST (test_eos_beside_stalled)
   }
   end_source (pipeline, 0);
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 2; }, "2 batches");
+      [&] { return batches_of (sink->snapshot ()).size () == 2; }, "2 batches");
   check_sleeps (w, 1.0, 20 * GST_MSECOND, "one ended, one stalled");
-  fail_unless_equals_int (sink.count (GST_EVENT_EOS), 0);
-  for (const Item & b : batches_of (sink.snapshot ())) {
+  fail_unless_equals_int (sink->count (GST_EVENT_EOS), 0);
+  for (const Item & b : batches_of (sink->snapshot ())) {
     fail_unless (!b.slots[0].empty && b.slots[1].empty);
     fail_unless_equals_uint64 (b.size, b.caps_bytes);
   }
@@ -503,14 +509,13 @@ add_source (GstElement * pipeline, GstElement * cs, const Source & s, const char
 GST_START_TEST (test_last_pad_released)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12 }, "batched-push-timeout=20000", true);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   Watch w (cs);
   start (pipeline);
   push_frame (pipeline, 0, kNv12, 0);
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 1; }, "a batch");
+      [&] { return batches_of (sink->snapshot ()).size () == 1; }, "a batch");
   GstPad * pad = gst_element_get_static_pad (cs, "sink_0");
   GstPad * peer = gst_pad_get_peer (pad);
   gst_pad_unlink (peer, pad);
@@ -518,14 +523,14 @@ GST_START_TEST (test_last_pad_released)
   gst_object_unref (pad);
   gst_object_unref (peer);
   check_sleeps (w, 1.0, 20 * GST_MSECOND, "no pad");
-  fail_unless_equals_int (sink.count (GST_EVENT_EOS), 0);
+  fail_unless_equals_int (sink->count (GST_EVENT_EOS), 0);
   add_source (pipeline, cs, kI420, "late", "sink_1");
   GstElement * late = testutil::by_name (pipeline, "late");
   GstVideoInfo info = testutil::video_info (kI420.format, kI420.w, kI420.h);
   gst_app_src_push_buffer (GST_APP_SRC (late), testutil::random_buffer (info.size, 5));
-  testutil::wait_until ([&] { return batches_of (sink.snapshot ()).size () == 2; },
+  testutil::wait_until ([&] { return batches_of (sink->snapshot ()).size () == 2; },
       "a batch of the new pad");
-  const Item b = batches_of (sink.snapshot ())[1];
+  const Item b = batches_of (sink->snapshot ())[1];
   fail_unless_equals_int (b.slots.size (), 1);
   fail_unless_equals_int (b.slots[0].pad_index, 1);
   gst_app_src_end_of_stream (GST_APP_SRC (late));
@@ -543,17 +548,16 @@ GST_START_TEST (test_timeout_changed_while_playing)
 {
   GstElement * pipeline = batch_pipeline (
       { kNv12, kI420 }, "batch-size=2 batched-push-timeout=60000000", true);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   start (pipeline);
   push_frame (pipeline, 0, kNv12, 0);
   g_usleep (G_USEC_PER_SEC / 2);
-  fail_unless_equals_int (batches_of (sink.snapshot ()).size (), 0);
+  fail_unless_equals_int (batches_of (sink->snapshot ()).size (), 0);
   g_object_set (cs, "batched-push-timeout", (guint64)20000, NULL);
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () == 1; }, "the partial batch");
-  const Item b = batches_of (sink.snapshot ())[0];
+      [&] { return batches_of (sink->snapshot ()).size () == 1; }, "the partial batch");
+  const Item b = batches_of (sink->snapshot ())[0];
   fail_unless (!b.slots[0].empty && b.slots[1].empty);
   end_source (pipeline, 0);
   end_source (pipeline, 1);
@@ -612,16 +616,16 @@ GST_START_TEST (test_caps_of_one_reading)
 {
   GstElement * pipeline =
       batch_pipeline ({ kNv12, kI420 }, "width=32 height=24 dtype=float32", false);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   Watch w (cs);
-  race_second_batch (pipeline, &sink, w, [cs] { g_object_set (cs, "height", 36, NULL); });
-  push_both (pipeline, &sink, 2, 3);
+  race_second_batch (
+      pipeline, sink.get (), w, [cs] { g_object_set (cs, "height", 36, NULL); });
+  push_both (pipeline, sink.get (), 2, 3);
   end_source (pipeline, 0);
   end_source (pipeline, 1);
   testutil::run_to_eos (pipeline, "height set while negotiating");
-  const std::vector<Item> batches = batches_of (sink.snapshot ());
+  const std::vector<Item> batches = batches_of (sink->snapshot ());
   fail_unless_equals_int (batches.size (), 3);
   check_caps_match (batches, "height set while negotiating");
   fail_unless_equals_uint64 (batches[0].size, 2 * 3 * 32 * 24 * 4);
@@ -641,12 +645,11 @@ GST_END_TEST;
 GST_START_TEST (test_pad_released_while_batching)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12, kI420 }, "width=32 height=24", false);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   GstPad * pad1 = gst_element_get_static_pad (cs, "sink_1");
   Watch w (cs);
-  race_second_batch (pipeline, &sink, w, [cs, pad1] {
+  race_second_batch (pipeline, sink.get (), w, [cs, pad1] {
     GstPad * peer = gst_pad_get_peer (pad1);
     gst_pad_unlink (peer, pad1);
     gst_object_unref (peer);
@@ -655,7 +658,7 @@ GST_START_TEST (test_pad_released_while_batching)
   push_frame (pipeline, 0, kNv12, 2);
   end_source (pipeline, 0);
   testutil::run_to_eos (pipeline, "pad released while batching");
-  const std::vector<Item> batches = batches_of (sink.snapshot ());
+  const std::vector<Item> batches = batches_of (sink->snapshot ());
   fail_unless_equals_int (batches.size (), 3);
   check_caps_match (batches, "pad released while batching");
   fail_unless_equals_int (batches[1].slots.size (), 2);
@@ -685,17 +688,16 @@ flush_source (GstElement * src)
 GST_START_TEST (test_flush_while_batching)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12, kI420 }, "batch-size=2", false);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   GstElement * cs = testutil::by_name (pipeline, "cs");
   GstElement * s1 = source_of (pipeline, 1);
   Watch w (cs);
-  race_second_batch (pipeline, &sink, w, [s1] { flush_source (s1); });
-  push_both (pipeline, &sink, 2, 3);
+  race_second_batch (pipeline, sink.get (), w, [s1] { flush_source (s1); });
+  push_both (pipeline, sink.get (), 2, 3);
   end_source (pipeline, 0);
   end_source (pipeline, 1);
   testutil::run_to_eos (pipeline, "flush while batching");
-  const std::vector<Item> batches = batches_of (sink.snapshot ());
+  const std::vector<Item> batches = batches_of (sink->snapshot ());
   fail_unless_equals_int (batches.size (), 3);
   for (const Item & b : batches)
     fail_unless (!b.slots[0].empty && !b.slots[1].empty);
@@ -728,8 +730,7 @@ frames_to_gaps (GstPad * pad, GstPadProbeInfo * info, gpointer)
 GST_START_TEST (test_gap_events_on_pads)
 {
   GstElement * pipeline = batch_pipeline ({ kNv12, kI420 }, "batch-size=2", false);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   for (const char * src : { "s0", "s1" })
     testutil::add_probe (
         pipeline, src, "src", GST_PAD_PROBE_TYPE_BUFFER, frames_to_gaps, NULL);
@@ -748,7 +749,7 @@ GST_START_TEST (test_gap_events_on_pads)
   end_source (pipeline, 0);
   end_source (pipeline, 1);
   testutil::run_to_eos (pipeline, "GAP events");
-  const std::vector<Item> items = sink.snapshot ();
+  const std::vector<Item> items = sink->snapshot ();
   const std::vector<Item> batches = batches_of (items);
   fail_unless_equals_int (batches.size (), 3);
   fail_unless (!batches[0].slots[0].empty && !batches[0].slots[1].empty);
@@ -802,19 +803,18 @@ wait_state (GstElement * pipeline, GstState state)
 GST_START_TEST (test_flushing_seek)
 {
   GstElement * pipeline = seekable_pipeline ("batch-size=2", false);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   fail_unless (
       gst_element_set_state (pipeline, GST_STATE_PAUSED) != GST_STATE_CHANGE_FAILURE);
   wait_state (pipeline, GST_STATE_PAUSED);
-  const size_t before = sink.snapshot ().size ();
+  const size_t before = sink->snapshot ().size ();
   fail_unless (gst_element_seek (pipeline, 1.0, GST_FORMAT_TIME,
       (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), GST_SEEK_TYPE_SET,
       2 * GST_SECOND, GST_SEEK_TYPE_SET, 3 * GST_SECOND));
   wait_state (pipeline, GST_STATE_PAUSED);
   start (pipeline);
   testutil::run_to_eos (pipeline, "flushing seek");
-  const std::vector<Item> all = sink.snapshot ();
+  const std::vector<Item> all = sink->snapshot ();
   const std::vector<Item> after (all.begin () + before, all.end ());
   size_t starts = 0, stops = 0;
   for (const Item & it : after) {
@@ -854,24 +854,23 @@ static void
 seek_again_and_again (bool live)
 {
   GstElement * pipeline = seekable_pipeline ("batched-push-timeout=20000", live);
-  Sink sink;
-  watch_sink (pipeline, &sink);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
   start (pipeline);
   wait_state (pipeline, GST_STATE_PLAYING);
   GstBus * bus = gst_element_get_bus (pipeline);
   for (int i = 0; i < 20; i++) {
-    const size_t seen = batches_of (sink.snapshot ()).size ();
+    const size_t seen = batches_of (sink->snapshot ()).size ();
     testutil::wait_until (
-        [&] { return batches_of (sink.snapshot ()).size () > seen; }, "a batch");
+        [&] { return batches_of (sink->snapshot ()).size () > seen; }, "a batch");
     const gboolean seeked = gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
         (GstSeekFlags)(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE), 0);
     fail_unless (seeked || live, "seek %d refused", i);
     GstMessage * error = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
     fail_if (error != NULL, "an error after seek %d", i);
   }
-  const size_t seen = batches_of (sink.snapshot ()).size ();
+  const size_t seen = batches_of (sink->snapshot ()).size ();
   testutil::wait_until (
-      [&] { return batches_of (sink.snapshot ()).size () > seen; }, "a last batch");
+      [&] { return batches_of (sink->snapshot ()).size () > seen; }, "a last batch");
   gst_object_unref (bus);
   stop (pipeline);
 }
