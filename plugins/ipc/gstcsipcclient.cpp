@@ -128,25 +128,26 @@ Client::handshake (GError ** error)
   w_.begin (Msg::HELLO);
   w_.u32 ((guint32)getpid ());
   w_.finish ();
-  if (send_record (fd_, w_) != 0) {
+  if (const int err = send_record (fd_, w_)) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "The producer closed the connection at once: %s", g_strerror (errno));
+        "The producer closed the connection at once: %s", g_strerror (err));
     return false;
   }
   std::vector<guint8> buf (kMaxMessage);
-  pollfd p = { fd_, POLLIN, 0 };
   gssize n = -1;
-  if (poll (&p, 1, 5000) > 0)
+  std::string why = "no answer within 5 s";
+  if (poll_in (fd_, 5000)) {
     n = recv_record (fd_, buf.data (), MSG_DONTWAIT);
+    if (n < 0)
+      why = std::string ("the connection failed: ") + g_strerror (errno);
+  }
   Msg type;
   Reader r (buf.data (), 0);
-  std::string why;
+  if (n == 0)
+    why = "it closed the connection";
   if (n <= 0 || !parse_header (buf.data (), (gsize)n, &type, &r, &why)) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "The producer did not answer HELLO: %s",
-        n == 0  ? "it closed the connection"
-        : n < 0 ? "no answer within 5 s"
-                : why.c_str ());
+        "The producer did not answer HELLO: %s", why.c_str ());
     return false;
   }
   if (type == Msg::BYE) {

@@ -2,6 +2,7 @@
 #include "ipc/gstcsipcsocket.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -96,18 +97,37 @@ connect_to (const char * path)
     errno = ENAMETOOLONG;
     return -1;
   }
-  int fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -1;
-  if (connect (fd, (sockaddr *)&addr, sizeof addr) != 0) {
+  int fd;
+  for (;;) {
+    fd = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+      return -1;
+    if (connect (fd, (sockaddr *)&addr, sizeof addr) == 0)
+      break;
     const int err = errno;
     close (fd);
     errno = err;
-    return -1;
+    /* Cut short by a signal: a socket of its own for the next try (one
+     * whose connect was interrupted may connect later by itself). */
+    if (err != EINTR)
+      return -1;
   }
   fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) | O_NONBLOCK);
   grow_queues (fd);
   return fd;
+}
+
+bool
+poll_in (int fd, int timeout_ms)
+{
+  const gint64 deadline = g_get_monotonic_time () + (gint64)timeout_ms * 1000;
+  for (;;) {
+    pollfd p = { fd, POLLIN, 0 };
+    const gint64 left_us = deadline - g_get_monotonic_time ();
+    const int n = poll (&p, 1, (int)CLAMP ((left_us + 999) / 1000, 0, timeout_ms));
+    if (n >= 0 || errno != EINTR)
+      return n > 0;
+  }
 }
 
 bool

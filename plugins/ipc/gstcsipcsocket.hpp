@@ -30,6 +30,10 @@ int listen_at (const char * path, bool group, GError ** error);
 // (ENOENT, ECONNREFUSED: no producer yet).
 int connect_to (const char * path);
 
+// Whether `fd` has something to read within `timeout_ms`: a signal that
+// cuts the wait short (EINTR) does not end it.
+bool poll_in (int fd, int timeout_ms);
+
 // The peer's credentials; false when they cannot be read.
 bool peer_cred (int fd, PeerCred * cred);
 

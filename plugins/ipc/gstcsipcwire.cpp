@@ -177,7 +177,10 @@ parse_header (const guint8 * p, gsize n, Msg * type, Reader * body, std::string 
 int
 send_record (int fd, const Writer & w)
 {
-  const ssize_t n = send (fd, w.data (), w.size (), MSG_NOSIGNAL | MSG_DONTWAIT);
+  ssize_t n;
+  do
+    n = send (fd, w.data (), w.size (), MSG_NOSIGNAL | MSG_DONTWAIT);
+  while (n < 0 && errno == EINTR);
   if (n == (ssize_t)w.size ())
     return 0;
   return n < 0 ? errno : EMSGSIZE;
@@ -186,7 +189,10 @@ send_record (int fd, const Writer & w)
 gssize
 recv_record (int fd, guint8 * buf, int flags)
 {
-  const ssize_t n = recv (fd, buf, kMaxMessage, flags | MSG_TRUNC);
+  ssize_t n;
+  do
+    n = recv (fd, buf, kMaxMessage, flags | MSG_TRUNC);
+  while (n < 0 && errno == EINTR);
   if (n > (ssize_t)kMaxMessage) {
     errno = EMSGSIZE;
     return -1;
@@ -215,7 +221,10 @@ int
 RecvBatch::receive (int fd)
 {
   mmsghdr * msgs = msgs_;
-  const int n = recvmmsg (fd, msgs, kMax, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  int n;
+  do
+    n = recvmmsg (fd, msgs, kMax, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  while (n < 0 && errno == EINTR);
   if (n < 0)
     return (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : -1;
   for (int i = 0; i < n; i++) {

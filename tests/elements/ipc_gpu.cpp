@@ -335,6 +335,55 @@ GST_START_TEST (test_frames_in_order)
 }
 GST_END_TEST;
 
+/* Signals that interrupt the IPC elements' calls (a profiler's SIGPROF, an
+ * application's SIGCHLD; installed without SA_RESTART, so that a sleeping
+ * call returns EINTR) are not failures. A consumer that a signal reaches
+ * every 200 us while it waits for its producer's answer (here a socket
+ * that answers nothing for 0.5 s, then closes) waits that whole time and
+ * says what happened; and frames flow between two processes whose every
+ * thread a signal reaches that often: every frame right, in order, every
+ * frame back in the producer. */
+GST_START_TEST (test_interrupted_calls)
+{
+  const std::string sock = socket_path ("signals");
+  int listener = socket (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  g_strlcpy (addr.sun_path, sock.c_str (), sizeof addr.sun_path);
+  fail_unless (listener >= 0 && bind (listener, (sockaddr *)&addr, sizeof addr) == 0 &&
+                   listen (listener, 4) == 0,
+      "a socket at %s: %s", sock.c_str (), g_strerror (errno));
+  Peer * c = consumer (sock, { "--frames", "1", "--signals", "200" });
+  pollfd p = { listener, POLLIN, 0 };
+  fail_unless (poll (&p, 1, scaled (30) * 1000) == 1, "the consumer never connected");
+  const int conn = accept (listener, NULL, NULL);
+  /* Its HELLO read, so that closing is an end, not a reset. */
+  char hello[256];
+  p = { conn, POLLIN, 0 };
+  fail_unless (
+      poll (&p, 1, scaled (30) * 1000) == 1 && read (conn, hello, sizeof hello) > 0);
+  g_usleep (500 * 1000);
+  const bool waiting = waitpid (c->pid, NULL, WNOHANG) == 0;
+  close (conn);
+  c->wait (30);
+  close (listener);
+  unlink (sock.c_str ());
+  fail_unless (waiting && c->status != 0 &&
+                   c->result ("CONSUMER")["end"].find ("it closed the connection") !=
+                       std::string::npos,
+      "the consumer should have waited for an answer until the connection closed: %s",
+      c->text.c_str ());
+  delete c;
+
+  Peer * prod = producer (sock, { "--frames", "60", "--fps", "100", "--signals", "200" });
+  c = consumer (sock, { "--frames", "60", "--signals", "200" });
+  check_consumer (c, 60, 0, "a consumer interrupted by signals");
+  check_producer (prod, "a producer interrupted by signals");
+  delete c;
+  delete prod;
+}
+GST_END_TEST;
+
 /* Frames of 2 MiB and more are exported in place (1080p NV12: our
  * allocator makes whole 2 MiB blocks of them); smaller ones, and frames of
  * another device than the sink's, are copied into the sink's pool first.
@@ -1008,6 +1057,7 @@ ipc_gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_frames_in_order);
   tcase_add_test (tc, test_in_place_or_copied);
+  tcase_add_test (tc, test_interrupted_calls);
   tcase_add_test (tc, test_consumers_join_and_leave);
   tcase_add_test (tc, test_consumer_killed);
   tcase_add_test (tc, test_producer_killed);

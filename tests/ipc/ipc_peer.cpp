@@ -16,15 +16,22 @@
  *     the end; exits 0 when every frame was right, in order, without gaps.
  *   gcs-ipc-peer garbage SOCKET [--seed S]
  *     connects and sends random and malformed records; exits 0.
+ *   --signals US (either role): every US microseconds a signal whose
+ *     handler does nothing, installed without SA_RESTART, goes to every
+ *     thread of the process, as a profiler's SIGPROF or an application's
+ *     SIGCHLD may: a call the IPC elements make that it interrupts (EINTR)
+ *     must be made again, never taken for a failure.
  */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <dirent.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -32,7 +39,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -54,6 +63,7 @@ struct Options {
   guint switch_at = 0; /* produce: frames from this one on are twice as wide */
   guint flush_at = 0;  /* produce: a flush before this frame */
   std::string upload_props;
+  guint signals_us = 0; /* --signals: a signal to every thread this often */
 };
 
 /* Bounds stretched by CK_TIMEOUT_MULTIPLIER, check's own factor for slow
@@ -163,6 +173,8 @@ parse (int argc, char ** argv, Options * o)
       o->flush_at = (guint)std::stoul (v);
     else if (k == "--upload-props")
       o->upload_props = v;
+    else if (k == "--signals")
+      o->signals_us = (guint)std::stoul (v);
     else
       return false;
   }
@@ -544,6 +556,37 @@ print_stack_and_die (int sig)
   raise (sig);
 }
 
+void
+ignore_signal (int)
+{}
+
+/* --signals: SIGUSR2 to each of this process's threads (but the sender)
+ * every `us` microseconds, for as long as the process lives. */
+void
+start_signal_storm (guint us)
+{
+  struct sigaction sa = {};
+  sa.sa_handler = ignore_signal;
+  sa.sa_flags = 0; /* no SA_RESTART: interrupted calls fail with EINTR */
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGUSR2, &sa, NULL);
+  std::thread ([us] {
+    const pid_t self = (pid_t)syscall (SYS_gettid);
+    for (;;) {
+      g_usleep (us);
+      DIR * d = opendir ("/proc/self/task");
+      if (!d)
+        continue;
+      while (struct dirent * e = readdir (d)) {
+        const pid_t tid = (pid_t)atoi (e->d_name);
+        if (tid > 0 && tid != self)
+          syscall (SYS_tgkill, getpid (), tid, SIGUSR2);
+      }
+      closedir (d);
+    }
+  }).detach ();
+}
+
 int
 main (int argc, char ** argv)
 {
@@ -557,6 +600,8 @@ main (int argc, char ** argv)
     return 2;
   }
   o.timeout_s = scaled (o.timeout_s);
+  if (o.signals_us)
+    start_signal_storm (o.signals_us);
   /* A peer that hangs is a failure, never a hung test. */
   alarm (o.timeout_s + scaled (30));
   if (o.role == "produce")
