@@ -81,8 +81,11 @@
 #include <signal.h>
 #include <time.h>
 
+#include <dirent.h>
+
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -393,6 +396,7 @@ struct Snapshot {
   guint64 waits_total = 0;
   guint64 pool_waits = 0;
   std::vector<guint64> element_waits;
+  std::map<long, std::pair<std::string, guint64>> thread_ns; /* tid: name, CPU ns */
 };
 
 struct Measure {
@@ -426,6 +430,32 @@ process_cpu_us ()
          (gint64)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
 }
 
+/* Each thread's CPU time so far (the kernel's schedstat: nanoseconds, where
+ * getrusage and /proc's stat count 10 ms ticks), by thread id with its
+ * name: which of the pipeline's threads the process's CPU time went to
+ * (an IPC element's reader or server thread beside the streaming ones). */
+static void
+thread_cpu_ns (std::map<long, std::pair<std::string, guint64>> * out)
+{
+  out->clear ();
+  DIR * d = opendir ("/proc/self/task");
+  if (!d)
+    return;
+  while (struct dirent * e = readdir (d)) {
+    if (e->d_name[0] == '.')
+      continue;
+    const std::string base = std::string ("/proc/self/task/") + e->d_name;
+    gchar *comm = NULL, *sched = NULL;
+    if (g_file_get_contents ((base + "/comm").c_str (), &comm, NULL, NULL) &&
+        g_file_get_contents ((base + "/schedstat").c_str (), &sched, NULL, NULL))
+      (*out)[atol (e->d_name)] = { g_strstrip (comm),
+        g_ascii_strtoull (sched, NULL, 10) };
+    g_free (comm);
+    g_free (sched);
+  }
+  closedir (d);
+}
+
 static guint64
 source_pool_waits (GcsBenchSrc * src)
 {
@@ -443,6 +473,7 @@ take_snapshot (Measure * m, Snapshot * s)
 {
   s->us = g_get_monotonic_time ();
   s->cpu_us = process_cpu_us ();
+  thread_cpu_ns (&s->thread_ns);
   s->waits_total = gst_cs_host_waits_total ();
   s->pool_waits = m->src ? source_pool_waits (m->src) : 0;
   s->element_waits.clear ();
@@ -715,6 +746,20 @@ report (const Options & o, Measure & m, GcsBenchSrc * src)
   f += ",\"src_fills\":" + std::to_string (src ? src->fills_total : 0);
   f += ",\"gpu_done\":" + std::string (m.wait_gpu ? "true" : "false") +
        ",\"bench_waits\":" + std::to_string (gst_cs_wait_counter_get (&m.bench_waits));
+  /* CPU us a frame by thread name, in the window (a thread that started in
+   * it counts from 0). */
+  std::map<std::string, double> by_name;
+  for (const auto & [tid, t] : m.end.thread_ns) {
+    auto was = m.start.thread_ns.find (tid);
+    const guint64 before = was != m.start.thread_ns.end () ? was->second.second : 0;
+    by_name[t.first] += (double)(t.second - MIN (t.second, before)) / 1000.0 / frames;
+  }
+  std::string threads = "{";
+  for (const auto & [name, us] : by_name)
+    if (us >= 0.05)
+      threads += (threads.size () > 1 ? "," : "") + json_string (name.c_str ()) + ":" +
+                 json_number (us);
+  f += ",\"thread_cpu_us\":" + threads + "}";
   if (!m.latency_us.empty ()) {
     std::vector<double> & l = m.latency_us;
     std::sort (l.begin (), l.end ());

@@ -68,6 +68,8 @@ def row(a):
     waits = [c["waits_detail"].get("ipcsrc") for c in consumers if c.get("waits_detail")]
     if waits and None not in waits:
         out["src_waits"] = max(waits)
+    if consumers[0].get("thread_cpu_us"):
+        out["consumer_threads_cpu_us"] = consumers[0]["thread_cpu_us"]
     cpus = [tracer_cpu(os.path.join(d, f"consumer{i + 1}.log"), "ipcsrc")
             for i in range(len(consumers))]
     if None not in cpus:
@@ -75,6 +77,8 @@ def row(a):
     if producer and producer.get("status") == "ok":
         out["producer_fps"] = producer["fps"]
         out["producer_cpu_us"] = producer["cpu_us"]
+        if producer.get("thread_cpu_us"):
+            out["producer_threads_cpu_us"] = producer["thread_cpu_us"]
         if producer.get("waits_detail"):
             out["sink_waits"] = producer["waits_detail"].get("gcs_bench_sink")
         cpu = tracer_cpu(os.path.join(d, "producer.log"), "gcs_bench_sink")
@@ -110,6 +114,12 @@ def describe(r):
              f" sink {fmt(r.get('sink_waits'), '{:.3f}')}"
     if r.get("producer_status"):
         s += f" (producer: {r['producer_status']})"
+    for side in ("consumer", "producer"):
+        threads = r.get(f"{side}_threads_cpu_us")
+        if threads:
+            s += f"\n      {side}'s threads, CPU us/frame: " + ", ".join(
+                f"{name} {us:.1f}" for name, us in
+                sorted(threads.items(), key=lambda kv: -kv[1]))
     return s
 
 

@@ -18,6 +18,10 @@
 #   5. a summary last: PASS/FAIL per step, per test and per target.
 # Every process runs under a time limit. Results in $OUT.
 #   OUT=/tmp/out scripts/gpu-ipc.sh
+# Env: BUILDTYPE (default release; debugoptimized names our functions in
+#   the sampler's reports), IPC_BENCH_ONLY (the bench rows, default ipc),
+#   IPC_PROFILE (cases whose processes are sampled: pipelines/bench),
+#   IPC_MORE_TESTS (more test names for step 2).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 START=$(date +%s)
@@ -38,7 +42,7 @@ say() { echo "$*" | tee -a "$SUMMARY"; }
 # ---- 1. build ----
 B=${BUILD_DIR:-/tmp/gcs-ipc-build}
 if [ ! -f "$B/build.ninja" ]; then
-  timeout 120 meson setup "$B" -Dgpu_archs=90 -Dbuildtype=release -Dnvcodec_interop=enabled \
+  timeout 120 meson setup "$B" -Dgpu_archs=90 -Dbuildtype="${BUILDTYPE:-release}" -Dnvcodec_interop=enabled \
     > "$OUT/setup.txt" 2>&1 || { say "FAIL setup (see $OUT/setup.txt)"; tail -20 "$OUT/setup.txt"; exit 1; }
 fi
 if ! timeout 330 ninja -C "$B" > "$OUT/build.txt" 2>&1; then
@@ -53,7 +57,7 @@ listed=$(meson test -C "$B" --list --no-rebuild 2> /dev/null)
 TESTS="" missing=""
 for t in ipc_gpu ipc_gpu_fake ipc_events_gpu ipc_events_gpu_fake fakecuda_selftest \
   python_fakecuda_ipc ipc_models_example \
-  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu; do
+  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu ${IPC_MORE_TESTS:-}; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
 CHECKS=test_frames_in_order,test_in_place_or_copied,test_consumer_killed,test_producer_killed
@@ -94,7 +98,7 @@ fi
 say "memcheck done ($(elapsed) s)"
 
 # ---- 3. the benchmark's IPC rows, the GPU to themselves ----
-env BUILD_DIR="$B" BENCH_ONLY=ipc OUT="$OUT/bench" BENCH_SECONDS="${BENCH_SECONDS:-1}" \
+env BUILD_DIR="$B" BENCH_ONLY="${IPC_BENCH_ONLY:-ipc}" OUT="$OUT/bench" BENCH_SECONDS="${BENCH_SECONDS:-1}" \
   ${PEER:+BENCH_PEER_GST=$PEER} timeout 300 pipelines/bench > "$OUT/bench.txt" 2>&1
 rc=$?
 [ $rc -eq 124 ] && say "FAIL bench: time limit (300 s), see $OUT/bench.txt"
