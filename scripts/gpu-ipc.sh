@@ -21,7 +21,8 @@
 # Env: BUILDTYPE (default release; debugoptimized names our functions in
 #   the sampler's reports), IPC_BENCH_ONLY (the bench rows, default ipc),
 #   IPC_PROFILE (cases whose processes are sampled: pipelines/bench),
-#   IPC_MORE_TESTS (more test names for step 2).
+#   IPC_TESTS (step 2's tests instead of its list), IPC_MORE_TESTS (more
+#   test names for step 2), IPC_MEMCHECK=0 (no memcheck).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 START=$(date +%s)
@@ -55,15 +56,15 @@ say "PASS build ($(elapsed) s)"
 # ---- 2. tests, and memcheck beside them (functional runs: the GPU is shared) ----
 listed=$(meson test -C "$B" --list --no-rebuild 2> /dev/null)
 TESTS="" missing=""
-for t in ipc_gpu ipc_gpu_fake ipc_events_gpu ipc_events_gpu_fake fakecuda_selftest \
+for t in ${IPC_TESTS:-ipc_gpu ipc_gpu_fake ipc_events_gpu ipc_events_gpu_fake fakecuda_selftest \
   python_fakecuda_ipc ipc_models_example \
-  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu ${IPC_MORE_TESTS:-}; do
+  registration sync_gpu memorysync_gpu updown_gpu crop_gpu batch_gpu} ${IPC_MORE_TESTS:-}; do
   if grep -qE "[:/ ]$t\$" <<< "$listed"; then TESTS="$TESTS $t"; else missing="$missing $t"; fi
 done
 CHECKS=test_frames_in_order,test_in_place_or_copied,test_consumer_killed,test_producer_killed
 CHECKS=$CHECKS,test_malformed_records,test_batches,test_flush,test_socket_rules
 memcheck_pid=""
-if grep -qE "[:/ ]ipc_gpu\$" <<< "$listed"; then
+if [ "${IPC_MEMCHECK:-1}" = 1 ] && grep -qE "[:/ ]ipc_gpu\$" <<< "$listed"; then
   # CK_TIMEOUT_MULTIPLIER: check's own factor for slow runs; ipc_gpu and its peer
   # processes stretch their waits by it too (the sanitizer starts each
   # process many times slower).
@@ -93,7 +94,7 @@ if [ -n "$memcheck_pid" ]; then
     say "FAIL memcheck ipc_gpu (exit $rc):${errors:- see $OUT/memcheck.txt}"
   fi
 else
-  say "SKIP memcheck: no ipc_gpu in this build"
+  say "SKIP memcheck: IPC_MEMCHECK=0, or no ipc_gpu in this build"
 fi
 say "memcheck done ($(elapsed) s)"
 
