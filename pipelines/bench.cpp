@@ -78,16 +78,15 @@
  */
 #include <sys/resource.h>
 
+#include <dirent.h>
 #include <signal.h>
 #include <time.h>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <unordered_set>
 #include <vector>
