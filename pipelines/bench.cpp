@@ -79,6 +79,7 @@
 #include <sys/resource.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include <time.h>
 
@@ -550,6 +551,14 @@ ipc_latency_us (GstBuffer * buf)
   return (now_ns - (gint64)meta->timestamp) / 1e3;
 }
 
+/* pipelines/sampler.c's window, where it is preloaded (LD_PRELOAD): its
+ * samples are the timed window's, not the start-up's or the teardown's. */
+using SamplerCall = void (*) (void);
+static const SamplerCall sampler_start =
+    (SamplerCall)dlsym (RTLD_DEFAULT, "gcs_sampler_start");
+static const SamplerCall sampler_stop =
+    (SamplerCall)dlsym (RTLD_DEFAULT, "gcs_sampler_stop");
+
 static GstPadProbeReturn
 on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
@@ -577,10 +586,14 @@ on_sink_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
         gpu_done_at (m, last_buffer (info));
       take_snapshot (m, &m->start);
       m->start_us = m->start.us;
+      if (sampler_start)
+        sampler_start ();
     }
   } else if (now - m->start_us >= m->window_us || stop_requested.load ()) {
     m->end_frame = m->frames;
     take_snapshot (m, &m->end);
+    if (sampler_stop)
+      sampler_stop ();
     m->end_us = m->wait_gpu ? gpu_done_at (m, last_buffer (info)) : m->end.us;
     m->done.store (true);
     /* The source ends the stream at its next frame; draining stays untimed.
@@ -696,6 +709,8 @@ print_result (const Options & o, const gchar * status, const gchar * reason,
        ",\"pipeline\":" + json_string (o.pipeline);
   j += figures + "}";
   g_print ("RESULT %s\n", j.c_str ());
+  /* Scripts read this line from a file: out now, before teardown. */
+  fflush (stdout);
 }
 
 static std::string
@@ -1020,6 +1035,9 @@ main (int argc, char ** argv)
 
   double timeout = o.timeout > 0 ? o.timeout : 4 * (o.warmup + o.seconds) + 30;
   std::string err = run (pipeline, m, timeout);
+  /* Whatever the window did, the sampler stops before teardown. */
+  if (sampler_stop)
+    sampler_stop ();
   if (err.empty ())
     err = m.gpu_error;
   int rc = 0;

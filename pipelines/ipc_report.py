@@ -13,6 +13,7 @@ a line per case, and the summary against the targets of issue 52.
 import argparse
 import glob
 import json
+import re
 import os
 import statistics
 import sys
@@ -50,7 +51,10 @@ def row(a):
            "source": "device"}
     if a.peer_version:
         out["peer_version"] = a.peer_version
-    consumers = [result(p) for p in sorted(glob.glob(os.path.join(d, "consumer*.txt")))]
+    # consumer<i>.txt only: the sampler's consumer1.profile.txt is beside them.
+    outputs = [p for p in sorted(glob.glob(os.path.join(d, "consumer*.txt")))
+               if re.fullmatch(r"consumer[0-9]+\.txt", os.path.basename(p))]
+    consumers = [result(p) for p in outputs]
     producer = result(os.path.join(d, "producer.txt"))
     bad = [c for c in consumers if not c or c.get("status") != "ok"]
     if not consumers or bad:

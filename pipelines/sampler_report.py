@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Names the stacks that libgcs-sampler.so wrote, and prints where the CPU
-time went: by module, by function (self: the sampled frame itself) and by
-function with what it called (inclusive), each as a share of the samples
-and, with --us-per-frame, as microseconds of a frame.
+time went: by thread, by module, by function (self: the sampled frame
+itself) and by function with what it called (inclusive), each as a share
+of the samples and, with --us-per-frame, as microseconds of a frame.
 
     sampler_report.py SAMPLES [--top 30] [--us-per-frame CPU_US]
+                      [--thread REGEX] [--per-thread N]
+
+--thread keeps the samples of the threads whose name matches; --per-thread
+N prints, for each of the N busiest threads, its own top functions
+(inclusive) too.
 
 Functions are named by addr2line (for modules with debug information: a
 debugoptimized build of ours) or else by the nearest symbol nm lists
@@ -16,6 +21,7 @@ import argparse
 import bisect
 import collections
 import os
+import re
 import subprocess
 
 
@@ -90,18 +96,30 @@ def main():
     ap.add_argument("samples")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--us-per-frame", type=float, default=0.0)
+    ap.add_argument("--thread", default="")
+    ap.add_argument("--per-thread", type=int, default=0)
     a = ap.parse_args()
     stacks = []
+    threads = []
     wanted = collections.defaultdict(set)
+    keep = re.compile(a.thread) if a.thread else None
     with open(a.samples, encoding="utf-8") as f:
         for line in f:
+            toks = line.split()
+            thread = "?"
+            # Files of an older sampler have no "@thread" first.
+            if toks and toks[0].startswith("@"):
+                thread = toks.pop(0)[1:]
+            if keep and not keep.search(thread):
+                continue
             frames = []
-            for tok in line.split():
+            for tok in toks:
                 mod, _, off = tok.rpartition("+")
                 frames.append((mod, int(off, 16)))
                 wanted[mod].add(int(off, 16))
             if frames:
                 stacks.append(frames)
+                threads.append(thread)
     if not stacks:
         print("no samples")
         return
@@ -135,6 +153,19 @@ def main():
     print("-- inclusive (with what it calls)")
     for name, n in incl.most_common(a.top + 15):
         print(row(n, name))
+    by_thread = collections.Counter(threads)
+    print("-- by thread")
+    for name, n in by_thread.most_common(12):
+        print(row(n, name))
+    for thread, _ in by_thread.most_common(a.per_thread):
+        mine = collections.Counter()
+        for frames, t in zip(stacks, threads):
+            if t == thread:
+                for fn in {named[fr] for fr in frames}:
+                    mine[fn] += 1
+        print("-- thread %s, inclusive (share of all samples)" % thread)
+        for name, n in mine.most_common(a.top):
+            print(row(n, name))
 
 
 if __name__ == "__main__":
