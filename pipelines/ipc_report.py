@@ -13,8 +13,8 @@ a line per case, and the summary against the targets of issue 52.
 import argparse
 import glob
 import json
-import re
 import os
+import re
 import statistics
 import sys
 
