@@ -20,6 +20,11 @@
  * instead, which fires on the kernel's tick only while a thread runs: 4
  * samples of 0.2 s of such bursts on an H200's host (2026-12-02).
  *
+ * A "%p" in GCS_SAMPLER_OUT is the process's id: a program that starts
+ * others (gst-launch-1.0's plugin scanner, timeout) passes LD_PRELOAD on,
+ * and each of them writes its own file; a process that took no sample
+ * writes none.
+ *
  * GCS_SAMPLER_DELAY_MS: CPU milliseconds of the process left unsampled
  * first (process clock only). GCS_SAMPLER_WINDOW=1: nothing sampled until
  * the program calls gcs_sampler_start(), up to gcs_sampler_stop()
@@ -179,12 +184,21 @@ void __attribute__ ((destructor)) gcs_sampler_stop (void)
     struct itimerval off = { { 0, 0 }, { 0, 0 } };
     setitimer (ITIMER_PROF, &off, NULL);
   }
-  FILE * f = fopen (path, "w");
-  if (!f)
-    return;
   int n = atomic_load (&taken);
   if (n > kMaxSamples)
     n = kMaxSamples;
+  if (n == 0)
+    return;
+  char file[4096];
+  const char * p = strstr (path, "%p");
+  if (p)
+    snprintf (
+        file, sizeof file, "%.*s%ld%s", (int)(p - path), path, (long)getpid (), p + 2);
+  else
+    snprintf (file, sizeof file, "%s", path);
+  FILE * f = fopen (file, "w");
+  if (!f)
+    return;
   for (int i = 0; i < n; i++) {
     /* Spaces in a thread's name would split it: '_' instead. */
     char name[17];
