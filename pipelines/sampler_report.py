@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Names the stacks that libgcs-sampler.so wrote, and prints where the CPU
-time went: by thread, by module, by function (self: the sampled frame
-itself) and by function with what it called (inclusive), each as a share
+time went: by module, by function (self: the sampled frame itself), by
+function with what it called (inclusive) and by thread, each as a share
 of the samples and, with --us-per-frame, as microseconds of a frame.
 
     sampler_report.py SAMPLES [--top 30] [--us-per-frame CPU_US]
@@ -129,13 +129,19 @@ def main():
             named[(mod, o)] = n
     total = len(stacks)
     own = collections.Counter()
-    incl = collections.Counter()
     mods = collections.Counter()
     for frames in stacks:
         own[named[frames[0]]] += 1
         mods[os.path.basename(frames[0][0])] += 1
-        for fn in {named[fr] for fr in frames}:
-            incl[fn] += 1
+
+    def inclusive(chosen):
+        """Samples each function was on the stack of (once a sample)."""
+        count = collections.Counter()
+        for frames in chosen:
+            count.update({named[fr] for fr in frames})
+        return count
+
+    incl = inclusive(stacks)
     scale = a.us_per_frame / total if a.us_per_frame else 0.0
 
     def row(n, name):
@@ -158,11 +164,7 @@ def main():
     for name, n in by_thread.most_common(12):
         print(row(n, name))
     for thread, _ in by_thread.most_common(a.per_thread):
-        mine = collections.Counter()
-        for frames, t in zip(stacks, threads):
-            if t == thread:
-                for fn in {named[fr] for fr in frames}:
-                    mine[fn] += 1
+        mine = inclusive(f for f, t in zip(stacks, threads) if t == thread)
         print("-- thread %s, inclusive (share of all samples)" % thread)
         for name, n in mine.most_common(a.top):
             print(row(n, name))
