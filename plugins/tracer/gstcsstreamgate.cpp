@@ -3,11 +3,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include <gst/gst.h>
+#include <pthread.h>
 
 #include "base/gstcshostsignal.hpp"
 #include "gstcserror-private.h"
@@ -67,6 +69,13 @@ private:
 
   std::mutex lock_;
   std::atomic<int> closed_{ 0 };
+  /* The watchdog sleeps here while no gate is closed (watch_idle_), so a
+   * traced process that times no frame just then is not woken by it: it
+   * used to wake every millisecond, 10 µs of CPU a frame at 1,000 frames a
+   * second and 330 at 30 (an H200's host, 2026-12-02). After lock_. */
+  std::mutex watch_lock_;
+  std::condition_variable watch_wake_;
+  bool watch_idle_ = false;
   guint32 * host_ = nullptr;
   guint8 * device_ = nullptr;
   bool failed_ = false;
@@ -113,13 +122,21 @@ Gates::allocate ()
   return true;
 }
 
-/* Wakes every millisecond; reads one atomic while no gate is closed, as
- * nearly always (a gate is closed for the microseconds a timed frame's
- * launch takes). */
+/* Asleep while no gate is closed, as nearly always (a gate is closed for
+ * the microseconds a timed frame's launch takes, one frame in `every`);
+ * woken by a gate's closing, it looks every millisecond until none is. */
 void
 Gates::watch ()
 {
+  pthread_setname_np (pthread_self (), "csgate-watch");
   for (;;) {
+    {
+      std::unique_lock<std::mutex> watch (watch_lock_);
+      watch_idle_ = true;
+      watch_wake_.wait (
+          watch, [this] { return closed_.load (std::memory_order_acquire) > 0; });
+      watch_idle_ = false;
+    }
     std::this_thread::sleep_for (std::chrono::milliseconds (1));
     if (closed_.load (std::memory_order_acquire) == 0)
       continue;
@@ -166,6 +183,16 @@ Gates::close (cudaStream_t stream)
   words_[slot].closed = true;
   words_[slot].closed_at = g_get_monotonic_time ();
   closed_.fetch_add (1, std::memory_order_release);
+  /* watch_idle_ is the watchdog's own to clear: it stays set while the
+   * watchdog waits, also after a wake-up that finds the gate already
+   * opened by its owner (the predicate false again). Cleared here, such a
+   * wake-up left the watchdog asleep with the flag down, so no later gate
+   * woke it: 16 streams into cudabatch hung at their first frames, whose
+   * owners wait in the module load for the gated streams (H200,
+   * 2026-12-03). */
+  std::lock_guard<std::mutex> watch (watch_lock_);
+  if (watch_idle_)
+    watch_wake_.notify_one ();
   return slot;
 }
 

@@ -136,6 +136,31 @@ GST_START_TEST (test_watchdog_opens_stuck_gate)
 }
 GST_END_TEST;
 
+/* Gates opened by their owners before the watchdog, woken by their
+ * closing, has looked: it finds none closed and sleeps again, and must
+ * still be woken by the next gate. A close that cleared the watchdog's
+ * idle flag for it left it asleep for good after such a wake-up (16
+ * streams into cudabatch hung at their first frames on an H200): here the
+ * stuck gate at the end then stayed closed. */
+GST_START_TEST (test_watchdog_wakes_after_gates_opened_early)
+{
+  Stream st;
+  for (int i = 0; i < 200; i++) {
+    gst_cs::StreamGate quick = gst_cs::StreamGate::close (0, st.s);
+    if (!quick.closed ())
+      return; /* the run without stream memory operations */
+    quick.open ();
+    fail_unless (quick.held ());
+    g_usleep (100); /* the watchdog wakes, finds no gate closed */
+  }
+  gst_cs::StreamGate gate = st.gate_then_record ();
+  g_usleep (200000); /* as test_watchdog_opens_stuck_gate */
+  gate.open ();
+  fail_if (gate.held (), "the watchdog did not open a gate closed for 200 ms");
+  fail_unless (gst_cs_host_wait_event (st.after, NULL, NULL));
+}
+GST_END_TEST;
+
 static Suite *
 stream_gate_gpu_suite (void)
 {
@@ -148,6 +173,7 @@ stream_gate_gpu_suite (void)
   tcase_add_test (tc, test_host_wait_opens_gates);
   tcase_add_test (tc, test_gates_run_out_and_come_back);
   tcase_add_test (tc, test_watchdog_opens_stuck_gate);
+  tcase_add_test (tc, test_watchdog_wakes_after_gates_opened_early);
   return s;
 }
 
