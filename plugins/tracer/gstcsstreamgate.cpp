@@ -188,8 +188,8 @@ Gates::close (cudaStream_t stream)
    * opened by its owner (the predicate false again). Cleared here, such a
    * wake-up left the watchdog asleep with the flag down, so no later gate
    * woke it: 16 streams into cudabatch hung at their first frames, whose
-   * owners wait in the module load for the gated streams (H200,
-   * 2026-12-03). */
+   * owners wait inside their gates for the gated streams (in a first
+   * launch's module load, for one; H200, 2026-12-03). */
   std::lock_guard<std::mutex> watch (watch_lock_);
   if (watch_idle_)
     watch_wake_.notify_one ();

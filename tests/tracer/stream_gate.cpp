@@ -149,8 +149,9 @@ GST_START_TEST (test_watchdog_wakes_after_gates_opened_early)
     gst_cs::StreamGate quick = gst_cs::StreamGate::close (0, st.s);
     if (!quick.closed ())
       return; /* the run without stream memory operations */
+    /* Held to here, unless this thread lost its core for 2 ms and the
+     * watchdog opened it: either will do. */
     quick.open ();
-    fail_unless (quick.held ());
     g_usleep (100); /* the watchdog wakes, finds no gate closed */
   }
   gst_cs::StreamGate gate = st.gate_then_record ();
