@@ -3,7 +3,7 @@
 """The IPC rows of pipelines/bench: one case's processes into one result,
 a line per case, and the summary against the targets of issue 52.
 
-  ipc_report.py row DIR --impl I --case C --kind frames|batches --consumers N --rate R
+  ipc_report.py row DIR --impl I --case C --kind frames|batches --consumers N --rate R [--mps 0|1]
       DIR holds consumer<i>.txt/.log and producer.txt/.log (gcs-bench's RESULT
       lines on stdout, the cudastreams tracer's summary on stderr); prints
       "RESULT {json}" for raw_ipc.jsonl.
@@ -48,7 +48,7 @@ def row(a):
     d = a.dir
     out = {"impl": a.impl, "case": a.case, "kind": a.kind, "consumers": a.consumers,
            "rate": a.rate, "format": "NV12", "width": 1920, "height": 1080,
-           "source": "device"}
+           "source": "device", "mps": a.mps == "1"}
     if a.peer_version:
         out["peer_version"] = a.peer_version
     # consumer<i>.txt only: the sampler's consumer1.profile.txt is beside them.
@@ -158,7 +158,8 @@ def summary(a):
             checks.append((f"{name} latency p99 {r['lat_p99_us']:.0f} us <= 1000",
                            r["lat_p99_us"] <= 1000))
         if r["rate"] == "full":
-            local = ok.get(("ours", f"ipc-{r['kind']}-local"))
+            # The one-process row of the same setting (with or without MPS).
+            local = ok.get(("ours", f"ipc-{r['kind']}-local" + ("-mps" if r.get("mps") else "")))
             if local:
                 checks.append((f"{name} {r['fps_min']:,.0f} fps >= half of one process "
                                f"({local['fps_min']:,.0f})",
@@ -182,6 +183,8 @@ def main():
         r.add_argument(k, required=True)
     r.add_argument("--consumers", type=int, required=True)
     r.add_argument("--peer-version")
+    r.add_argument("--mps", choices=("0", "1"), default="0",
+                   help="1: the row ran under CUDA's multi-process service")
     ln = sub.add_parser("line")
     ln.add_argument("file")
     ln.add_argument("--case", required=True)

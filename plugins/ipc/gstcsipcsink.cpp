@@ -54,6 +54,7 @@
 #include "gstcserror-private.h"
 #include "gstcsmemory-private.h"
 #include "gstcssyncmeta-private.h"
+#include "ipc/gstcsipcdevice.hpp"
 #include "ipc/gstcsipcserver.hpp"
 #include "nvcodec/gstcsnvcodec.hpp"
 
@@ -135,26 +136,6 @@ static const gchar sink_caps[] = GST_CS_VIDEO_DEVICE_CAPS GST_CS_VIDEO_NVCODEC_C
 
 /* --- start and stop ----------------------------------------------------- */
 
-/* CUDA IPC is Linux on devices with unified addressing; Jetson and other
- * Tegra devices have none (cudaDevAttrIpcEventSupport says so). */
-static gboolean
-check_ipc_support (GstElement * element, gint device)
-{
-  int ipc = 0;
-  if (cudaDeviceGetAttribute (&ipc, cudaDevAttrIpcEventSupport, device) != cudaSuccess) {
-    (void)cudaGetLastError ();
-    ipc = 0;
-  }
-  if (ipc)
-    return TRUE;
-  GST_ELEMENT_ERROR (element, RESOURCE, SETTINGS,
-      ("CUDA device %d cannot share memory and events with other processes (CUDA IPC "
-       "is not available on Jetson and other Tegra devices)",
-          device),
-      (NULL));
-  return FALSE;
-}
-
 static gst_cs::ipc::ServerSettings
 settings_of (GstCsIpcSink * self)
 {
@@ -177,7 +158,7 @@ gst_cs_ipc_sink_start (GstBaseSink * sink)
   if (!self->device->start ())
     return FALSE;
   const gint device = self->device->device ();
-  if (!check_ipc_support (GST_ELEMENT (self), device)) {
+  if (!gst_cs::ipc::check_device (GST_ELEMENT (self), gst_cs_ipc_sink_debug, device)) {
     self->device->stop ();
     return FALSE;
   }

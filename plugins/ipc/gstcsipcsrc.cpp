@@ -49,6 +49,7 @@
 #include "gstcsdeviceguard.hpp"
 #include "gstcserror-private.h"
 #include "ipc/gstcsipcclient.hpp"
+#include "ipc/gstcsipcdevice.hpp"
 
 GST_DEBUG_CATEGORY (gst_cs_ipc_src_debug);
 #define GST_CAT_DEFAULT gst_cs_ipc_src_debug
@@ -124,16 +125,8 @@ gst_cs_ipc_src_start (GstBaseSrc * src)
   auto * self = GST_CS_IPC_SRC (src);
   if (!self->device->start ())
     return FALSE;
-  int ipc = 0;
-  if (cudaDeviceGetAttribute (
-          &ipc, cudaDevAttrIpcEventSupport, self->device->device ()) != cudaSuccess)
-    (void)cudaGetLastError ();
-  if (!ipc) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("CUDA device %d cannot share memory and events with other processes (CUDA IPC "
-         "is not available on Jetson and other Tegra devices)",
-            self->device->device ()),
-        (NULL));
+  if (!gst_cs::ipc::check_device (
+          GST_ELEMENT (self), gst_cs_ipc_src_debug, self->device->device ())) {
     self->device->stop ();
     return FALSE;
   }
