@@ -159,11 +159,19 @@ def summary(a):
                            r["lat_p99_us"] <= 1000))
         if r["rate"] == "full":
             # The one-process row of the same setting (with or without MPS).
-            local = ok.get(("ours", f"ipc-{r['kind']}-local" + ("-mps" if r.get("mps") else "")))
+            mps = "-mps" if r.get("mps") else ""
+            local = ok.get(("ours", f"ipc-{r['kind']}-local{mps}"))
             if local:
                 checks.append((f"{name} {r['fps_min']:,.0f} fps >= half of one process "
                                f"({local['fps_min']:,.0f})",
                                r["fps_min"] >= local["fps_min"] / 2))
+            # Beside it, not a target of the issue: N consumers' GPU work and
+            # threads in one process (N chains).
+            same = ok.get(("ours", f"ipc-{r['kind']}-local-{r['consumers']}c{mps}"))
+            if same:
+                print(f"  ipc beside: {name} {r['fps_min']:,.0f} fps each, the same "
+                      f"{r['consumers']} chains in one process {same['fps_min']:,.0f} each "
+                      f"({r['fps_min'] / same['fps_min']:.2f})")
             for (impl, case), p in ok.items():
                 if impl.startswith("nvcodec") and case == name:
                     checks.append((f"{name} {r['fps_min']:,.0f} fps >= 2 x {impl}"
