@@ -19,9 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
+
+#include <cuda_runtime_api.h>
 
 #include "fakecuda.h"
 #include "gstcudastreams.h"
@@ -1049,6 +1053,71 @@ GST_START_TEST (test_no_ipc_device)
 }
 GST_END_TEST;
 
+/* The IPC elements' lines about MPS, kept by the log function below. */
+static std::mutex mps_lines_lock;
+static std::vector<std::string> mps_lines;
+
+static void
+keep_mps_lines (GstDebugCategory * cat, GstDebugLevel, const gchar *, const gchar *, gint,
+    GObject *, GstDebugMessage * message, gpointer)
+{
+  const gchar * name = gst_debug_category_get_name (cat);
+  const gchar * m = gst_debug_message_get (message);
+  if ((g_str_equal (name, "csipcsink") || g_str_equal (name, "csipcsrc")) && m &&
+      strstr (m, "MPS")) {
+    std::lock_guard<std::mutex> l (mps_lines_lock);
+    mps_lines.push_back (std::string (name) + ": " + m);
+  }
+}
+
+/* Each element says at start whether CUDA's multi-process service shares
+ * its device, as the device says (frames across processes depend on it:
+ * docs/ipc.md); on the stand-in both ways (FAKECUDA_MPS=1). */
+GST_START_TEST (test_says_whether_mps)
+{
+  /* The test environment's GST_DEBUG leaves INFO off. */
+  gst_debug_set_threshold_for_name ("csipcsink", GST_LEVEL_INFO);
+  gst_debug_set_threshold_for_name ("csipcsrc", GST_LEVEL_INFO);
+  gst_debug_add_log_function (keep_mps_lines, NULL, NULL);
+  const bool fake = fakecuda_present ();
+  const std::string sock = socket_path ("mps");
+  for (int shared = 0; shared < (fake ? 2 : 1); shared++) {
+    if (fake)
+      g_setenv ("FAKECUDA_MPS", shared ? "1" : "0", TRUE);
+    int on = 0;
+    fail_unless (cudaDeviceGetAttribute (&on, cudaDevAttrMpsEnabled, 0) == cudaSuccess);
+    {
+      std::lock_guard<std::mutex> l (mps_lines_lock);
+      mps_lines.clear ();
+    }
+    /* A producer without consumers, then a consumer without a producer
+     * (it gives up after 100 ms): both have started. */
+    for (const char * what :
+        { "videotestsrc num-buffers=1 ! video/x-raw,format=NV12,width=64,height=48 ! "
+          "cudaupload ! cudastreamsipcsink socket-path=%s",
+            "cudastreamsipcsrc socket-path=%s connection-timeout=100 ! fakesink" }) {
+      gchar * desc = g_strdup_printf (what, sock.c_str ());
+      GstElement * p = gst_parse_launch (desc, NULL);
+      g_free (desc);
+      (void)testutil::run_to_end (p, scaled (10) * GST_SECOND);
+      gst_object_unref (p);
+    }
+    std::lock_guard<std::mutex> l (mps_lines_lock);
+    fail_unless_equals_int (mps_lines.size (), 2);
+    for (const std::string & line : mps_lines)
+      fail_unless (line.find (on ? "is shared through MPS"
+                                 : "is not shared through MPS") != std::string::npos,
+          "MPS %s, the element said: %s", on ? "on" : "off", line.c_str ());
+    fail_unless (mps_lines[0].rfind ("csipcsink", 0) == 0 &&
+                     mps_lines[1].rfind ("csipcsrc", 0) == 0,
+        "%s / %s", mps_lines[0].c_str (), mps_lines[1].c_str ());
+  }
+  gst_debug_remove_log_function (keep_mps_lines);
+  g_unsetenv ("FAKECUDA_MPS");
+  unlink (sock.c_str ());
+}
+GST_END_TEST;
+
 static Suite *
 ipc_gpu_suite (void)
 {
@@ -1077,6 +1146,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_other_device);
   tcase_add_test (tc, test_socket_rules);
   tcase_add_test (tc, test_no_ipc_device);
+  tcase_add_test (tc, test_says_whether_mps);
   return s;
 }
 

@@ -38,6 +38,8 @@
  *   FAKECUDA_HANG_SECONDS          how long such a hang lasts (default 20)
  *   FAKECUDA_NO_IPC=1              the devices say they have no CUDA IPC
  *                                  (cudaDevAttrIpcEventSupport 0: Tegra)
+ *   FAKECUDA_MPS=1                 the devices say CUDA's multi-process
+ *                                  service shares them (cudaDevAttrMpsEnabled)
  *
  * CUDA IPC works across real processes (fakecudart_ipc.cpp): allocations
  * of whole 2 MiB blocks are shared memory that cudaIpcGetMemHandle exports

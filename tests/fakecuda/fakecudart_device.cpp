@@ -97,6 +97,11 @@ device_attribute (int attr, int device)
     if (no && *no && *no != '0')
       return 0;
   }
+  /* FAKECUDA_MPS=1: contexts on the device are shared through MPS. */
+  if (attr == cudaDevAttrMpsEnabled) {
+    const char * mps = std::getenv ("FAKECUDA_MPS");
+    return mps && *mps && *mps != '0';
+  }
   return attr == cudaDevAttrPciBusId ? device + 1 : figure ((cudaDeviceAttr)attr);
 }
 
