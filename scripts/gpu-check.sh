@@ -16,7 +16,7 @@
 #   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front),
 #   BUILD_ONLY=1 (set up and build, nothing else), NINJA_JOBS, FAKE_SUITE=0
 #   (not the stand-in's suite, which CI runs), ONLY_TESTS (test names: the
-#   plain run runs these alone, and no stand-in suite).
+#   plain run runs these alone, and no stand-in suite), GPU_JOBS (below).
 set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/gpu-gst-env.sh
@@ -84,9 +84,61 @@ fi
 plain=(--no-suite fakecuda)
 # shellcheck disable=SC2206
 [ -n "${ONLY_TESTS:-}" ] && plain=($ONLY_TESTS)
-meson test -C "$B" --no-rebuild --print-errorlogs "${plain[@]}" --num-processes 2 \
-  > "$OUT/meson-test.txt" 2>&1
-rc=$?
+# GPU_JOBS=N: the tests meson runs one at a time (is_parallel false: the
+# GPU tests, the install check) N at a time instead, each its own
+# `meson test`, then the rest; a test that fails beside others runs again
+# alone, and the run says so ("again alone"). The whole suite then fits
+# one device call; timing-bound checks see a loaded GPU and host.
+# LONG_TESTS: the tests to start first (the longest), by name.
+if [ "${GPU_JOBS:-1}" -gt 1 ] && [ -z "${ONLY_TESTS:-}" ]; then
+  # Both lists of the build's tests but the stand-in's: serial, the longest
+  # first (priority), and the rest.
+  lists() {
+    meson introspect --tests "$B" | python3 -c '
+import json, sys
+tests = [t for t in json.load(sys.stdin) if not any(s.endswith("fakecuda") for s in t["suite"])]
+want = sys.argv[1] == "serial"
+first = sys.argv[2].split()
+def order(t):
+    return (first.index(t["name"]) if t["name"] in first else len(first), -t.get("priority", 0))
+print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_parallel"]) == want))' \
+      "$1" "${LONG_TESTS:-convertscale_rtc_gpu convertscale_gpu torch_gpu ipc_gpu convert_formats_gpu}"
+  }
+  one_test() {
+    meson test -C "$B" --no-rebuild --print-errorlogs --logbase "par-$1" "$1" > "$OUT/serial/$1.txt" 2>&1
+  }
+  passed() { grep -qE "^ *[0-9]+/[0-9]+ .* (OK|SKIP) " "$1"; }
+  export -f one_test
+  export B OUT
+  mkdir -p "$OUT/serial"
+  rest=$(lists rest)
+  # shellcheck disable=SC2046
+  xargs -n 1 -P "$GPU_JOBS" bash -c 'one_test "$0"' <<< "$(lists serial | tr " " "\n")"
+  rc=0
+  : > "$OUT/meson-test.txt"
+  for t in $(lists serial); do
+    if ! passed "$OUT/serial/$t.txt"; then
+      mv "$OUT/serial/$t.txt" "$OUT/serial/$t.beside.txt"
+      echo "--- $t failed beside others: again alone" >> "$OUT/meson-test.txt"
+      one_test "$t"
+    fi
+    grep -E "^ *[0-9]+/[0-9]+ " "$OUT/serial/$t.txt" >> "$OUT/meson-test.txt"
+    passed "$OUT/serial/$t.txt" ||
+      { rc=1; grep -E "Assertion|Failure|:E:|error" "$OUT/serial/$t.txt" | head -20 >> "$OUT/meson-test.txt"; }
+  done
+  # shellcheck disable=SC2086
+  meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 4 --logbase rest $rest \
+    > "$OUT/meson-test-rest.txt" 2>&1 || rc=1
+  grep -E "^ *[0-9]+/[0-9]+ " "$OUT/meson-test-rest.txt" >> "$OUT/meson-test.txt"
+  cat "$B"/meson-logs/par-*.txt "$B/meson-logs/rest.txt" > "$B/meson-logs/testlog.txt" 2> /dev/null
+  for k in OK:Ok FAIL:Fail SKIP:Skipped TIMEOUT:Timeout; do
+    echo "${k#*:}: $(grep -cE "^ *[0-9]+/[0-9]+ .* ${k%%:*} " "$OUT/meson-test.txt")" >> "$OUT/meson-test.txt"
+  done
+else
+  meson test -C "$B" --no-rebuild --print-errorlogs "${plain[@]}" --num-processes 2 \
+    > "$OUT/meson-test.txt" 2>&1
+  rc=$?
+fi
 [ -z "$fake_pid" ] || wait "$fake_pid" || rc=1
 cat "$OUT/meson-test-fake.txt" >> "$OUT/meson-test.txt"
 cat "$B/meson-logs/testlog.txt" "$B/meson-logs/fakelog.txt" > "$OUT/testlog.txt" 2>/dev/null

@@ -12,7 +12,9 @@
 #   limit, default 480), CHECK_SECONDS (one check's, default 300), ONLY
 #   (a regular expression: those checks alone). The checks' environment
 #   passes through (GST_CS_CONVERT_RTC=wait: the converter's kernels
-#   compiled at run time, GST_CS_CONVERT_RTC_REPORT=1 says how many ran).
+#   compiled at run time, GST_CS_CONVERT_RTC_REPORT=1 says how many ran),
+#   MEMCHECK_ARGS (more sanitizer options: "--target-processes all" for
+#   the IPC tests, whose producer and consumer processes are their own).
 # Prints "PASS|FAIL|TIME test:check (seconds, errors)" per check, then a
 # count. A check passes only where the sanitizer found no memory error
 # (--error-exitcode 66) and the check itself passed.
@@ -22,12 +24,14 @@ B=${BUILD_DIR:?BUILD_DIR: a built tree}
 OUT=${OUT:-/tmp/gcs-out}/memcheck-checks
 mkdir -p "$OUT"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-export B OUT sanitizer CHECK_SECONDS=${CHECK_SECONDS:-300}
+export B OUT sanitizer MEMCHECK_ARGS=${MEMCHECK_ARGS:-} CHECK_SECONDS=${CHECK_SECONDS:-300}
 
 # test name -> its source's check names (tcase_add_test lines).
 : > "$OUT/list.txt"
 for t in "$@"; do
   src=$(find tests -name "$t.cpp" | head -1)
+  # Else the first source tests/meson.build lists for it ('ipc_events_gpu' : [files('ipc/events_gpu.cpp', ...).
+  [ -n "$src" ] || src=$(grep -oE "'$t' : \[files\('[^']+'" tests/meson.build | sed -E "s/.*files\('([^']+)'/tests\/\1/")
   [ -n "$src" ] || { echo "SKIP $t: no source tests/*/${t}.cpp"; continue; }
   grep -oE "tcase_add_test \(tc, [a-z0-9_]+" "$src" | awk -v t="$t" '{ print t, $3 }' |
     grep -E " (${ONLY:-.*})\$" >> "$OUT/list.txt"
@@ -39,7 +43,7 @@ one() { # one TEST CHECK
   # runs kernels many times slower).
   GST_CHECKS=$c CK_TIMEOUT_MULTIPLIER=10 timeout "$CHECK_SECONDS" meson test -C "$B" "$t" \
     --no-rebuild --timeout-multiplier 10 --logbase "mc-$c" \
-    --wrapper "$sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20" \
+    --wrapper "$sanitizer --tool memcheck --report-api-errors no --error-exitcode 66 --print-limit 20 ${MEMCHECK_ARGS:-}" \
     > "$OUT/$c.txt" 2>&1
   rc=$?
   # meson names the log after the wrapper too: mc-CHECK-compute-sanitizer.txt
