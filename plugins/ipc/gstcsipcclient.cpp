@@ -227,18 +227,8 @@ Client::run ()
   std::string why;
   bool gone = false;
   while (!gone && !finished ()) {
-    {
-      std::lock_guard<std::mutex> lock (wlock_);
-      send_releases ();
-      reader_awake_ = false;
-    }
     pollfd p[2] = { { fd_, POLLIN, 0 }, { wake_[0], POLLIN, 0 } };
-    const int polled = poll (p, 2, -1);
-    {
-      std::lock_guard<std::mutex> lock (wlock_);
-      reader_awake_ = true;
-    }
-    if (polled < 0 && errno != EINTR)
+    if (poll (p, 2, -1) < 0 && errno != EINTR)
       break;
     if (p[1].revents) {
       char drain[64];
@@ -291,8 +281,6 @@ Client::run ()
     lost (why, true);
   } else {
     std::lock_guard<std::mutex> guard (wlock_);
-    send_releases ();
-    reader_awake_ = false;
     if (!closed_.load ()) {
       w_.begin (Msg::BYE);
       w_.str ("the consumer stopped");
@@ -560,10 +548,8 @@ Client::give_back (guint64 seq, guint32 import_id)
 {
   {
     std::lock_guard<std::mutex> lock (wlock_);
-    releases_.push_back (seq);
-    /* Else the reader thread sends it before it polls again. */
-    if (!reader_awake_ || stopping_.load ())
-      send_releases ();
+    if (!closed_.load ())
+      send_release (seq);
   }
   bool last = false;
   {
@@ -582,65 +568,41 @@ Client::give_back (guint64 seq, guint32 import_id)
   }
 }
 
-/* With wlock_ held: RELEASE for the frames in releases_, all behind one
- * read event recorded now (our stream waited for each one's readers when
- * it was freed). */
+/* With wlock_ held: a read event recorded after our stream's reads, its
+ * handle first where the producer has not had it, then RELEASE. */
 void
-Client::send_releases ()
+Client::send_release (guint64 seq)
 {
-  if (releases_.empty ())
-    return;
-  if (closed_.load ()) {
-    releases_.clear ();
-    return;
-  }
   guint32 slot = 0;
   GError * err = NULL;
-  if (!take_read_event (&slot, &err)) {
+  const bool taken = read_events_->take (&slot, &err);
+  bool ok = taken;
+  if (ok && read_sent_.size () <= slot)
+    read_sent_.resize (slot + 1, false);
+  if (ok && !read_sent_[slot]) {
+    w_.begin (Msg::READ_EVENT);
+    w_.u32 (slot);
+    w_.bytes (&read_events_->handle (slot), kHandleSize);
+    w_.finish ();
+    read_sent_[slot] = send_record (fd_, w_) == 0;
+    ok = read_sent_[slot];
+  }
+  ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
+  if (ok) {
+    w_.begin (Msg::RELEASE);
+    w_.u64 (seq);
+    w_.u32 (slot);
+    w_.finish ();
+    (void)send_record (fd_, w_);
+  } else {
     /* Without a read event the producer would rewrite memory we may
-     * still read: it takes the frames back when we are gone instead. */
-    GST_WARNING ("cannot give %u frames back: %s", (guint)releases_.size (),
+     * still read: it takes the frame back when we are gone instead. */
+    GST_WARNING ("cannot give frame %" G_GUINT64_FORMAT " back: %s", seq,
         err ? err->message : "the connection failed");
     g_clear_error (&err);
-  } else {
-    for (guint64 seq : releases_) {
-      w_.begin (Msg::RELEASE);
-      w_.u64 (seq);
-      w_.u32 (slot);
-      w_.finish ();
-      (void)send_record (fd_, w_);
-    }
+  }
+  if (taken)
     read_events_->put_back (slot);
-  }
-  releases_.clear ();
-}
-
-/* With wlock_ held: a read event of ours recorded on our stream now, its
- * handle sent first where the producer has not had it. False (`error`
- * set) without one; else put `slot` back once it is named in RELEASEs. */
-bool
-Client::take_read_event (guint32 * slot, GError ** error)
-{
-  if (!read_events_->take (slot, error))
-    return false;
-  bool ok = true;
-  if (read_sent_.size () <= *slot)
-    read_sent_.resize (*slot + 1, false);
-  if (!read_sent_[*slot]) {
-    w_.begin (Msg::READ_EVENT);
-    w_.u32 (*slot);
-    w_.bytes (&read_events_->handle (*slot), kHandleSize);
-    w_.finish ();
-    read_sent_[*slot] = send_record (fd_, w_) == 0;
-    ok = read_sent_[*slot];
-    if (!ok)
-      g_set_error (
-          error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE, "the connection failed");
-  }
-  ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (*slot), stream_), error);
-  if (!ok)
-    read_events_->put_back (*slot);
-  return ok;
 }
 
 /* The connection is gone: whoever waits learns why, after what is queued. */

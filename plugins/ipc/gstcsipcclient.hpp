@@ -16,8 +16,7 @@
 // A frame goes back to the producer when its memory is freed: the
 // connection's stream waits on the GPU for every reader of it in this
 // process (the memory's sync state), records one of our interprocess
-// events after them, and RELEASE tells the producer which (the reader
-// thread sends it where it is awake: releases_ below). The memory's
+// events after them, and RELEASE tells the producer which. The memory's
 // last frame gone after the producer said FORGET, it is closed and the
 // producer told FORGOTTEN. The connection outlives the element while
 // frames of it live (an application holds them).
@@ -113,8 +112,7 @@ private:
   static void frame_freed (gpointer data);
   void give_back (guint64 seq, guint32 import_id);
   void join_reader ();
-  void send_releases ();
-  bool take_read_event (guint32 * slot, GError ** error);
+  void send_release (guint64 seq);
   void close_import (guint32 id, Import & im);
 
   void drop_queue ();
@@ -139,16 +137,8 @@ private:
   std::mutex lock_; /* imports (taken before wlock_ where both are) */
   std::map<guint32, Import> imports_;
 
-  std::mutex wlock_;            /* sending, read events, the two below */
-  std::vector<bool> read_sent_; /* the producer has the handle of this read event */
-  /* Frames given back while the reader thread was awake (between two of
-   * its polls): it sends them before it polls again, all after one read
-   * event, so the thread that freed them (the streaming thread, at full
-   * speed) records no interprocess event and sends nothing. While it
-   * sleeps the thread that frees a frame sends its release itself: no
-   * wake-up for it at low rates. */
-  std::vector<guint64> releases_;
-  bool reader_awake_ = false;
+  std::mutex wlock_;                  /* sending, read events */
+  std::vector<bool> read_sent_;       /* the producer has the handle of this read event */
   std::atomic<bool> closed_{ false }; /* set under wlock_: nothing more is sent */
   Writer w_;
 
