@@ -111,12 +111,13 @@ print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_paralle
   export -f one_test
   export B OUT
   mkdir -p "$OUT/serial"
+  serial=$(lists serial)
   rest=$(lists rest)
-  # shellcheck disable=SC2046
-  xargs -n 1 -P "$GPU_JOBS" bash -c 'one_test "$0"' <<< "$(lists serial | tr " " "\n")"
+  # shellcheck disable=SC2016 # $0 is the test's name, expanded by the inner bash
+  xargs -n 1 -P "$GPU_JOBS" bash -c 'one_test "$0"' <<< "$(tr " " "\n" <<< "$serial")"
   rc=0
   : > "$OUT/meson-test.txt"
-  for t in $(lists serial); do
+  for t in $serial; do
     if ! passed "$OUT/serial/$t.txt"; then
       mv "$OUT/serial/$t.txt" "$OUT/serial/$t.beside.txt"
       echo "--- $t failed beside others: again alone" >> "$OUT/meson-test.txt"
@@ -126,9 +127,11 @@ print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_paralle
     passed "$OUT/serial/$t.txt" ||
       { rc=1; grep -E "Assertion|Failure|:E:|error" "$OUT/serial/$t.txt" | head -20 >> "$OUT/meson-test.txt"; }
   done
+  # Named: without names meson would run every test, the serial ones again.
+  : > "$OUT/meson-test-rest.txt"
   # shellcheck disable=SC2086
-  meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 4 --logbase rest $rest \
-    > "$OUT/meson-test-rest.txt" 2>&1 || rc=1
+  [ -z "$rest" ] || meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 4 \
+    --logbase rest $rest > "$OUT/meson-test-rest.txt" 2>&1 || rc=1
   grep -E "^ *[0-9]+/[0-9]+ " "$OUT/meson-test-rest.txt" >> "$OUT/meson-test.txt"
   cat "$B"/meson-logs/par-*.txt "$B/meson-logs/rest.txt" > "$B/meson-logs/testlog.txt" 2> /dev/null
   for k in OK:Ok FAIL:Fail SKIP:Skipped TIMEOUT:Timeout; do
