@@ -7,8 +7,9 @@
 // as videoconvertscale scales the planes of a frame whose format it keeps.
 // A thread writes a column of output blocks; the taps of the block's
 // columns are computed once for the column, those of its rows once per
-// row: luma reads its own plane only (four samples a pixel), chroma its
-// own plane only (four words a block).
+// row: luma reads its own plane only (four samples a pixel; one where
+// the frame is not scaled, write_block), chroma its own plane only (four
+// words a block).
 //
 // It computes what pixels::write_block computes, to the bit: there the
 // luma pixels sample Y alone (in[1] = in[2] = 0, whose products add 0)
@@ -105,11 +106,12 @@ global_sources (const ConvertScale & op)
 
 // Writes the output block (bx, by) from its column's taps `col` and its
 // row's `row`, reading `src` (Sources). SubWord: the input chroma's word
-// (op.in_words[1].word).
-template <int IB, int OB, int SubWord, class Src>
+// (op.in_words[1].word). Uniform: two_tap::sample_from's (every pixel
+// reads all four samples of its taps).
+template <int IB, int OB, int SubWord, bool Uniform, class Src>
 GCS_HD void
-write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row, int bx,
-    int by, const Src & src)
+write_block_as (const ConvertScale & op, const LineTaps & col, const LineTaps & row,
+    int bx, int by, const Src & src)
 {
   const Image & o = op.out;
   const int lx = o.comp[1].log2_x, ly = o.comp[1].log2_y;
@@ -126,7 +128,7 @@ write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row
       float code = op.border[0];
       if (col.luma_in[i] && row.luma_in[j]) {
         float in[4];
-        two_tap::sample_from<IB, true> (op.in, src.luma, 0, 1u,
+        two_tap::sample_from<IB, Uniform> (op.in, src.luma, 0, 1u,
             pick (swap, row.luma[j], col.luma[i]), pick (swap, col.luma[i], row.luma[j]),
             in);
         /* to_output's first row with in[1] = in[2] = 0: m0*y + 0 + 0 + m3. */
@@ -138,12 +140,36 @@ write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row
   pixels::Pixel p = pixels::border_pixel (op);
   if (col.chroma_in && row.chroma_in) {
     float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
-    two_tap::sample_from<IB, true> (op.in, src.chroma, SubWord, 6u,
+    two_tap::sample_from<IB, Uniform> (op.in, src.chroma, SubWord, 6u,
         pick (swap, row.chroma, col.chroma), pick (swap, col.chroma, row.chroma), in);
     p = pixels::to_output (op, in);
   }
   pixels::store<OB> (o, o.comp[1], bx, by, p.c[1]);
   pixels::store<OB> (o, o.comp[2], bx, by, p.c[2]);
+}
+
+// write_block_as for op's frames. Scaled, every pixel reads the four
+// samples of its taps, without branches. Not scaled (turned, flipped, a
+// format's chroma placed elsewhere), a luma pixel lies on its sample and
+// a chroma sample's taps have the same weights all over the frame, so
+// every warp takes the same branch of sample_from that skips the reads of
+// weight 0 (a pixel's luma: 1 sample, not 4), with the same sums to the
+// bit (1*a + 0*b is a). Only in the kernels compiled for the conversion
+// at hand (convert_scale_rtc.h), where the scale is a constant and one
+// form is left: in a built kernel both forms made the turned frames 1.26
+// times as slow (more registers, fewer threads an SM), where the compiled
+// ones took 0.84 to 0.93 of the time (H200, 2026-12-04,
+// docs/cudaconvertscale.md).
+template <int IB, int OB, int SubWord, class Src>
+GCS_HD void
+write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row, int bx,
+    int by, const Src & src)
+{
+#if defined(__CUDACC_RTC__)
+  if (op.scale_x == 1.0f && op.scale_y == 1.0f)
+    return write_block_as<IB, OB, SubWord, false> (op, col, row, bx, by, src);
+#endif
+  write_block_as<IB, OB, SubWord, true> (op, col, row, bx, by, src);
 }
 
 // Writes the blocks (bx, by), by = by_first, by_first + by_step ... <
