@@ -222,7 +222,10 @@ __launch_bounds__ (kTileX * kTileY, 5)
  * pixel), the axes swapped or not (Swap): two_tap::write_column. 8 CUDA
  * blocks per SM, the most that fit: 32 registers a thread, none spilled
  * (4K -> 1080p, H200: 16.2 us; bounded as above, 40 registers and
- * 16.6 us). */
+ * 16.6 us), but for the built instances of 16-bit packed RGB into 8-bit
+ * (48 bytes spilled) and of 16-bit planar chroma into 16-bit samples, not
+ * turned (40 bytes; still 0.83 of the time convert_scale_two_tap_kernel
+ * took for I420_10LE -> GBR_10LE, docs/cudaconvertscale.md). */
 template <Filter F, int IB, int OB, class Members, bool Swap>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 8)
@@ -612,30 +615,27 @@ launch_two_tap (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   const dim3 threads (kTileX, kTileY);
-  if (op.out.bytes == 2) {
-    two_tap::dispatch_members<IB, 2> (op, [&] (auto members) {
+  auto launch = [&] (auto ob) {
+    constexpr int OB = decltype (ob)::value;
+    two_tap::dispatch_members<IB, OB> (op, [&] (auto members) {
       using Members = decltype (members);
       const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
       const dim3 tiles = tile_grid (nbx, nby, rows);
-      start (convert_scale_two_tap_kernel<F, IB, 2, Members>, tiles, threads, 0, at, op,
-          nbx, nby, rows);
+      if constexpr (!Members::kFixed)
+        start (convert_scale_two_tap_kernel<F, IB, OB, Members>, tiles, threads, 0, at,
+            op, nbx, nby, rows);
+      else
+        two_tap::dispatch_swap (op, [&] (auto swap) {
+          start (convert_scale_two_tap_column_kernel<F, IB, OB, Members,
+                     decltype (swap)::value>,
+              tiles, threads, 0, at, op, rows);
+        });
     });
-    return;
-  }
-  two_tap::dispatch_members<IB, 1> (op, [&] (auto members) {
-    using Members = decltype (members);
-    const int rows = two_tap::tile_rows (nbx, nby, two_tap::tall_tiles<Members> (op));
-    const dim3 tiles = tile_grid (nbx, nby, rows);
-    if constexpr (!Members::kFixed)
-      start (convert_scale_two_tap_kernel<F, IB, 1, Members>, tiles, threads, 0, at, op,
-          nbx, nby, rows);
-    else
-      two_tap::dispatch_swap (op, [&] (auto swap) {
-        start (convert_scale_two_tap_column_kernel<F, IB, 1, Members,
-                   decltype (swap)::value>,
-            tiles, threads, 0, at, op, rows);
-      });
-  });
+  };
+  if (op.out.bytes == 2)
+    launch (std::integral_constant<int, 2>{});
+  else
+    launch (std::integral_constant<int, 1>{});
 }
 
 template <Filter F, int IB, int OB>

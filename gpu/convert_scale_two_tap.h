@@ -539,6 +539,8 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
    * is what the four give (w0 = 1), so the branches of a frame that never
    * takes another are taken. Decided once, not per pixel. */
   const bool unscaled = op.scale_x == 1.0f && op.scale_y == 1.0f;
+  /* Nearest: every tap is one sample (w1 = 0) at both resolutions. */
+  const bool nearest = op.filter == Filter::NEAREST;
   GCS_NO_UNROLL
   for (int y = y_first; y < y_end; y += y_step) {
     const int ri = y - l.y_first;
@@ -552,7 +554,7 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
       const unsigned members = Members::of (op, g, op.inputs_all);
       if (members) {
         const TwoTaps &c = column[g], &r = t.rows[g][ri];
-        if (g == 0 && unscaled)
+        if ((g == 0 && unscaled) || nearest)
           sample<IB, false, Members::word (g)> (
               op, g, members, Swap ? r : c, Swap ? c : r, in);
         else
@@ -570,9 +572,10 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 // OB: its sample sizes): fixed for packed RGB with alpha or without, and
 // for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
 // words, P010's in 4-byte ones, I420's apart), into 8-bit RGB or 4:4:4
-// (OB = 1: RGBA, RGBP ...), LumaMembers where it matches, PackedRgbMembers
-// for 4-byte words of 8-bit RGB (IB = 1) into subsampled chroma, else
-// AnyMembers. Of 8-bit inputs, fixed_point's kernels take all those
+// (OB = 1: RGBA, RGBP ...), and for 10 to 16-bit YUV with subsampled
+// chroma into 16-bit ones too (GBR_10LE, Y444_16LE ...), LumaMembers
+// where it matches, PackedRgbMembers for 4-byte words of 8-bit RGB
+// (IB = 1) into subsampled chroma, else AnyMembers. Of 8-bit inputs, fixed_point's kernels take all those
 // frames (convert_scale_fixed_point.h) but the ones whose alpha the
 // `alpha` property scales, turned ones into subsampled chroma, and the
 // rare ones it cannot (under two samples wide or high, a matrix its
@@ -593,11 +596,16 @@ dispatch_members (const ConvertScale & op, Fn fn)
         return fn (FixedMembers<7u, 0u, 0>{});
       if (FixedMembers<1u, 6u, 2>::matches (op))
         return fn (FixedMembers<1u, 6u, 2>{});
-      if (FixedMembers<1u, 6u, 4>::matches (op))
-        return fn (FixedMembers<1u, 6u, 4>{});
-      if (FixedMembers<1u, 6u, 0>::matches (op))
-        return fn (FixedMembers<1u, 6u, 0>{});
     }
+  }
+  if constexpr (IB == 2) {
+    /* 10 to 16-bit YUV with subsampled chroma, in words (P010, P016 ...)
+     * or planes (I420_10LE, I422_12LE ...), into RGB or 4:4:4 of either
+     * sample size (RGBA, GBR_10LE, Y444_16LE ...). */
+    if (FixedMembers<1u, 6u, 4>::matches (op))
+      return fn (FixedMembers<1u, 6u, 4>{});
+    if (FixedMembers<1u, 6u, 0>::matches (op))
+      return fn (FixedMembers<1u, 6u, 0>{});
   }
   if (LumaMembers::matches (op))
     return fn (LumaMembers{});
