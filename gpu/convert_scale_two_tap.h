@@ -575,13 +575,13 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 // (OB = 1: RGBA, RGBP ...), and for 10 to 16-bit YUV with subsampled
 // chroma into 16-bit ones too (GBR_10LE, Y444_16LE ...), LumaMembers
 // where it matches, PackedRgbMembers for 4-byte words of 8-bit RGB
-// (IB = 1) into subsampled chroma, else AnyMembers. Of 8-bit inputs, fixed_point's kernels take all those
-// frames (convert_scale_fixed_point.h) but the ones whose alpha the
-// `alpha` property scales, turned ones into subsampled chroma, and the
-// rare ones it cannot (under two samples wide or high, a matrix its
-// integers cannot hold): of the fixed Members only FixedMembers<15u, 0u,
-// 0> is built for them, the rest take AnyMembers (each instance is a
-// kernel to build).
+// (IB = 1) into subsampled chroma, else AnyMembers. Of 8-bit inputs,
+// fixed_point's kernels take all those frames
+// (convert_scale_fixed_point.h) but the ones whose alpha the `alpha`
+// property scales, turned ones into subsampled chroma, and the rare ones
+// it cannot (under two samples wide or high, a matrix its integers cannot
+// hold): of the fixed Members only FixedMembers<15u, 0u, 0> is built for
+// them, the rest take AnyMembers (each instance is a kernel to build).
 template <int IB, int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
