@@ -24,7 +24,10 @@ two_tap_as_gpu (const ConvertScale & resolved, int nbx, int nby)
               for (int bx = tx * two_tap::kTileX;
                    bx < nbx && bx < (tx + 1) * two_tap::kTileX; bx++) {
                 if constexpr (Members::kFixed) {
-                  /* The kernel's columns, with the same Swap. */
+                  /* The column kernel's pixels; turned, the same pixels
+                   * as the turned kernel's rows (write_turned_row) compute
+                   * them, here by columns with Swap: the tests compare
+                   * the two orders. */
                   two_tap::dispatch_swap (resolved, [&] (auto swap) {
                     two_tap::write_column<IB, OB, Members, decltype (swap)::value> (
                         resolved, lines, tile, bx, ty * rows, y_end, 1);

@@ -219,14 +219,15 @@ __launch_bounds__ (kTileX * kTileY, 5)
 }
 
 /* A fixed set of input components (two_tap::FixedMembers: a block is a
- * pixel), the axes swapped or not (Swap): two_tap::write_column. 8 CUDA
+ * pixel), not turned: two_tap::write_column (turned:
+ * convert_scale_two_tap_turned_kernel). 8 CUDA
  * blocks per SM, the most that fit: 32 registers a thread, none spilled
  * (4K -> 1080p, H200: 16.2 us; bounded as above, 40 registers and
  * 16.6 us), but for the built instances of 16-bit packed RGB into 8-bit
  * (48 bytes spilled) and of 16-bit planar chroma into 16-bit samples, not
  * turned (40 bytes; still 0.83 of the time convert_scale_two_tap_kernel
  * took for I420_10LE -> GBR_10LE, docs/cudaconvertscale.md). */
-template <Filter F, int IB, int OB, class Members, bool Swap>
+template <Filter F, int IB, int OB, class Members>
 __global__ void
 __launch_bounds__ (kTileX * kTileY, 8)
     convert_scale_two_tap_column_kernel (ConvertScale given, int rows)
@@ -234,9 +235,45 @@ __launch_bounds__ (kTileX * kTileY, 8)
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  two_tap::write_column<IB, OB, Members, Swap> (op, lines, tile,
+  two_tap::write_column<IB, OB, Members, false> (op, lines, tile,
       blockIdx.x * kTileX + threadIdx.x, blockIdx.y * rows + threadIdx.y,
       (blockIdx.y + 1) * rows, kTileY);
+}
+
+/* Turned frames of a fixed set of input components
+ * (two_tap::write_turned_row), tiled as convert_scale_fixed_point_turned_kernel:
+ * `cols` output columns (8, 16 or 32) and kTileX rows, a warp's threads
+ * on neighbouring output rows, so that their loads run along source rows;
+ * their pixels go through shared memory and are stored along output rows,
+ * so that the stores stay coalesced too (I420_10LE 1080p -> GBR_10LE
+ * turned 90 degrees, H200: 17.2 us, 51.7 by write_column's output
+ * columns; 40 registers, 23.3 KB of shared memory, sm_90). */
+template <Filter F, int IB, int OB, class Members>
+__global__ void
+__launch_bounds__ (kTileX * kTileY, 6)
+    convert_scale_two_tap_turned_kernel (ConvertScale given, int cols)
+{
+  GCS_DESCRIPTION (given);
+  __shared__ two_tap::Tile tile;
+  /* The pixels, [row][column]; + 1: 16-byte pixels of a column fall in
+   * distinct banks within each quarter warp. */
+  __shared__ pixels::Pixel staged[kTileX][kTileX + 1];
+  const two_tap::TileLines lines = fill_tile_lines<F> (
+      op, fixed_point::turned_tile_lines (blockIdx.x, blockIdx.y, cols), tile);
+  const int x0 = blockIdx.x * cols, y0 = blockIdx.y * kTileX;
+  two_tap::write_turned_row<IB, Members> (op, lines, tile, y0 + threadIdx.x,
+      x0 + threadIdx.y, x0 + cols, kTileY,
+      [&] (int x, const pixels::Pixel & p) { staged[threadIdx.x][x - x0] = p; });
+  __syncthreads ();
+  /* A warp stores kTileX / cols rows of `cols` neighbouring pixels (cols a
+   * power of two). */
+  const int shift = __ffs (cols) - 1;
+  for (int i = threadIdx.y * kTileX + threadIdx.x; i < cols * kTileX;
+       i += kTileX * kTileY) {
+    const int x = x0 + (i & (cols - 1)), y = y0 + (i >> shift);
+    if (x < op.out.width && y < op.out.height)
+      pixels::store_pixel<OB> (op, x, y, staged[i >> shift][i & (cols - 1)], false);
+  }
 }
 
 /* Those frames in fixed point where op.fixed.on, not turned
@@ -624,12 +661,14 @@ launch_two_tap (const ConvertScale & op, Launch & at)
       if constexpr (!Members::kFixed)
         start (convert_scale_two_tap_kernel<F, IB, OB, Members>, tiles, threads, 0, at,
             op, nbx, nby, rows);
+      else if (pixels::rotates (op.orientation))
+        /* Tiles of `rows` columns and kTileX rows. */
+        start (convert_scale_two_tap_turned_kernel<F, IB, OB, Members>,
+            dim3 ((nbx + rows - 1) / rows, (nby + kTileX - 1) / kTileX), threads, 0, at,
+            op, rows);
       else
-        two_tap::dispatch_swap (op, [&] (auto swap) {
-          start (convert_scale_two_tap_column_kernel<F, IB, OB, Members,
-                     decltype (swap)::value>,
-              tiles, threads, 0, at, op, rows);
-        });
+        start (convert_scale_two_tap_column_kernel<F, IB, OB, Members>, tiles, threads, 0,
+            at, op, rows);
     });
   };
   if (op.out.bytes == 2)

@@ -568,6 +568,56 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
   }
 }
 
+// Computes the pixels (x, y), x = x_first, x_first + x_step ... < x_end,
+// of the turned tile `t` (filled for fixed_point::turned_tile_lines) for
+// a FixedMembers instance, write_column's pixels where the axes swap, and
+// gives each to out (x, pixel). An output row runs along a source row:
+// the row's taps are the thread's, and the threads of a warp, on
+// neighbouring output rows, read neighbouring samples of the same source
+// rows (on an output column, write_column's, they read one sample of 32
+// source rows a load).
+template <int IB, class Members, class Out>
+GCS_HD void
+write_turned_row (const ConvertScale & op, const TileLines & l, const Tile & t, int y,
+    int x_first, int x_end, int x_step, Out out)
+{
+  static_assert (Members::kFixed, "a fixed set of input components");
+  if (y >= op.out.height)
+    return;
+  const int ri = y - l.y_first;
+  const bool row_in = t.row_in[ri];
+  const TwoTaps row[2] = { t.rows[0][ri], t.rows[1][ri] };
+  if (x_end > op.out.width)
+    x_end = op.out.width;
+  /* As write_column: one read a tap where every tap is one sample. */
+  const bool unscaled = op.scale_x == 1.0f && op.scale_y == 1.0f;
+  const bool nearest = op.filter == Filter::NEAREST;
+  GCS_NO_UNROLL
+  for (int x = x_first; x < x_end; x += x_step) {
+    const int ci = x - l.x_first;
+    if (!row_in || !t.col_in[ci]) {
+      out (x, pixels::border_pixel (op));
+      continue;
+    }
+    float in[4] = { 0.0f, 0.0f, 0.0f, (float)op.in.max_code };
+    auto resolution = [&] (auto gc) {
+      constexpr int g = decltype (gc)::value;
+      const unsigned members = Members::of (op, g, op.inputs_all);
+      if (members) {
+        /* Turned: the row's taps run along the source's x axis. */
+        const TwoTaps &tx = row[g], &ty = t.cols[g][ci];
+        if ((g == 0 && unscaled) || nearest)
+          sample<IB, false, Members::word (g)> (op, g, members, tx, ty, in);
+        else
+          sample<IB, true, Members::word (g)> (op, g, members, tx, ty, in);
+      }
+    };
+    resolution (std::integral_constant<int, 0>{});
+    resolution (std::integral_constant<int, 1>{});
+    out (x, pixels::to_output (op, in));
+  }
+}
+
 // Calls fn (members) with the Members type of op's kernel instance (IB,
 // OB: its sample sizes): fixed for packed RGB with alpha or without, and
 // for YUV with subsampled chroma (a decoder's frames: NV12's UV in 2-byte
