@@ -235,7 +235,7 @@ __launch_bounds__ (kTileX * kTileY, 8)
   GCS_DESCRIPTION (given);
   __shared__ two_tap::Tile tile;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  two_tap::write_column<IB, OB, Members, false> (op, lines, tile,
+  two_tap::write_column<IB, OB, Members> (op, lines, tile,
       blockIdx.x * kTileX + threadIdx.x, blockIdx.y * rows + threadIdx.y,
       (blockIdx.y + 1) * rows, kTileY);
 }

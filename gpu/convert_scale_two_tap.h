@@ -517,11 +517,9 @@ write_block (const ConvertScale & op, const TileLines & l, const Tile & t, int b
 
 // Writes the pixels (x, y), y = y_first, y_first + y_step ... < y_end, of
 // the tile `t` (filled), as pixels::write_block does, for a FixedMembers
-// instance (a block is a pixel). Swap: pixels::rotates (op.orientation).
-// The column's taps are read once for all its rows, and with Swap known
-// at compile time no pixel chooses between column and row taps (4K ->
-// 1080p, H200: 5% fewer instructions, 17.3 -> 16.2 us a frame).
-template <int IB, int OB, class Members, bool Swap>
+// instance (a block is a pixel), not turned (turned: write_turned_row).
+// The column's taps are read once for all its rows.
+template <int IB, int OB, class Members>
 GCS_HD void
 write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int x,
     int y_first, int y_end, int y_step)
@@ -555,11 +553,9 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
       if (members) {
         const TwoTaps &c = column[g], &r = t.rows[g][ri];
         if ((g == 0 && unscaled) || nearest)
-          sample<IB, false, Members::word (g)> (
-              op, g, members, Swap ? r : c, Swap ? c : r, in);
+          sample<IB, false, Members::word (g)> (op, g, members, c, r, in);
         else
-          sample<IB, true, Members::word (g)> (
-              op, g, members, Swap ? r : c, Swap ? c : r, in);
+          sample<IB, true, Members::word (g)> (op, g, members, c, r, in);
       }
     };
     resolution (std::integral_constant<int, 0>{});
@@ -570,8 +566,8 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 
 // Computes the pixels (x, y), x = x_first, x_first + x_step ... < x_end,
 // of the turned tile `t` (filled for fixed_point::turned_tile_lines) for
-// a FixedMembers instance, write_column's pixels where the axes swap, and
-// gives each to out (x, pixel). An output row runs along a source row:
+// a FixedMembers instance, turned (pixels::rotates), and gives each to
+// out (x, pixel). An output row runs along a source row:
 // the row's taps are the thread's, and the threads of a warp, on
 // neighbouring output rows, read neighbouring samples of the same source
 // rows (on an output column, write_column's, they read one sample of 32
@@ -678,18 +674,6 @@ dispatch_filter (const ConvertScale & op, Fn fn)
     fn (std::integral_constant<Filter, Filter::NEAREST>{});
   else
     fn (std::integral_constant<Filter, Filter::BILINEAR>{});
-}
-
-// Calls fn (swap) with pixels::rotates (op.orientation) as a compile-time
-// constant (write_column's Swap).
-template <class Fn>
-inline void
-dispatch_swap (const ConvertScale & op, Fn fn)
-{
-  if (pixels::rotates (op.orientation))
-    fn (std::true_type{});
-  else
-    fn (std::false_type{});
 }
 
 } // namespace gst_cs::gpu::two_tap

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "convert_scale.h"
+#include "convert_scale_two_tap.h"
 #include "convert/gstcsconvertdesc.hpp"
 #include "gstcudastreams.h"
 #include "testutil.h"
@@ -540,11 +541,12 @@ GST_START_TEST (test_odd_16bit_layout_matches_twin)
 }
 GST_END_TEST;
 
-/* The kernel path of caps `in` -> `out` (the element's description). */
-static std::string
-path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false,
-    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY,
-    Crop crop = Crop ())
+/* Calls fn (op) with the element's description of caps `in` -> `out`
+ * (its images on scratch memory) and returns what fn returns. */
+template <class Fn>
+static auto
+with_description (const char * in, const char * out, gpu::Filter filter, bool add_borders,
+    GstVideoOrientationMethod direction, Crop crop, Fn fn)
 {
   GstVideoInfo vi[2];
   guint8 * data[2];
@@ -565,10 +567,23 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
       GST_VIDEO_INFO_HEIGHT (&vi[0]) - crop.t - crop.b, settings, &op);
   op.in = gst_cs::convert_image (&vi[0], &vi[0], data[0], false);
   op.out = gst_cs::convert_image (&vi[1], &vi[1], data[1], true);
-  const char * path = gpu::convert_scale_path (op);
+  auto result = fn (op);
   g_free (data[0]);
   g_free (data[1]);
-  return path ? path : "refused";
+  return result;
+}
+
+/* The kernel path of caps `in` -> `out` (the element's description). */
+static std::string
+path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders = false,
+    GstVideoOrientationMethod direction = GST_VIDEO_ORIENTATION_IDENTITY,
+    Crop crop = Crop ())
+{
+  return with_description (in, out, filter, add_borders, direction, crop,
+      [] (const gpu::ConvertScale & op) -> std::string {
+        const char * path = gpu::convert_scale_path (op);
+        return path ? path : "refused";
+      });
 }
 
 /* A decoder's 8-bit frames, three 8-bit planes at full resolution, and
@@ -1096,6 +1111,58 @@ GST_START_TEST (test_turned_planes_match_twin)
     g_free (in);
     g_free (out);
     check_against_twin (t.c);
+  }
+}
+GST_END_TEST;
+
+/* Turned frames of the two-tap columns' fixed sets of components (10 to
+ * 16-bit YUV with subsampled chroma, 16-bit packed RGB) take
+ * convert_scale_two_tap_turned_kernel: output rows along source rows,
+ * stored through shared memory by tiles of 8 to 32 columns. Its pixels
+ * are the twin's, bit for bit: partial tiles on both axes, a tile's
+ * worth of columns or fewer, a crop, borders, both filters, all four
+ * turns. */
+GST_START_TEST (test_turned_two_taps_match_twin)
+{
+  std::vector<Case> cases = {
+    { "I420_10LE", 1000, 562, "GBR_10LE", 330, 500 },
+    { "P010_10LE", 643, 361, "RGBA", 365, 645 },
+    { "RGBA64_LE", 211, 118, "RGBA", 72, 130 },
+    { "P016_LE", 100, 60, "Y444_16LE", 60, 100 },
+    { "P010_10LE", 45, 29, "RGBA", 7, 5 },
+    { "I422_12LE", 320, 180, "Y444_12LE", 180, 320 },
+  };
+  const GstVideoOrientationMethod turns[] = { GST_VIDEO_ORIENTATION_90R,
+    GST_VIDEO_ORIENTATION_90L, GST_VIDEO_ORIENTATION_UL_LR, GST_VIDEO_ORIENTATION_UR_LL };
+  cases[1].crop = { 5, 3, 2, 1 };
+  cases[1].border = 0xff2080c0;
+  cases[1].out_extra = ",pixel-aspect-ratio=1/1"; /* letterboxed */
+  cases[3].filter = gpu::Filter::NEAREST;
+  for (size_t k = 0; k < cases.size (); k++) {
+    Case & c = cases[k];
+    c.frames = 1;
+    c.direction = turns[k % G_N_ELEMENTS (turns)];
+    gchar * in = g_strdup_printf (
+        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    const bool fixed = with_description (in, out, c.filter, c.add_borders, c.direction,
+        c.crop, [] (const gpu::ConvertScale & op) {
+          gpu::ConvertScale resolved;
+          bool is_fixed = false;
+          if (gpu::convert_scale_resolve (op, &resolved) &&
+              !strcmp (gpu::convert_scale_path (op), "two taps"))
+            gpu::pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+              gpu::two_tap::dispatch_members<decltype (ib)::value, decltype (ob)::value> (
+                  resolved,
+                  [&] (auto members) { is_fixed = decltype (members)::kFixed; });
+            });
+          return is_fixed;
+        });
+    fail_unless (fixed, "%s -> %s: not the two-tap columns' fixed components", in, out);
+    g_free (in);
+    g_free (out);
+    check_against_twin (c);
   }
 }
 GST_END_TEST;
@@ -2308,6 +2375,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_orientations_match_twin);
   tcase_add_test (tc, test_turned_planes_match_twin);
   tcase_add_test (tc, test_turned_fixed_point_match_twin);
+  tcase_add_test (tc, test_turned_two_taps_match_twin);
   tcase_add_test (tc, test_edges_match_twin);
   tcase_add_test (tc, test_tap_tiles_match_twin);
   tcase_add_test (tc, test_odd_16bit_layout_matches_twin);
