@@ -200,6 +200,24 @@ write_tile_column (int nbx, int nby, int rows, Write write)
     write (bx, by);
 }
 
+/* The stores of a turned tile staged in shared memory, `cols` output
+ * columns (a power of two: 8, 16 or 32) and kTileX rows from (x0, y0):
+ * store (x, y, r, c) for each pixel in the output, staged at [r][c]. A
+ * warp stores kTileX / cols rows of `cols` neighbouring pixels, so that
+ * its stores run along output rows. */
+template <class Store>
+__device__ __forceinline__ void
+store_turned_tile (const ConvertScale & op, int x0, int y0, int cols, Store store)
+{
+  const int shift = __ffs (cols) - 1;
+  for (int i = threadIdx.y * kTileX + threadIdx.x; i < cols * kTileX;
+       i += kTileX * kTileY) {
+    const int x = x0 + (i & (cols - 1)), y = y0 + (i >> shift);
+    if (x < op.out.width && y < op.out.height)
+      store (x, y, i >> shift, i & (cols - 1));
+  }
+}
+
 /* Any set of input components, any output (two_tap::write_block; Members:
  * AnyMembers or LumaMembers). At least 5 CUDA blocks per SM: 48 registers
  * a thread, none spilled; unbounded, the row loop takes 56 to 63 and the
@@ -265,15 +283,9 @@ __launch_bounds__ (kTileX * kTileY, 6)
       x0 + threadIdx.y, x0 + cols, kTileY,
       [&] (int x, const pixels::Pixel & p) { staged[threadIdx.x][x - x0] = p; });
   __syncthreads ();
-  /* A warp stores kTileX / cols rows of `cols` neighbouring pixels (cols a
-   * power of two). */
-  const int shift = __ffs (cols) - 1;
-  for (int i = threadIdx.y * kTileX + threadIdx.x; i < cols * kTileX;
-       i += kTileX * kTileY) {
-    const int x = x0 + (i & (cols - 1)), y = y0 + (i >> shift);
-    if (x < op.out.width && y < op.out.height)
-      pixels::store_pixel<OB> (op, x, y, staged[i >> shift][i & (cols - 1)], false);
-  }
+  store_turned_tile (op, x0, y0, cols, [&] (int x, int y, int r, int c) {
+    pixels::store_pixel<OB> (op, x, y, staged[r][c], false);
+  });
 }
 
 /* Those frames in fixed point where op.fixed.on, not turned
@@ -436,15 +448,8 @@ __launch_bounds__ (kTileX * kTileY, 6)
       x0 + cols, kTileY,
       [&] (int x, unsigned codes) { staged[threadIdx.x][x - x0] = codes; });
   __syncthreads ();
-  /* A warp stores kTileX / cols rows of `cols` neighbouring pixels (cols a
-   * power of two). */
-  const int shift = __ffs (cols) - 1;
-  for (int i = threadIdx.y * kTileX + threadIdx.x; i < cols * kTileX;
-       i += kTileX * kTileY) {
-    const int x = x0 + (i & (cols - 1)), y = y0 + (i >> shift);
-    if (x < op.out.width && y < op.out.height)
-      fixed_point::store (op, x, y, staged[i >> shift][i & (cols - 1)]);
-  }
+  store_turned_tile (op, x0, y0, cols,
+      [&] (int x, int y, int r, int c) { fixed_point::store (op, x, y, staged[r][c]); });
 }
 
 /* YUV resampled plane by plane (planes::write_column): a thread writes

@@ -571,7 +571,10 @@ write_column (const ConvertScale & op, const TileLines & l, const Tile & t, int 
 // the row's taps are the thread's, and the threads of a warp, on
 // neighbouring output rows, read neighbouring samples of the same source
 // rows (on an output column, write_column's, they read one sample of 32
-// source rows a load).
+// source rows a load). The pixel is write_column's with the taps' axes
+// swapped, written out again: through a shared helper nvcc compiled the
+// column kernels differently (up to 16 instructions longer each, sm_90,
+// CUDA 13.0), and their times are the measured ones.
 template <int IB, class Members, class Out>
 GCS_HD void
 write_turned_row (const ConvertScale & op, const TileLines & l, const Tile & t, int y,
