@@ -1150,8 +1150,9 @@ GST_START_TEST (test_turned_two_taps_match_twin)
         c.crop, [] (const gpu::ConvertScale & op) {
           gpu::ConvertScale resolved;
           bool is_fixed = false;
-          if (gpu::convert_scale_resolve (op, &resolved) &&
-              !strcmp (gpu::convert_scale_path (op), "two taps"))
+          const char * path = gpu::convert_scale_path (op);
+          if (path && !strcmp (path, "two taps") &&
+              gpu::convert_scale_resolve (op, &resolved))
             gpu::pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
               gpu::two_tap::dispatch_members<decltype (ib)::value, decltype (ob)::value> (
                   resolved,
