@@ -242,8 +242,8 @@ __launch_bounds__ (kTileX * kTileY, 5)
  * blocks per SM, the most that fit: 32 registers a thread, none spilled
  * (4K -> 1080p, H200: 16.2 us; bounded as above, 40 registers and
  * 16.6 us), but for the built instances of 16-bit packed RGB into 8-bit
- * (48 bytes spilled) and of 16-bit planar chroma into 16-bit samples, not
- * turned (40 bytes; still 0.83 of the time convert_scale_two_tap_kernel
+ * (48 bytes spilled) and of 16-bit planar chroma into 16-bit samples
+ * (40 bytes; still 0.83 of the time convert_scale_two_tap_kernel
  * took for I420_10LE -> GBR_10LE, docs/cudaconvertscale.md). */
 template <Filter F, int IB, int OB, class Members>
 __global__ void

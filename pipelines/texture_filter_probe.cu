@@ -41,7 +41,7 @@ constexpr int kW = 64, kH = 64;
 constexpr int kSweep = 1 << 16; /* fractions k / 2^16 of one texel step */
 constexpr int kRandom = 1 << 18;
 
-template <class R, class T>
+template <class R>
 __global__ void
 sample (cudaTextureObject_t tex, const float2 * at, R * out, int n)
 {
@@ -114,7 +114,7 @@ probe (const char * dir, const char * name, int kind, cudaTextureReadMode mode, 
   CHECK (cudaMalloc (&d_at, n * sizeof (float2)));
   CHECK (cudaMalloc (&d_out, n * sizeof (R)));
   CHECK (cudaMemcpy (d_at, at.data (), n * sizeof (float2), cudaMemcpyHostToDevice));
-  sample<R, T><<<(n + 255) / 256, 256>>> (tex, d_at, d_out, n);
+  sample<R><<<(n + 255) / 256, 256>>> (tex, d_at, d_out, n);
   CHECK (cudaGetLastError ());
   std::vector<R> out (n);
   CHECK (cudaMemcpy (out.data (), d_out, n * sizeof (R), cudaMemcpyDeviceToHost));

@@ -91,7 +91,7 @@ def report(path):
             else:
                 ulp = 2.0 ** (math.frexp(abs(want))[1] - 24) if want else 2.0 ** -149
                 worst = max(worst, abs(got - want) / ulp)
-    print(f"{NAMES.get(kind, kind):32} {matched:8} of {total:8} samples bit for bit"
+    print(f"{NAMES.get(kind, str(kind)):32} {matched:8} of {total:8} samples bit for bit"
           + (f"; the rest at most {worst:.0f} ulp off" if matched < total else ""))
     return matched == total
 
