@@ -168,6 +168,10 @@ struct ConvertScale {
     // `word` of packed RGB (RGBA, BGRx ...): a pixel's components in one
     // 4-byte word, read by `luma`'s pointer and strides; no chroma.
     static constexpr int kPackedRgb = 1;
+    // `word` of 16-bit samples (fixed_point::wide_codes): in planes of
+    // their own (I420_10LE, Y444_16LE ...), or U and V in one 4-byte word
+    // (P010, P016 ...).
+    static constexpr int kWidePlanes = -2, kWideWords = -4;
     bool on = false;
     int word = 0; // U and V in one word of 2 or 4 bytes; 0: in planes of their own
     const std::uint8_t * luma = nullptr;   // Y's first sample (kPackedRgb: the word's)
@@ -180,13 +184,18 @@ struct ConvertScale {
     // frames not scaled whose chroma is at full resolution): a pixel of
     // fixed_point::input_codes' One reads one U and one V.
     bool chroma_one = false;
+    // Wide words: the bits of a sample's code, in both 16-bit halves
+    // (here, beside the bools, it takes no room of its own).
+    unsigned wide_mask = 0;
     std::ptrdiff_t v_minus_u = 0; // V's sample from U's, where apart
     unsigned stride[2][2] = {};   // [resolution][along y]: bytes between samples
     unsigned chroma_select = 0;   // a word's U and V into 16-bit lanes (byte_perm)
-    int matrix[3][4] = {};        // matrix, coefficients in 1/2^13, offset 1/2^21
-    unsigned out_select = 0;      // packed output bytes of codes c0 c1 c2 alpha
-    int alpha = 0;                // the output's alpha code
-    unsigned border = 0;          // the border's codes, bytes c0 c1 c2 alpha
+    // The matrix: coefficients in 1/2^13 (wide words: 1/2^(21 - shift)),
+    // offsets in 1/2^21.
+    int matrix[3][4] = {};
+    unsigned out_select = 0; // packed output bytes of codes c0 c1 c2 alpha
+    int alpha = 0;           // the output's alpha code
+    unsigned border = 0;     // the border's codes, bytes c0 c1 c2 alpha
     // The output's chroma is subsampled (NV12, I420, YUY2 ...): a thread
     // writes blocks (fixed_point::stage_pixels), not pixels.
     bool blocks = false;

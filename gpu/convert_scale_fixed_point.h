@@ -5,7 +5,10 @@
 // taps (nearest, bilinear, area that does not shrink) into 8-bit RGB or
 // 4:4:4 (RGBA, RGBP, Y444 ...), a pixel at a time, or into 8-bit YUV with
 // subsampled chroma (NV12, I420 ...), a block at a time: its chroma
-// filtered down from its pixels' and their neighbours'.
+// filtered down from its pixels' and their neighbours'. 10 to 16-bit YUV
+// (P010, P016, I420_10LE, Y444_16LE ...: "wide" words, kWidePlanes and
+// kWideWords) by two taps into 8-bit RGB or 4:4:4, not turned, a pixel at a
+// time, each sample filtered on its own in 32 bits.
 //
 // The float arithmetic of convert_scale_pixels.h spends most of such a
 // pixel's instructions on converting twelve samples to float and on 51
@@ -35,21 +38,38 @@ constexpr int kCoefBits = 13;   // fraction bits of the matrix's coefficients
 constexpr int kShift = kCodeBits + kCoefBits;
 
 constexpr int kPackedRgb = ConvertScale::FixedPoint::kPackedRgb;
+constexpr int kWidePlanes = ConvertScale::FixedPoint::kWidePlanes;
+constexpr int kWideWords = ConvertScale::FixedPoint::kWideWords;
+
+// Whether a Word's samples are 16-bit (kWidePlanes, kWideWords).
+GCS_HD constexpr bool
+wide (int word)
+{
+  return word < 0;
+}
 
 // The bytes between neighbouring samples along x of the luma and of the
 // chroma (its word's, or U's) in the frames of each chroma Word (resolve
 // checks them): YUY2 and its kin (4), NV12 and its kin (2), planes (0);
-// packed RGB's words (kPackedRgb: 4, and no chroma).
+// packed RGB's words (kPackedRgb: 4, and no chroma); 16-bit samples in
+// planes (kWidePlanes: 2 and 2) and with U and V in 4-byte words (P010
+// and its kin, kWideWords: 2 and 4).
 GCS_HD constexpr unsigned
 luma_step (int word)
 {
-  return word == kPackedRgb ? 4u : (word == 4 ? 2u : 1u);
+  return word == kPackedRgb ? 4u : (word == 4 || wide (word) ? 2u : 1u);
 }
 
 GCS_HD constexpr unsigned
 chroma_step (int word)
 {
-  return word == kPackedRgb ? 0u : (word == 0 ? 1u : (unsigned)word);
+  if (word == kPackedRgb)
+    return 0u;
+  if (word == kWidePlanes)
+    return 2u;
+  if (word == kWideWords)
+    return 4u;
+  return word == 0 ? 1u : (unsigned)word;
 }
 
 // One axis's two taps in one input plane: the byte offsets of samples i0
@@ -179,26 +199,32 @@ lines_of (const std::uint8_t * base, const Taps & a)
 }
 
 // The chroma sample at p (its U; V's where U and V are apart): U in the
-// low 16 bits, V in the high ones, each a code (0..255).
+// low 16 bits, V in the high ones, each a code (0..255), or of wide words
+// a 16-bit sample.
 template <int Word>
 GCS_HD unsigned
 chroma_lanes (const ConvertScale::FixedPoint & f, const std::uint8_t * p)
 {
   if (Word == 0)
     return input (p) | (input (p + f.v_minus_u) << 16);
+  if (Word == kWidePlanes)
+    return input ((const std::uint16_t *)p) |
+           (input ((const std::uint16_t *)(p + f.v_minus_u)) << 16);
+  constexpr int bytes = Word == kWideWords ? 4 : Word;
 #if defined(__CUDA_ARCH__)
   const unsigned w =
-      Word == 4 ? input ((const unsigned *)p) : input ((const unsigned short *)p);
+      bytes == 4 ? input ((const unsigned *)p) : input ((const unsigned short *)p);
 #else
   unsigned w = 0;
-  for (int b = 0; b < Word; b++)
+  for (int b = 0; b < bytes; b++)
     w |= (unsigned)p[b] << (8 * b);
 #endif
   return byte_perm (w, 0u, f.chroma_select);
 }
 
 // A pixel's input components 0..2 (Y U V, or R G B), each a code times
-// 256, and its alpha code (the input's, or op.fixed.alpha).
+// 256 (wide words: the sample as it lies, its code times 2^shift), and
+// its alpha code (the input's, or op.fixed.alpha).
 struct InputCodes {
   int c[3];
   int alpha;
@@ -269,6 +295,51 @@ packed_codes (const ConvertScale::FixedPoint & f, const Lines & words, const Tap
   return InputCodes{ { k[0], k[1], k[2] }, alpha };
 }
 
+// input_codes of 16-bit samples (wide words): each component filtered
+// on its own in 32 bits, the rows first, as input_codes filters Y: at most
+// 65535 * 256 * 256 before the shift of both weights, which leaves the
+// filtered sample (resolve scales the matrix for it). Each sample keeps its
+// code's bits alone (FixedPoint::wide_mask): the bits below a code at a
+// shift (P010's six) are dropped, as the float paths drop them, and bits
+// above the largest code (not a code: I420_10LE's six) could overflow the
+// matrix's sums.
+template <int Word, bool One>
+GCS_HD InputCodes
+wide_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps & lb,
+    const Lines & chroma, const Taps & cb)
+{
+  constexpr unsigned luma_line = luma_step (Word), chroma_line = chroma_step (Word);
+  constexpr int kBoth = 2 * kCodeBits;
+  const unsigned mask = f.wide_mask;
+  auto sample = [mask] (const std::uint8_t * p) {
+    return input ((const std::uint16_t *)p) & mask;
+  };
+  const std::uint8_t *a = luma.p0 + lb.o0, *b = a + f.stride[0][1];
+  const int y =
+      One ? (int)sample ((lb.q0 ? a : b) + (luma.q0 ? 0u : luma_line))
+          : (int)(((sample (a) * lb.q0 + sample (b) * lb.q1) * luma.q0 +
+                      (sample (a + luma_line) * lb.q0 + sample (b + luma_line) * lb.q1) *
+                          luma.q1) >>
+                  kBoth);
+  const std::uint8_t *c = chroma.p0 + cb.o0, *d = c + f.stride[1][1];
+  if (One && f.chroma_one) {
+    const unsigned w =
+        chroma_lanes<Word> (f, (cb.q0 ? c : d) + (chroma.q0 ? 0u : chroma_line)) & mask;
+    return InputCodes{ { y, (int)(w & 0xffffu), (int)(w >> 16) }, f.alpha };
+  }
+  const unsigned c0 = chroma_lanes<Word> (f, c) & mask,
+                 d0 = chroma_lanes<Word> (f, d) & mask,
+                 c1 = chroma_lanes<Word> (f, c + chroma_line) & mask,
+                 d1 = chroma_lanes<Word> (f, d + chroma_line) & mask;
+  const unsigned u = (((c0 & 0xffffu) * cb.q0 + (d0 & 0xffffu) * cb.q1) * chroma.q0 +
+                         ((c1 & 0xffffu) * cb.q0 + (d1 & 0xffffu) * cb.q1) * chroma.q1) >>
+                     kBoth;
+  const unsigned v = (((c0 >> 16) * cb.q0 + (d0 >> 16) * cb.q1) * chroma.q0 +
+                         ((c1 >> 16) * cb.q0 + (d1 >> 16) * cb.q1) * chroma.q1) >>
+                     kBoth;
+  return InputCodes{ { y, (int)u, (int)v }, f.alpha };
+}
+
 // The input codes of the pixel whose luma samples are the lines `luma`
 // at offsets (b) along the other axis, and whose chroma samples are
 // `chroma` at cb (kPackedRgb: packed_codes of the words `luma`). The lines
@@ -282,6 +353,8 @@ input_codes (const ConvertScale::FixedPoint & f, const Lines & luma, const Taps 
 {
   if constexpr (Word == kPackedRgb)
     return packed_codes<One> (f, luma, lb);
+  if constexpr (wide (Word))
+    return wide_codes<Word, One> (f, luma, lb, chroma, cb);
   /* From a pair's first sample to its second: along x a step known here
    * (an offset in the load), along y the row pitch. */
   constexpr unsigned luma_line = luma_step (Word), chroma_line = chroma_step (Word);
@@ -705,8 +778,10 @@ write_block_twin (const ConvertScale & op, int bx, int by)
 }
 
 // Calls fn (word) with op.fixed.word as a compile-time constant; Packed:
-// kPackedRgb among them (batch_convert takes YUV only: fewer kernels).
-template <bool Packed = true, class Fn>
+// kPackedRgb among them (batch_convert takes YUV only: fewer kernels);
+// Wide: kWidePlanes and kWideWords too (the pixel kernels' frames alone:
+// resolve gives them to no other).
+template <bool Packed = true, bool Wide = false, class Fn>
 inline void
 dispatch_word (const ConvertScale & op, Fn fn)
 {
@@ -714,7 +789,13 @@ dispatch_word (const ConvertScale & op, Fn fn)
     fn (std::integral_constant<int, 2>{});
   else if (op.fixed.word == 4)
     fn (std::integral_constant<int, 4>{});
-  else if constexpr (Packed) {
+  else if (Wide && op.fixed.word == kWidePlanes) {
+    if constexpr (Wide)
+      fn (std::integral_constant<int, kWidePlanes>{});
+  } else if (Wide && op.fixed.word == kWideWords) {
+    if constexpr (Wide)
+      fn (std::integral_constant<int, kWideWords>{});
+  } else if constexpr (Packed) {
     if (op.fixed.word == kPackedRgb)
       fn (std::integral_constant<int, kPackedRgb>{});
     else
@@ -811,8 +892,9 @@ quad_filter (const ConvertScale & op, bool pairs)
 // samples in and out, resampled by two taps or four (quad_filter), from the inputs above into
 // RGB or 4:4:4 (not where one sample is read: one_sample's path) or into
 // YUV whose chroma is filtered down from full-resolution pixels (blocks),
-// where the integer matrix cannot overflow; otherwise off, and the frame
-// is computed in float.
+// and for YUV of 16-bit samples (wide words: aligned, op.in.even) by two
+// taps into 8-bit RGB or 4:4:4, not turned, where the integer matrix
+// cannot overflow; otherwise off, and the frame is computed in float.
 inline void
 resolve (ConvertScale & op)
 {
@@ -821,12 +903,16 @@ resolve (ConvertScale & op)
   const Image &in = op.in, &o = op.out;
   const bool pairs = two_tap::applies (op) || area_as_bilinear (op);
   const bool quad = quad_filter (op, pairs);
-  if ((!pairs && !quad) || in.bytes != 1 || o.bytes != 1 || in.max_code != 255 ||
-      o.max_code != 255)
+  const bool wide_in = in.bytes == 2;
+  if ((!pairs && !quad) || o.bytes != 1 || o.max_code != 255 ||
+      (wide_in ? !in.even || in.generic || quad || pixels::rotates (op.orientation)
+               : in.bytes != 1 || in.max_code != 255))
     return;
   f.taps = quad ? 4 : 2;
   const Component &y = in.comp[0], &u = in.comp[1], &v = in.comp[2], &oc = o.comp[1];
   f.blocks = o.yuv && (oc.log2_x | oc.log2_y) != 0;
+  if (f.blocks && wide_in)
+    return;
   if (f.blocks) {
     /* Chroma filtered down from full-resolution pixels, without alpha, not
      * turned; where the output's chroma is the input's (converted or
@@ -843,30 +929,45 @@ resolve (ConvertScale & op)
    * RGB in aligned 4-byte words (words_of), with alpha where the output
    * takes it unscaled. */
   const unsigned full = op.inputs_all & op.in_full, sub = op.inputs_all & op.in_sub;
-  const bool planes_of_three = full == 7u && sub == 0u && y.step == 1 && u.step == 1 &&
-                               v.step == 1 && u.pitch == v.pitch;
+  const int n = in.bytes; /* a sample's bytes: the planes' step */
+  const bool planes_of_three = full == 7u && sub == 0u && y.step == n && u.step == n &&
+                               v.step == n && u.pitch == v.pitch;
+  const bool planes =
+      (full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step) ||
+      planes_of_three;
   if (full == 1u && sub == 6u && op.in_words[1].word != 0)
-    f.word = op.in_words[1].word;
-  else if ((full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step) ||
-           planes_of_three)
-    f.word = 0;
+    f.word = wide_in ? (op.in_words[1].word == 4 ? kWideWords : 2 /* refused below */)
+                     : op.in_words[1].word;
+  else if (planes)
+    f.word = wide_in ? kWidePlanes : 0;
   else if (sub == 0u && op.in_words[0].word == 4 &&
-           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !quad)
+           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !quad && !wide_in)
     f.word = kPackedRgb;
   else
     return;
-  /* The matrix's sums stay within 32 bits: each input is at most
-   * 255 * 256, and every partial sum (the offset first, as codes adds)
-   * lies between the offset plus the negative terms and the offset plus
-   * the positive ones. */
+  if (wide_in && !wide (f.word))
+    return;
+  /* An input code times 2^e: 8-bit codes times 256 (input_codes), 16-bit
+   * samples as they lie (wide_codes), their code at `shift`. The matrix's
+   * coefficients are in 1/2^(kShift - e), so that each product is the
+   * output code times 2^kShift. Its sums stay within 32 bits: each input
+   * is at most 255 * 256, or the largest code at its shift, and every
+   * partial sum (the offset first, as codes adds) lies between the offset
+   * plus the negative terms and the offset plus the positive ones. */
+  const int e = wide_in ? in.shift : kCodeBits;
+  const unsigned top = (unsigned)in.max_code << in.shift; /* wide: every code's bits */
+  f.wide_mask = wide_in ? top | (top << 16) : 0u;
+  const double largest = wide_in ? (double)top : 255.0 * 256.0;
   for (int i = 0; i < 3; i++) {
     const double off =
         std::round ((double)op.matrix[i][3] * (1 << kShift)) + (1 << (kShift - 1));
     double lo = off, hi = off;
     for (int c = 0; c < 3; c++) {
-      const double m = std::round ((double)op.matrix[i][c] * (1 << kCoefBits));
+      const double m = std::round ((double)op.matrix[i][c] * (double)(1 << (kShift - e)));
+      if (m > 2147483647.0 || m < -2147483648.0)
+        return;
       f.matrix[i][c] = (int)m;
-      (m < 0 ? lo : hi) += m * 255.0 * 256.0;
+      (m < 0 ? lo : hi) += m * largest;
     }
     if (lo < -2147483648.0 || hi > 2147483647.0)
       return;
@@ -887,15 +988,16 @@ resolve (ConvertScale & op)
     f.rgb_select[0] = (unsigned)in.comp[0].offset | (4u << 4) |
                       ((unsigned)in.comp[2].offset << 8) | (4u << 12);
     f.rgb_select[1] = (unsigned)in.comp[1].offset | (4u << 4) | (alpha << 8) | (4u << 12);
-  } else if (f.word) {
+  } else if (f.word > 0 || f.word == kWideWords) {
     const ConvertScale::Words & w = op.in_words[1];
     f.chroma = w.base;
-    f.stride[1][0] = (unsigned)f.word;
+    f.stride[1][0] = (unsigned)w.word;
     f.stride[1][1] = w.pitch;
-    /* Byte 4 is the second operand's, 0. */
-    f.chroma_select =
-        (unsigned)u.offset | (4u << 4) | ((unsigned)v.offset << 8) | (4u << 12);
-    f.chroma_pairs = pair_select ((unsigned)u.offset, (unsigned)v.offset);
+    /* Byte 4 is the second operand's, 0; a 16-bit sample's two bytes. */
+    const unsigned uo = (unsigned)u.offset, vo = (unsigned)v.offset;
+    f.chroma_select = wide_in ? uo | ((uo + 1u) << 4) | (vo << 8) | ((vo + 1u) << 12)
+                              : uo | (4u << 4) | (vo << 8) | (4u << 12);
+    f.chroma_pairs = pair_select (uo, vo);
   } else {
     f.chroma = u.base;
     f.v_minus_u = v.base - u.base;

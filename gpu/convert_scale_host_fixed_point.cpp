@@ -84,7 +84,7 @@ fixed_point_as_gpu (const ConvertScale & op, int nbx, int nby)
                                    : two_tap::tile_rows (nbx, nby, !turned);
   fixed_point::Tile tile;
   two_tap::dispatch_filter (op, [&] (auto f) {
-    fixed_point::dispatch_word (op, [&] (auto word) {
+    fixed_point::dispatch_word<true, true> (op, [&] (auto word) {
       fixed_point::dispatch_one (op, [&] (auto one) {
         constexpr int Word = decltype (word)::value;
         constexpr bool One = decltype (one)::value;

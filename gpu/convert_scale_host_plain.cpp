@@ -23,7 +23,7 @@ plain (const ConvertScale & op)
   }
   if (op.fixed.on) { /* a block is a pixel where !op.fixed.blocks */
     two_tap::dispatch_filter (op, [&] (auto f) {
-      fixed_point::dispatch_word (op, [&] (auto word) {
+      fixed_point::dispatch_word<true, true> (op, [&] (auto word) {
         constexpr Filter F = decltype (f)::value;
         constexpr int Word = decltype (word)::value;
         each_block (op, [&] (int bx, int by) {

@@ -17,7 +17,7 @@ enum class Path {
   DIRECT,      // YUV to YUV on one chroma grid (convert_scale_direct.h)
   STAGED,      // packed 4-byte words, not resampled, through shared memory
   ONE_SAMPLE,  // not resampled: one read per word or component
-  FIXED_POINT, // 8-bit YUV, subsampled chroma, into 8-bit RGB or 4:4:4
+  FIXED_POINT, // 8-bit YUV and packed RGB, 10 to 16-bit YUV, into 8-bit RGB (two taps)
   FIXED_TAPS,  // the same frames by four taps: bicubic, area (convert_scale_fixed_taps.h)
   PLANES,      // YUV to YUV resampled plane by plane (convert_scale_planes.h)
   TWO_TAP,     // at most two taps per axis, taps per tile
@@ -60,6 +60,7 @@ batch_convert_applies (const ConvertScale & resolved)
 {
   if (choose_path (resolved) != Path::FIXED_POINT ||
       resolved.fixed.word == ConvertScale::FixedPoint::kPackedRgb ||
+      resolved.fixed.word < 0 /* 16-bit samples */ ||
       pixels::rotates (resolved.orientation) || resolved.out_packed || resolved.out.yuv)
     return false;
   for (int c = 0; c < 3; c++) {

@@ -590,8 +590,9 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
  * packed 8-bit RGB in 4-byte words, resampled into 8-bit RGB or YUV take
  * the fixed-point arithmetic (convert_scale_fixed_point.h) in every
  * colorimetry and range (its bounds would otherwise send them back to
- * float, silently slower); 10-bit inputs, 3-byte RGB and the four-tap
- * filters do not, nor frames one sample a pixel into RGB (one_sample). */
+ * float, silently slower), and so do 10 to 16-bit YUV resampled by two taps
+ * into 8-bit RGB; 3-byte RGB and packed RGB by four taps do not, nor
+ * frames one sample a pixel into RGB (one_sample). */
 GST_START_TEST (test_decoder_frames_take_fixed_point)
 {
   const struct {
@@ -649,9 +650,14 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=RGBP,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1920,height=1080", gpu::Filter::BILINEAR, false,
         "one sample" },
+    /* 10 to 16-bit YUV into 8-bit RGB: each sample filtered apart
+     * (fixed_point::wide_codes); turned, in float. */
     { "video/x-raw,format=P010_10LE,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
-        "two taps" },
+        "fixed point" },
+    { "video/x-raw,format=I420_12LE,width=1920,height=1080",
+        "video/x-raw,format=RGBP,width=640,height=640,pixel-aspect-ratio=1/1",
+        gpu::Filter::NEAREST, true, "fixed point" },
     { "video/x-raw,format=RGB,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
         "two taps" },
@@ -703,9 +709,12 @@ GST_END_TEST;
 /* Case `c` on random content (seed), in fixed point and as the float
  * paths would compute it (twin_of's in_float), both on the CPU: how far
  * apart, printed as "FIXED-VS-FLOAT". Fails where the frame is not
- * computed on `path`. */
+ * computed on `path`. codes_only: the random 16-bit samples keep their
+ * code's bits alone (a decoder's frames; the two arithmetics read the
+ * other bits differently). */
 static Difference
-fixed_against_float (const Case & c, guint32 seed, const char * path)
+fixed_against_float (
+    const Case & c, guint32 seed, const char * path, bool codes_only = false)
 {
   GstVideoInfo ii, oi;
   gchar * ic_text = input_caps (c);
@@ -716,6 +725,21 @@ fixed_against_float (const Case & c, guint32 seed, const char * path)
   fail_unless (gst_video_info_from_caps (&ii, ic) && gst_video_info_from_caps (&oi, oc));
   std::string taken;
   GstBuffer * frame = testutil::random_buffer (ii.size, seed);
+  if (codes_only) {
+    const GstVideoFormatInfo * fi = ii.finfo;
+    fail_unless (GST_VIDEO_FORMAT_INFO_PSTRIDE (fi, 0) == 2, "%s: not 16-bit samples",
+        GST_VIDEO_FORMAT_INFO_NAME (fi));
+    const guint16 mask = (guint16)(((1u << GST_VIDEO_FORMAT_INFO_DEPTH (fi, 0)) - 1u)
+                                   << GST_VIDEO_FORMAT_INFO_SHIFT (fi, 0));
+    GstMapInfo map;
+    fail_unless (gst_buffer_map (frame, &map, GST_MAP_READWRITE));
+    for (gsize k = 0; k + 1 < map.size; k += 2) {
+      const guint16 v = (guint16)((map.data[k] | (map.data[k + 1] << 8)) & mask);
+      map.data[k] = (guint8)v;
+      map.data[k + 1] = (guint8)(v >> 8);
+    }
+    gst_buffer_unmap (frame, &map);
+  }
   GstBuffer * fixed = twin_of (c, frame, &ii, &oi, &taken);
   fail_unless (taken == path, "%s -> %s: the %s path, not the %s one", ic_text, oc_text,
       taken.c_str (), path);
@@ -772,6 +796,64 @@ GST_START_TEST (test_area_by_two_in_fixed_point)
 }
 GST_END_TEST;
 
+/* How far the fixed point's weights in 1/256 may put a frame from float's
+ * on random content (every edge sharp): 2 is the most these frames
+ * measured (fixed seeds), not a bound: the weights' rounding on two axes
+ * could exceed a code in theory. */
+static const guint kBicubicRoundingCodes = 2;
+
+/* 10 to 16-bit YUV into 8-bit RGB or 4:4:4 by two taps, in fixed point
+ * (fixed_point::wide_codes): the path, the twin's frame, and within a code
+ * of the float paths on random content; chroma in 4-byte words (P010,
+ * P016) and in planes (I420_10LE, Y444_16LE, I422_12LE), nearest,
+ * bilinear, area by 2, flipped, cropped and letterboxed; turned and into
+ * 4:2:0 they stay in float. */
+GST_START_TEST (test_wide_samples_in_fixed_point)
+{
+  std::vector<Case> cases = {
+    { "P010_10LE", 128, 72, "RGBA", 64, 36 }, { "P016_LE", 96, 54, "BGRx", 144, 81 },
+    { "I420_10LE", 100, 60, "RGBP", 77, 41 }, { "Y444_16LE", 64, 48, "RGBA", 96, 72 },
+    { "I422_12LE", 128, 72, "Y444", 64, 36 },
+    { "P010_10LE", 128, 72, "RGBA", 64, 36 },  /* nearest, flipped */
+    { "P012_LE", 132, 76, "RGBA", 64, 36 },    /* area by 2, of a crop */
+    { "P010_10LE", 192, 108, "RGBP", 64, 64 }, /* letterboxed */
+    { "I420_10LE", 64, 36, "RGBA", 64, 36 },   /* unscaled */
+  };
+  cases[5].filter = gpu::Filter::NEAREST;
+  cases[5].direction = GST_VIDEO_ORIENTATION_HORIZ;
+  cases[6].filter = gpu::Filter::AREA;
+  cases[6].crop = { 2, 2, 2, 2 };
+  cases[7].out_extra = ",pixel-aspect-ratio=1/1";
+  cases[7].add_borders = true;
+  for (Case & c : cases) {
+    gchar * in = g_strdup_printf (
+        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+        c.out_format, c.out_w, c.out_h, c.out_extra);
+    const std::string path =
+        path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
+    fail_unless (path == "fixed point", "%s -> %s: the %s path", in, out, path.c_str ());
+    g_free (in);
+    g_free (out);
+    check_against_twin (c);
+    /* The weights in 1/256 (Taps::of) put a filtered code within half a
+     * code of float's on each axis where the edges are sharp, which the
+     * matrix into RGB may double (as bicubic's: kBicubicRoundingCodes). */
+    const Difference d = fixed_against_float (c, 11, "fixed point", true);
+    fail_unless (d.max <= kBicubicRoundingCodes && d.psnr >= 50.0,
+        "%s: %u codes from float, PSNR %.1f dB (%s)", describe (c).c_str (), d.max,
+        d.psnr, d.where.c_str ());
+  }
+  /* Turned, and into 4:2:0: float. */
+  fail_unless (path_of ("video/x-raw,format=P010_10LE,width=128,height=72",
+                   "video/x-raw,format=RGBA,width=36,height=64", gpu::Filter::BILINEAR,
+                   false, GST_VIDEO_ORIENTATION_90R) == "two taps");
+  fail_unless (path_of ("video/x-raw,format=P010_10LE,width=128,height=72",
+                   "video/x-raw,format=NV12,width=64,height=36", gpu::Filter::BILINEAR,
+                   false) != "fixed point");
+}
+GST_END_TEST;
+
 /* Bicubic's overshoot on random content (every edge sharp): the fixed
  * point and the float paths clamp each filtered code to the input's range
  * before the matrix (pixels::to_output, fixed_point::code_of), so they
@@ -783,9 +865,6 @@ GST_END_TEST;
  * float clamping only the output, these frames were 23 and 29 codes apart
  * (the stand-in, 2026-12-01). Shrinking, growing, chroma in words and in
  * planes. */
-/* 2 is the most these frames measured (fixed seeds), not a bound: the
- * weights' rounding on two axes could exceed a code in theory. */
-static const guint kBicubicRoundingCodes = 2;
 
 GST_START_TEST (test_bicubic_overshoot_clamped)
 {
@@ -2382,6 +2461,7 @@ convertscale_gpu_suite (void)
   tcase_add_test (tc, test_odd_16bit_layout_matches_twin);
   tcase_add_test (tc, test_decoder_frames_take_fixed_point);
   tcase_add_test (tc, test_area_by_two_in_fixed_point);
+  tcase_add_test (tc, test_wide_samples_in_fixed_point);
   tcase_add_test (tc, test_bicubic_overshoot_clamped);
   tcase_add_test (tc, test_bicubic_overshoot_clamped_10_bit);
   tcase_add_test (tc, test_fixed_taps_match_twin);
