@@ -586,6 +586,21 @@ path_of (const char * in, const char * out, gpu::Filter filter, bool add_borders
       });
 }
 
+/* The path the case takes. */
+static std::string
+path_of_case (const Case & c)
+{
+  gchar * in = g_strdup_printf (
+      "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
+  gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
+      c.out_format, c.out_w, c.out_h, c.out_extra);
+  const std::string path =
+      path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
+  g_free (in);
+  g_free (out);
+  return path;
+}
+
 /* A decoder's 8-bit frames, three 8-bit planes at full resolution, and
  * packed 8-bit RGB in 4-byte words, resampled into 8-bit RGB or YUV take
  * the fixed-point arithmetic (convert_scale_fixed_point.h) in every
@@ -779,15 +794,9 @@ GST_START_TEST (test_area_by_two_in_fixed_point)
   cases[7].direction = GST_VIDEO_ORIENTATION_90R;
   for (Case & c : cases) {
     c.filter = gpu::Filter::AREA;
-    gchar * in = g_strdup_printf (
-        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
-    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
-        c.out_format, c.out_w, c.out_h, c.out_extra);
-    const std::string path =
-        path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
-    fail_unless (path == "fixed point", "%s -> %s: the %s path", in, out, path.c_str ());
-    g_free (in);
-    g_free (out);
+    const std::string path = path_of_case (c);
+    fail_unless (
+        path == "fixed point", "%s: the %s path", describe (c).c_str (), path.c_str ());
     check_against_twin (c);
     const Difference d = fixed_against_float (c, 7, "fixed point");
     fail_unless (d.max <= 1, "%s: %u codes from float (%s)", describe (c).c_str (), d.max,
@@ -826,15 +835,9 @@ GST_START_TEST (test_wide_samples_in_fixed_point)
   cases[7].out_extra = ",pixel-aspect-ratio=1/1";
   cases[7].add_borders = true;
   for (Case & c : cases) {
-    gchar * in = g_strdup_printf (
-        "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
-    gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
-        c.out_format, c.out_w, c.out_h, c.out_extra);
-    const std::string path =
-        path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
-    fail_unless (path == "fixed point", "%s -> %s: the %s path", in, out, path.c_str ());
-    g_free (in);
-    g_free (out);
+    const std::string path = path_of_case (c);
+    fail_unless (
+        path == "fixed point", "%s: the %s path", describe (c).c_str (), path.c_str ());
     check_against_twin (c);
     /* The weights in 1/256 (Taps::of) put a filtered code within half a
      * code of float's on each axis where the edges are sharp, which the
@@ -2204,21 +2207,6 @@ random_quad_case (std::mt19937 & random)
   if (pick (4) == 0)
     c.out_extra = ",pixel-aspect-ratio=1/1"; /* a letterbox or pillarbox */
   return c;
-}
-
-/* The path the case takes. */
-static std::string
-path_of_case (const Case & c)
-{
-  gchar * in = g_strdup_printf (
-      "video/x-raw,format=%s,width=%d,height=%d", c.in_format, c.in_w, c.in_h);
-  gchar * out = g_strdup_printf ("video/x-raw,format=%s,width=%d,height=%d%s",
-      c.out_format, c.out_w, c.out_h, c.out_extra);
-  const std::string path =
-      path_of (in, out, c.filter, c.add_borders, c.direction, c.crop);
-  g_free (in);
-  g_free (out);
-  return path;
 }
 
 /* The next random case that takes the four-tap path ("fixed-point
