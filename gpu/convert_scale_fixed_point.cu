@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The fixed-point family (convert_scale_fixed_point.h): 8-bit YUV with
 // subsampled chroma, packed 8-bit RGB and 10 to 16-bit YUV resampled by
-// two taps into 8-bit RGB or 4:4:4, a pixel at a time (outputs with subsampled chroma:
-// convert_scale_fixed_point_blocks.cu, compiled beside it).
+// two taps into 8-bit RGB or 4:4:4, a pixel at a time (outputs with
+// subsampled chroma: convert_scale_fixed_point_blocks.cu, compiled beside
+// it).
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
 

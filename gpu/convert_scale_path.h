@@ -17,8 +17,8 @@ enum class Path {
   DIRECT,      // YUV to YUV on one chroma grid (convert_scale_direct.h)
   STAGED,      // packed 4-byte words, not resampled, through shared memory
   ONE_SAMPLE,  // not resampled: one read per word or component
-  FIXED_POINT, // 8-bit YUV and packed RGB, 10 to 16-bit YUV, into 8-bit RGB (two taps)
-  FIXED_TAPS,  // the same frames by four taps: bicubic, area (convert_scale_fixed_taps.h)
+  FIXED_POINT, // two taps in integers, into 8-bit samples (convert_scale_fixed_point.h)
+  FIXED_TAPS,  // four taps in integers, 8-bit YUV (convert_scale_fixed_taps.h)
   PLANES,      // YUV to YUV resampled plane by plane (convert_scale_planes.h)
   TWO_TAP,     // at most two taps per axis, taps per tile
   TAP_TILE,    // bicubic, area shrinking: more taps, per tile (convert_scale_tap_tile.h)
