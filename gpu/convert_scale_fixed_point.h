@@ -935,17 +935,16 @@ resolve (ConvertScale & op)
   const bool planes =
       (full == 1u && sub == 6u && u.pitch == v.pitch && u.step == v.step) ||
       planes_of_three;
-  if (full == 1u && sub == 6u && op.in_words[1].word != 0)
-    f.word = wide_in ? (op.in_words[1].word == 4 ? kWideWords : 2 /* refused below */)
-                     : op.in_words[1].word;
-  else if (planes)
+  if (full == 1u && sub == 6u && op.in_words[1].word != 0) {
+    if (wide_in && op.in_words[1].word != 4) /* U and V: 16 bits each */
+      return;
+    f.word = wide_in ? kWideWords : op.in_words[1].word;
+  } else if (planes)
     f.word = wide_in ? kWidePlanes : 0;
   else if (sub == 0u && op.in_words[0].word == 4 &&
            (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !quad && !wide_in)
     f.word = kPackedRgb;
   else
-    return;
-  if (wide_in && !wide (f.word))
     return;
   /* An input code times 2^e: 8-bit codes times 256 (input_codes), 16-bit
    * samples as they lie (wide_codes), their code at `shift`. The matrix's

@@ -21,7 +21,7 @@ tap_tile_as_gpu (const ConvertScale & op, int nbx, int nby)
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
       tap_tile::dispatch_members<OB> (op, [&] (auto members) {
         using Members = decltype (members);
-        constexpr int N = tap_tile::kLineTaps<F, IB>;
+        constexpr int N = tap_tile::kLineTaps<F>;
         int rows, capacity;
         tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
         std::vector<float> table ((std::size_t)capacity);

@@ -687,7 +687,7 @@ void
 launch_tap_tile (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  constexpr int N = tap_tile::kLineTaps<F, IB>;
+  constexpr int N = tap_tile::kLineTaps<F>;
   tap_tile::dispatch_members<OB> (op, [&] (auto members) {
     using Members = decltype (members);
     int rows, capacity;

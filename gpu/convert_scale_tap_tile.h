@@ -253,14 +253,14 @@ dispatch_members (const ConvertScale & op, Fn fn)
   fn (two_tap::AnyMembers{});
 }
 
-// The taps per line (TapsOf) of F's tiles from IB-byte samples:
+// The taps per line (TapsOf) of F's tiles, whatever the sample size:
 // bicubic's lines have 4 taps or 1, padded to 4 and unrolled (8-bit
 // samples 1.2 to 1.7 times faster; 16-bit ones 1.1 to 1.7 times on an
 // H200, 2026-12-04: P010 4K -> 1080p RGBA 43.9 -> 36.1 us, P016 1080p ->
 // 720p 20.9 -> 12.5); else any number: area padded to 4 taps reads more
 // than it sums where it shrinks by 2 or 3 (2 or 3 taps a line; up to
 // twice as slow).
-template <Filter F, int IB> constexpr int kLineTaps = F == Filter::BICUBIC ? 4 : 0;
+template <Filter F> constexpr int kLineTaps = F == Filter::BICUBIC ? 4 : 0;
 
 // ---- Row sums: the tile's sums along the source's x, once each ----
 // A pixel's sample sums, for each source row of its taps, that row's
