@@ -809,14 +809,14 @@ GST_END_TEST;
  * on random content (every edge sharp): 2 is the most these frames
  * measured (fixed seeds), not a bound: the weights' rounding on two axes
  * could exceed a code in theory. */
-static const guint kBicubicRoundingCodes = 2;
+static const guint kWeightRoundingCodes = 2;
 
 /* 10 to 16-bit YUV into 8-bit RGB or 4:4:4 by two taps, in fixed point
- * (fixed_point::wide_codes): the path, the twin's frame, and within a code
- * of the float paths on random content; chroma in 4-byte words (P010,
- * P016) and in planes (I420_10LE, Y444_16LE, I422_12LE), nearest,
- * bilinear, area by 2, flipped, cropped and letterboxed; turned and into
- * 4:2:0 they stay in float. */
+ * (fixed_point::wide_codes): the path, the twin's frame, and within
+ * kWeightRoundingCodes and 50 dB of the float paths on random content;
+ * chroma in 4-byte words (P010, P016) and in planes (I420_10LE,
+ * Y444_16LE, I422_12LE), nearest, bilinear, area by 2, flipped, cropped
+ * and letterboxed; turned and into 4:2:0 they stay in float. */
 GST_START_TEST (test_wide_samples_in_fixed_point)
 {
   std::vector<Case> cases = {
@@ -841,9 +841,9 @@ GST_START_TEST (test_wide_samples_in_fixed_point)
     check_against_twin (c);
     /* The weights in 1/256 (Taps::of) put a filtered code within half a
      * code of float's on each axis where the edges are sharp, which the
-     * matrix into RGB may double (as bicubic's: kBicubicRoundingCodes). */
+     * matrix into RGB may double (kWeightRoundingCodes, as bicubic's). */
     const Difference d = fixed_against_float (c, 11, "fixed point", true);
-    fail_unless (d.max <= kBicubicRoundingCodes && d.psnr >= 50.0,
+    fail_unless (d.max <= kWeightRoundingCodes && d.psnr >= 50.0,
         "%s: %u codes from float, PSNR %.1f dB (%s)", describe (c).c_str (), d.max,
         d.psnr, d.where.c_str ());
   }
@@ -863,7 +863,7 @@ GST_END_TEST;
  * differ by their rounding alone. The fixed point's weights in 1/256 put
  * a filtered code within a code of float's, which the matrix into RGB may
  * double (its largest coefficient, U into B, is about 2):
- * kBicubicRoundingCodes. Into 4:4:4 of the same colours the matrix keeps
+ * kWeightRoundingCodes. Into 4:4:4 of the same colours the matrix keeps
  * the codes, so clamping before it or after is the same; into RGB, with
  * float clamping only the output, these frames were 23 and 29 codes apart
  * (the stand-in, 2026-12-01). Shrinking, growing, chroma in words and in
@@ -881,7 +881,7 @@ GST_START_TEST (test_bicubic_overshoot_clamped)
   for (Case & c : cases) {
     c.filter = gpu::Filter::BICUBIC;
     const Difference d = fixed_against_float (c, 11, "fixed-point taps");
-    fail_unless (d.max <= kBicubicRoundingCodes, "%s: %u codes from float (%s)",
+    fail_unless (d.max <= kWeightRoundingCodes, "%s: %u codes from float (%s)",
         describe (c).c_str (), d.max, d.where.c_str ());
   }
 }
@@ -940,7 +940,7 @@ GST_START_TEST (test_bicubic_overshoot_clamped_10_bit)
   const Difference d = compare (a, &oi, b, &oi, what.c_str ());
   g_print ("TEN-VS-EIGHT %s (%s path): max %u, PSNR %.1f dB\n", what.c_str (),
       wide_path.c_str (), d.max, d.psnr);
-  fail_unless (d.max <= kBicubicRoundingCodes, "%s: %u codes apart (%s)", what.c_str (),
+  fail_unless (d.max <= kWeightRoundingCodes, "%s: %u codes apart (%s)", what.c_str (),
       d.max, d.where.c_str ());
   gst_buffer_unref (eight);
   gst_buffer_unref (ten);
