@@ -23,9 +23,13 @@ against the converter issue's targets on stdout. `ours_compiled_share`
 (`rtc` on stdout): the share of our last round's frames whose kernel was
 compiled for the conversion at run time (gpu/convert_scale_rtc.h). --deadline stops starting
 new rounds when too little time is left; the rounds done are reported.
+DIR/state.json holds the results after the CUPTI pass and each round:
+--resume FILE (such a state, from an earlier call on the same rows and
+build) skips the CUPTI pass and runs the rounds it lacks, so that the
+rounds of one matrix may span two calls of a GPU machine that ends them.
 
   convert_matrix.py --build BUILD --out DIR [--rows FILE] [--rounds 5]
-      [--window 0.25] [--deadline SECONDS] [--only REGEX]
+      [--window 0.25] [--deadline SECONDS] [--only REGEX] [--resume FILE]
 
 The environment: GStreamer's (PATH, LD_LIBRARY_PATH, GST_PLUGIN_SYSTEM_PATH
 of the version both sides run on) and GST_PEER_PLUGINS (nvcodec's plugin).
@@ -180,6 +184,7 @@ def main():
     ap.add_argument("--window", type=float, default=0.25)
     ap.add_argument("--deadline", type=float, default=1e9)
     ap.add_argument("--only", default="")
+    ap.add_argument("--resume", default="")
     args = ap.parse_args()
     start = time.monotonic()
     left = lambda: args.deadline - (time.monotonic() - start)  # noqa: E731
@@ -217,10 +222,29 @@ def main():
     if not re.search(args.only, "e2e-sysmem"):
         del lines["e2e-sysmem"]
 
-    # 1. CUPTI: kernel time per frame, and the rate that sizes each run.
+    state = os.path.join(args.out, "state.json")
+
+    def save():
+        with open(state + ".new", "w", encoding="utf-8") as f:
+            json.dump({"results": results}, f)
+        os.replace(state + ".new", state)
+
+    # 1. CUPTI: kernel time per frame, and the rate that sizes each run
+    # (or both, and the rounds done, from an earlier call's state).
     results = {name: {"ours": {}, "nvcodec": {}} for name in lines}
     cal_n = 120
-    for name, sides in lines.items():
+    done = 0
+    if args.resume:
+        with open(args.resume, encoding="utf-8") as f:
+            kept = json.load(f)["results"]
+        if set(kept) != set(lines):
+            print("SUMMARY: --resume holds other rows than these; not resumed")
+            return 1
+        results = kept
+        done = min((len(results[n][s].get("fps", [])) for n in lines for s in results[n]
+                    if "n" in results[n][s]), default=0)
+        print("resumed: %d rounds done" % done, flush=True)
+    for name, sides in (lines.items() if not args.resume else ()):
         for side, (env, line) in sides.items():
             n = fixed_n.get(name, cal_n)
             path = os.path.join(args.out, "cupti-%s-%s.json" % (side, name))
@@ -231,7 +255,9 @@ def main():
                 continue
             res["kernel_us"] = kernel_us_per_frame(path, n)
             res["n"] = fixed_n.get(name, frames_for(r["fps"], res["kernel_us"], args.window))
-    print("CUPTI pass done in %.0f s" % (time.monotonic() - start), flush=True)
+    if not args.resume:
+        save()
+        print("CUPTI pass done in %.0f s" % (time.monotonic() - start), flush=True)
     for side in ("ours", "nvcodec"):
         errors = [(name, results[name][side]["error"]) for name in lines
                   if "error" in results[name][side]]
@@ -243,7 +269,7 @@ def main():
 
     # 2. Rounds, alternating which side goes first.
     per_round = None
-    for k in range(args.rounds):
+    for k in range(done, args.rounds):
         t0 = time.monotonic()
         if per_round and left() < per_round * 1.1:
             print("round %d not started: %.0f s left, a round takes %.0f s"
@@ -267,6 +293,7 @@ def main():
                 waits = r.get("host_waits", -1)  # over the whole run
                 res["host_waits"] = waits / res["n"] if waits >= 0 else None
         per_round = time.monotonic() - t0
+        save()
         print("round %d done in %.0f s" % (k + 1, per_round), flush=True)
 
     # 3. The roofline: a device copy of the bytes, and our kernel alone.

@@ -7,7 +7,9 @@
 # as fit, the copy roofline, the table. Results in $OUT/matrix/.
 #   OUT=/tmp/out scripts/gpu-convert-matrix.sh
 # Env: ROUNDS (5), WINDOW (seconds a timed run aims at, 0.2), ONLY (a regex
-#   of row names), SECONDS_LEFT (the call's time, 560).
+#   of row names), SECONDS_LEFT (the call's time, 560), RESUME (an earlier
+#   call's $OUT/matrix/state.json: its rounds kept, the CUPTI pass not run
+#   again; pipelines/convert_matrix.py's --resume).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
@@ -21,5 +23,5 @@ B=/tmp/gcs-matrix-build
 ninja -C $B > "$OUT/build.log" 2>&1 || { tail -30 "$OUT/build.log"; echo "SUMMARY: build failed"; exit 1; }
 echo "=== built in $SECONDS s; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); GStreamer $(pkg-config --modversion gstreamer-1.0)"
 python3 pipelines/convert_matrix.py --build $B --out "$OUT/matrix" --rounds "${ROUNDS:-5}" \
-  --window "${WINDOW:-0.2}" --only "${ONLY:-}" \
+  --window "${WINDOW:-0.2}" --only "${ONLY:-}" ${RESUME:+--resume "$RESUME"} \
   --deadline $((${SECONDS_LEFT:-560} - SECONDS - 45))
