@@ -8,8 +8,10 @@
 #   OUT=/tmp/out scripts/gpu-convert-matrix.sh
 # Env: ROUNDS (5), WINDOW (seconds a timed run aims at, 0.2), ONLY (a regex
 #   of row names), SECONDS_LEFT (the call's time, 560), RESUME (an earlier
-#   call's $OUT/matrix/state.json: its rounds kept, the CUPTI pass not run
-#   again; pipelines/convert_matrix.py's --resume).
+#   call's state.json: its rounds kept, the CUPTI pass not run again;
+#   pipelines/convert_matrix.py's --resume). The state is copied to
+#   $OUT/state.json too: the device tool brings back only so many files,
+#   and the CUPTI pass leaves a hundred under $OUT/matrix/.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gcs-out}
@@ -25,3 +27,6 @@ echo "=== built in $SECONDS s; $(nvidia-smi --query-gpu=name,driver_version --fo
 python3 pipelines/convert_matrix.py --build $B --out "$OUT/matrix" --rounds "${ROUNDS:-5}" \
   --window "${WINDOW:-0.2}" --only "${ONLY:-}" ${RESUME:+--resume "$RESUME"} \
   --deadline $((${SECONDS_LEFT:-560} - SECONDS - 45))
+status=$?
+cp "$OUT/matrix/state.json" "$OUT/state.json" 2> /dev/null
+exit $status
