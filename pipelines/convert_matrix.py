@@ -244,18 +244,18 @@ def main():
         done = min((len(results[n][s].get("fps", [])) for n in lines for s in results[n]
                     if "n" in results[n][s]), default=0)
         print("resumed: %d rounds done" % done, flush=True)
-    for name, sides in (lines.items() if not args.resume else ()):
-        for side, (env, line) in sides.items():
-            n = fixed_n.get(name, cal_n)
-            path = os.path.join(args.out, "cupti-%s-%s.json" % (side, name))
-            r = runner.run(side, env, line, n, name, cupti=path)
-            res = results[name][side]
-            if "error" in r:
-                res["error"] = r["error"]
-                continue
-            res["kernel_us"] = kernel_us_per_frame(path, n)
-            res["n"] = fixed_n.get(name, frames_for(r["fps"], res["kernel_us"], args.window))
-    if not args.resume:
+    else:
+        for name, sides in lines.items():
+            for side, (env, line) in sides.items():
+                n = fixed_n.get(name, cal_n)
+                path = os.path.join(args.out, "cupti-%s-%s.json" % (side, name))
+                r = runner.run(side, env, line, n, name, cupti=path)
+                res = results[name][side]
+                if "error" in r:
+                    res["error"] = r["error"]
+                    continue
+                res["kernel_us"] = kernel_us_per_frame(path, n)
+                res["n"] = fixed_n.get(name, frames_for(r["fps"], res["kernel_us"], args.window))
         save()
         print("CUPTI pass done in %.0f s" % (time.monotonic() - start), flush=True)
     for side in ("ours", "nvcodec"):
