@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Each IPC row's median per build over alternating rounds
+(scripts/gpu-ipc-ab.sh): lines "BUILD ROUND RESULT {json}" of
+pipelines/ipc_report.py's rows.
+
+    python3 pipelines/ipc_ab_report.py ipc-ab.jsonl
+"""
+import collections, json, statistics as st, sys
+d = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in open(sys.argv[1]):
+    b, r, rest = line.split(" ", 2)
+    if not rest.startswith("RESULT "):
+        continue
+    j = json.loads(rest[7:])
+    if j.get("status") == "ok":
+        d[j["case"]][b].append(j)
+def med(rs, key):
+    v = [x[key] for x in rs if x.get(key) is not None]
+    return st.median(v) if v else float("nan")
+print(f"{'row':26} {'build':5} {'rounds':>6} {'fps/consumer':>12} {'src us':>7} {'sink us':>7}"
+      f" {'p50 us':>7} {'p99 us':>7} {'waits':>5}")
+for case, v in d.items():
+    for b in ("base", "new"):
+        rs = v.get(b, [])
+        if rs:
+            w = max((x.get("src_waits") or 0) + (x.get("sink_waits") or 0) for x in rs)
+            print(f"{case:26} {b:5} {len(rs):6} {med(rs, 'fps_min'):12,.0f} {med(rs, 'src_cpu_us'):7.1f}"
+                  f" {med(rs, 'sink_cpu_us'):7.1f} {med(rs, 'lat_p50_us'):7.0f} {med(rs, 'lat_p99_us'):7.0f}"
+                  f" {w:5.2f}")
