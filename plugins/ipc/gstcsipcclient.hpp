@@ -18,10 +18,10 @@
 // process (the memory's sync state), records one of our interprocess
 // events after them, and a record in the producer's release ring
 // (ReleaseRing) tells the producer which: no message, unless the producer
-// armed its doorbell. The memory's
-// last frame gone after the producer said FORGET, it is closed and the
-// producer told FORGOTTEN. The connection outlives the element while
-// frames of it live (an application holds them).
+// armed its doorbell. The memory's last frame gone after the producer
+// said FORGET, it is closed and the producer told FORGOTTEN. The
+// connection outlives the element while frames of it live (an
+// application holds them).
 #pragma once
 
 #include <atomic>

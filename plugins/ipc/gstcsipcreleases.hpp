@@ -3,12 +3,11 @@
 // producer and that consumer both map (internal): a ring of release
 // records the consumer appends to and the producer reads as frames go by.
 //
-// Why not a socket record each: a record sent costs the consumer's thread
-// that lets the frame go a system call and wakes the producer's server
-// thread, per consumer and frame (on an H200 at 1,000 frames/s, 10-13 us
-// of the consumer's streaming thread and 2.7 server wake-ups a frame of
-// 6.8 us each with four consumers: docs/ipc.md). The producer renders
-// frames anyway; it reads the ring then. Only where it needs a release
+// Why not a socket record each: a record sent wakes the producer's server
+// thread, per consumer and frame (on an H200 at 1,000 frames/s with four
+// consumers, 2.7 wake-ups a frame of 6.8 us each; with the ring that
+// thread's CPU a frame fell from 15-35 us to under 1: docs/ipc.md). The
+// producer renders frames anyway; it reads the ring then. Only where it needs a release
 // sooner (its streaming thread waits for room, it stops, no frame came
 // for a while) does it arm a doorbell: the consumer's next release then
 // also sends DOORBELL on the socket.

@@ -10,9 +10,10 @@
 // Back: a consumer releases a frame with its own interprocess event,
 // recorded after its last read, written into a ring in a page both map
 // (ReleaseRing): the streaming thread takes them as it renders, the server
-// thread only where a doorbell it armed rang. The producer never makes a stream wait for
-// a consumer's event: a consumer killed after recording it leaves such a
-// stream stuck for ever, and every cudaFree of the producer after it
+// thread only where a doorbell it armed rang. The producer never makes a
+// stream wait for a consumer's event: a consumer killed after recording
+// it leaves such a stream stuck for ever, and every cudaFree of the
+// producer after it
 // (measured, pipelines/ipc_probe.cu). It keeps the frame (a reference to
 // its buffer, so its memory stays out of its pool) until every consumer it
 // went to has released it and that consumer's event has completed, asked
