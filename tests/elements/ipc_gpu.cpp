@@ -560,14 +560,15 @@ GST_END_TEST;
 /* A consumer whose release ring does not add up (a release of a frame it
  * was never sent; a count of records larger than the ring) is disconnected
  * like one that sends a malformed record; the producer and a consumer
- * beside it go on. The producer starts once both are there. */
+ * beside it go on. The producer starts once all three are there. */
 GST_START_TEST (test_malformed_releases)
 {
   const std::string sock = socket_path ("ringgarbage");
-  Peer * p = producer (sock, { "--frames", "20", "--consumers", "2" });
+  Peer * p = producer (sock, { "--frames", "20", "--consumers", "3" });
   Peer * c = consumer (sock, { "--frames", "20" });
   Peer * g = spawn ({ "ring-garbage", sock });
-  fail_unless_equals_int (g->wait (30), 0);
+  const int status = g->wait (30);
+  fail_unless (status == 0, "ring-garbage: exit %d: %s", status, g->text.c_str ());
   delete g;
   check_consumer (c, 20, 0, "a consumer beside the ring garbage");
   check_producer (p, "producer fed ring garbage");

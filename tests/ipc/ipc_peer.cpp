@@ -18,10 +18,10 @@
  *     connects and sends random and malformed records; exits 0 when the
  *     producer closed each connection.
  *   gcs-ipc-peer ring-garbage SOCKET
- *     connects as a consumer twice and writes a release ring that does not
- *     add up (a release of a frame it was never sent, once the first frame
- *     came; then a count larger than the ring); exits 0 when the producer
- *     closed both connections.
+ *     connects as two consumers and writes release rings that do not add
+ *     up (a count larger than the ring; a release of a frame it was never
+ *     sent, once the first frame came); exits 0 when the producer closed
+ *     both connections.
  *   --signals US (either role): every US microseconds a signal whose
  *     handler does nothing, installed without SA_RESTART, goes to every
  *     thread of the process, as a profiler's SIGPROF or an application's
@@ -517,7 +517,8 @@ connect_until (const Options & o, gint64 until)
   }
 }
 
-/* Reads until the producer closes the connection: true when it did. */
+/* Reads until the producer closes the connection: true when it did (a
+ * close with our last record still unread reaches us as ECONNRESET). */
 bool
 closed_by_producer (int fd)
 {
@@ -525,8 +526,9 @@ closed_by_producer (int fd)
   ssize_t n;
   while ((n = recv (fd, buf, sizeof buf, 0)) > 0) {
   }
+  const bool closed = n == 0 || errno == ECONNRESET;
   close (fd);
-  return n == 0;
+  return closed;
 }
 
 /* Records a peer must refuse: random bytes, a bad magic, a header shorter
@@ -577,15 +579,21 @@ int
 ring_garbage (const Options & o)
 {
   const gint64 until = g_get_monotonic_time () + (gint64)o.timeout_s * G_USEC_PER_SEC;
-  int closed = 0;
-  for (int round = 0; round < 2; round++) {
-    const int fd = connect_until (o, until);
-    if (fd < 0)
+  /* Both connections first: the producer (--consumers 3 with the test's
+   * own consumer) starts only once both are there, so it runs while each
+   * writes its garbage, however fast it would send its frames. */
+  struct Conn {
+    int fd = -1, page = -1;
+    std::unique_ptr<gst_cs::ipc::ReleaseRing> ring;
+  } conns[2];
+  for (Conn & c : conns) {
+    c.fd = connect_until (o, until);
+    if (c.fd < 0)
       return 1;
     auto hello = header (1, 20);
     const guint32 pid = (guint32)getpid ();
     memcpy (hello.data () + 16, &pid, 4);
-    (void)send (fd, hello.data (), hello.size (), MSG_NOSIGNAL);
+    (void)send (c.fd, hello.data (), hello.size (), MSG_NOSIGNAL);
     /* WELCOME, with the page's fd. */
     guint8 buf[4096];
     iovec iov = { buf, sizeof buf };
@@ -595,41 +603,43 @@ ring_garbage (const Options & o)
     m.msg_iovlen = 1;
     m.msg_control = control;
     m.msg_controllen = sizeof control;
-    int page = -1;
-    if (recvmsg (fd, &m, 0) > 0 && CMSG_FIRSTHDR (&m))
-      memcpy (&page, CMSG_DATA (CMSG_FIRSTHDR (&m)), sizeof page);
+    if (recvmsg (c.fd, &m, 0) > 0 && CMSG_FIRSTHDR (&m))
+      memcpy (&c.page, CMSG_DATA (CMSG_FIRSTHDR (&m)), sizeof c.page);
     std::string why;
-    auto ring = page >= 0 ? gst_cs::ipc::ReleaseRing::map (page, &why) : nullptr;
-    if (!ring) {
+    if (c.page >= 0)
+      c.ring = gst_cs::ipc::ReleaseRing::map (c.page, &why);
+    if (!c.ring) {
       std::printf ("RING-GARBAGE no release page: %s\n", why.c_str ());
       return 1;
     }
-    if (round == 0) {
-      /* Once the producer runs (its first FRAME, type 9): a release of a
-       * frame it never sent, with a read event it never had. */
-      ssize_t n;
-      guint16 type = 0;
-      while (type != 9 && (n = recv (fd, buf, sizeof buf, 0)) >= 16)
-        memcpy (&type, buf + 6, 2);
-      gst_cs::ipc::ReleaseRecord r;
-      r.seq = G_GUINT64_CONSTANT (1) << 40;
-      r.slot = 7;
-      (void)ring->put (r);
-    } else {
-      /* A count of records waiting larger than the ring: the consumer's
-       * counter is the page's first word (ReleaseRing::Page). */
-      void * p = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, page, 0);
-      if (p == MAP_FAILED) {
-        std::printf ("RING-GARBAGE cannot map: %s\n", g_strerror (errno));
-        return 1;
-      }
-      *static_cast<volatile guint32 *> (p) = 1000;
-      munmap (p, 4096);
-    }
-    close (page);
-    const auto bell = header (17, 16);
-    (void)send (fd, bell.data (), bell.size (), MSG_NOSIGNAL);
-    closed += closed_by_producer (fd);
+  }
+  /* Once the producer runs (a first FRAME, type 9): the first writes a
+   * count of records waiting larger than the ring (the consumer's counter
+   * is the page's first word, ReleaseRing::Page), the second a release of
+   * a frame it was never sent, with a read event it never had. Before
+   * that, the first's would have it disconnected before the producer
+   * started, which waits for all three. */
+  guint8 buf[4096];
+  guint16 type = 0;
+  while (type != 9 && recv (conns[1].fd, buf, sizeof buf, 0) >= 16)
+    memcpy (&type, buf + 6, 2);
+  void * p = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, conns[0].page, 0);
+  if (p == MAP_FAILED) {
+    std::printf ("RING-GARBAGE cannot map: %s\n", g_strerror (errno));
+    return 1;
+  }
+  *static_cast<volatile guint32 *> (p) = 1000;
+  munmap (p, 4096);
+  gst_cs::ipc::ReleaseRecord r;
+  r.seq = G_GUINT64_CONSTANT (1) << 40;
+  r.slot = 7;
+  (void)conns[1].ring->put (r);
+  int closed = 0;
+  const auto bell = header (17, 16);
+  for (Conn & c : conns) {
+    close (c.page);
+    (void)send (c.fd, bell.data (), bell.size (), MSG_NOSIGNAL);
+    closed += closed_by_producer (c.fd);
   }
   std::printf ("RING-GARBAGE closed=%d\n", closed);
   return closed == 2 ? 0 : 1;
