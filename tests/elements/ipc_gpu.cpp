@@ -745,8 +745,8 @@ GST_START_TEST (test_one_wake_per_frame)
   delete c;
   g_print (
       "test_one_wake_per_frame: the server thread woke %lld times for 60 frames\n", woke);
-  /* A read not yet complete when its release is taken wakes it once more
-   * (settle_ms): allowed for one frame in five. */
+  /* Allowed: a wake-up for one frame in five (a frame late on a loaded
+   * host fires the timer that arms the doorbells). */
   fail_unless (woke <= 60 / 5, "the server thread woke %lld times for 60 frames", woke);
 }
 GST_END_TEST;
