@@ -8,8 +8,9 @@
 #   OUT=$OUT scripts/gpu-ipc-ab.sh
 # Builds that exist are kept (back-to-back calls on a warm machine): the
 # base's in /tmp/ab-base, this tree's in NEW_BUILD (default
-# scripts/gpu-ipc.sh's, /tmp/gcs-ipc-build: the same options). BUILD_ONLY=1: build the base
-# and stop (beside other work: nice, 6 jobs).
+# scripts/gpu-ipc.sh's, /tmp/gcs-ipc-build: the plugin's options the same,
+# its tests built too). BUILD_ONLY=1: build the base and stop (beside
+# other work: nice, 6 jobs).
 # Env: ROUNDS (3), IPC_ROWS (a BENCH_ONLY regex, default the rows the
 #   targets name: frames and batches at 1,000 a second, frames at 30 a
 #   second and at full speed, one consumer under MPS beside one process),
