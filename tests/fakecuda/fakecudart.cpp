@@ -247,11 +247,19 @@ enqueue_work (Stream & s, std::function<void ()> work)
 
 /* Waits only ever point at records enqueued before them, so following them
  * never comes back to an operation being run: there are no cycles, and a
- * nested call on a stream already being run finds nothing to do. */
+ * nested call on a stream already being run has nothing to do. It must do
+ * nothing: the records queued after the operation in progress (a wait
+ * that led here) come after it, and the rule below would complete them
+ * before it had. (It once did: a consumer's release event completed
+ * before the download it follows had read the frame, and the producer
+ * wrote the next frame there first.) */
 void
 run_until (Stream & s, std::uint64_t position)
 {
+  if (s.running)
+    return;
   State & st = state ();
+  s.running = true;
   /* Records right after the position reached complete with it, as on a
    * GPU, where a record takes no time: a timing event recorded after an
    * element's event then tells when its work ended. */
@@ -262,6 +270,7 @@ run_until (Stream & s, std::uint64_t position)
     run_op (op);
     s.ran++;
   }
+  s.running = false;
 }
 
 void

@@ -64,6 +64,7 @@ struct Stream {
   int priority = 0;
   std::deque<Op> queue;  /* not yet run, oldest first */
   std::uint64_t ran = 0; /* operations run so far: positions below are done */
+  bool running = false;  /* an operation of it is being run (run_until) */
 
   /* The position just after the last operation enqueued. */
   std::uint64_t end () const { return ran + queue.size (); }

@@ -141,6 +141,45 @@ GST_START_TEST (test_wait_event_across_streams)
 }
 GST_END_TEST;
 
+/* Two streams that wait for each other in turn (s1: record L; s2: wait
+ * for L, copy, record D; s1: wait for D, record R): R completes after the
+ * copy. A host wait for R runs s1, whose wait for D runs s2, whose wait for
+ * L comes back to s1 while s1's wait is still in progress: nothing of s1
+ * may run then, R least of all. (The stand-in once completed R there,
+ * before the copy: a consumer's release event said its download had read a
+ * frame that the producer then rewrote, first in the download.) */
+GST_START_TEST (test_nested_run_keeps_order)
+{
+  const gsize n = 1 << 20;
+  guint8 * d = device_alloc (n);
+  guint8 * d2 = device_alloc (n);
+  cudaStream_t s1 = new_stream (), s2 = new_stream ();
+  cudaEvent_t l = new_event (), done = NULL, r = NULL;
+  CUDA_OK (cudaEventCreate (&done)); /* timing events: when each ran */
+  CUDA_OK (cudaEventCreate (&r));
+
+  fakecuda_run_all ();
+  CUDA_OK (cudaEventRecord (l, s1));
+  CUDA_OK (cudaStreamWaitEvent (s2, l, 0));
+  CUDA_OK (cudaMemcpyAsync (d2, d, n, cudaMemcpyDeviceToDevice, s2));
+  CUDA_OK (cudaEventRecord (done, s2));
+  CUDA_OK (cudaStreamWaitEvent (s1, done, 0));
+  CUDA_OK (cudaEventRecord (r, s1));
+  CUDA_OK (cudaEventSynchronize (r));
+  float ms = 0;
+  CUDA_OK (cudaEventElapsedTime (&ms, done, r));
+  fail_unless (ms >= 0, "R completed %.6f ms before the copy it waits for", -ms);
+
+  CUDA_OK (cudaEventDestroy (l));
+  CUDA_OK (cudaEventDestroy (done));
+  CUDA_OK (cudaEventDestroy (r));
+  CUDA_OK (cudaStreamDestroy (s1));
+  CUDA_OK (cudaStreamDestroy (s2));
+  CUDA_OK (cudaFree (d));
+  CUDA_OK (cudaFree (d2));
+}
+GST_END_TEST;
+
 /* A stream of device 1 waits for an event of device 0 and copies device 0
  * memory into device 1 memory (UVA). */
 GST_START_TEST (test_wait_event_across_devices)
@@ -733,6 +772,7 @@ selftest_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_lazy_until_waited_for);
   tcase_add_test (tc, test_wait_event_across_streams);
+  tcase_add_test (tc, test_nested_run_keeps_order);
   tcase_add_test (tc, test_wait_event_across_devices);
   tcase_add_test (tc, test_event_of_other_device_rejected);
   tcase_add_test (tc, test_pageable_and_pinned_copies);
