@@ -135,12 +135,21 @@ Client::handshake (GError ** error)
   }
   std::vector<guint8> buf (kMaxMessage);
   gssize n = -1;
+  int page = -1;
   std::string why = "no answer within 5 s";
   if (poll_in (fd_, 5000)) {
-    n = recv_record (fd_, buf.data (), MSG_DONTWAIT);
+    n = recv_record (fd_, buf.data (), MSG_DONTWAIT, &page);
     if (n < 0)
       why = std::string ("the connection failed: ") + g_strerror (errno);
   }
+  /* The release page, mapped (WELCOME's) or not wanted (anything else). */
+  if (page >= 0 && n > 0) {
+    ring_ = ReleaseRing::map (page, &why);
+    if (!ring_)
+      n = -1;
+  }
+  if (page >= 0)
+    close (page);
   Msg type;
   Reader r (buf.data (), 0);
   if (n == 0)
@@ -158,6 +167,11 @@ Client::handshake (GError ** error)
   if (type != Msg::WELCOME) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
         "The producer answered HELLO with %s", msg_name (type));
+    return false;
+  }
+  if (!ring_) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "The producer's WELCOME came without its release page");
     return false;
   }
   return take_welcome (r, error);
@@ -568,37 +582,43 @@ Client::give_back (guint64 seq, guint32 import_id)
   }
 }
 
-/* With wlock_ held: a read event recorded after our stream's reads, its
- * handle first where the producer has not had it, then RELEASE. */
+/* With wlock_ held: a read event recorded after our stream's reads, then
+ * the release in the producer's ring (with the event's handle where the
+ * producer has not had it); DOORBELL only where the producer asked for it.
+ * The record comes after the event's: the producer queries the event once
+ * it reads the release. */
 void
 Client::send_release (guint64 seq)
 {
   guint32 slot = 0;
   GError * err = NULL;
   const bool taken = read_events_->take (&slot, &err);
-  bool ok = taken;
-  if (ok && read_sent_.size () <= slot)
-    read_sent_.resize (slot + 1, false);
-  if (ok && !read_sent_[slot]) {
-    w_.begin (Msg::READ_EVENT);
-    w_.u32 (slot);
-    w_.bytes (&read_events_->handle (slot), kHandleSize);
-    w_.finish ();
-    read_sent_[slot] = send_record (fd_, w_) == 0;
-    ok = read_sent_[slot];
-  }
-  ok = ok && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
+  bool ok =
+      taken && GST_CS_CHECK (cudaEventRecord (read_events_->event (slot), stream_), &err);
   if (ok) {
-    w_.begin (Msg::RELEASE);
-    w_.u64 (seq);
-    w_.u32 (slot);
-    w_.finish ();
-    (void)send_record (fd_, w_);
-  } else {
+    if (read_sent_.size () <= slot)
+      read_sent_.resize (slot + 1, false);
+    ReleaseRecord r;
+    r.seq = seq;
+    r.slot = slot;
+    r.has_handle = !read_sent_[slot];
+    if (r.has_handle)
+      memcpy (r.handle, &read_events_->handle (slot), sizeof r.handle);
+    const ReleaseRing::Put put = ring_->put (r);
+    ok = put != ReleaseRing::Put::FULL;
+    if (ok)
+      read_sent_[slot] = true;
+    if (put == ReleaseRing::Put::RING) {
+      w_.begin (Msg::DOORBELL);
+      w_.finish ();
+      (void)send_record (fd_, w_);
+    }
+  }
+  if (!ok) {
     /* Without a read event the producer would rewrite memory we may
      * still read: it takes the frame back when we are gone instead. */
     GST_WARNING ("cannot give frame %" G_GUINT64_FORMAT " back: %s", seq,
-        err ? err->message : "the connection failed");
+        err ? err->message : "the producer's release ring is full");
     g_clear_error (&err);
   }
   if (taken)

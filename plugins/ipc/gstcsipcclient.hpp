@@ -16,10 +16,12 @@
 // A frame goes back to the producer when its memory is freed: the
 // connection's stream waits on the GPU for every reader of it in this
 // process (the memory's sync state), records one of our interprocess
-// events after them, and RELEASE tells the producer which. The memory's
-// last frame gone after the producer said FORGET, it is closed and the
-// producer told FORGOTTEN. The connection outlives the element while
-// frames of it live (an application holds them).
+// events after them, and a record in the producer's release ring
+// (ReleaseRing) tells the producer which: no message, unless the producer
+// armed its doorbell. The memory's last frame gone after the producer
+// said FORGET, it is closed and the producer told FORGOTTEN. The
+// connection outlives the element while frames of it live (an
+// application holds them).
 #pragma once
 
 #include <atomic>
@@ -35,6 +37,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ipc/gstcsipcevents.hpp"
+#include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcwire.hpp"
 
 namespace gst_cs {
@@ -139,6 +142,7 @@ private:
 
   std::mutex wlock_;                  /* sending, read events */
   std::vector<bool> read_sent_;       /* the producer has the handle of this read event */
+  std::unique_ptr<ReleaseRing> ring_; /* the producer's release page (WELCOME's) */
   std::atomic<bool> closed_{ false }; /* set under wlock_: nothing more is sent */
   Writer w_;
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,7 +28,7 @@ namespace ipc {
  * ends with its context (its process was reaped 61 ms after SIGKILL on an
  * H200, pipelines/ipc_probe.cu). */
 static constexpr gint64 kGraceUs = 250 * 1000;
-/* Frames closer than this count as a steady rate (settle_ms). */
+/* Frames closer than this count as a steady rate (collecting_until). */
 static constexpr gint64 kSteadyUs = 100 * 1000;
 
 struct Server::Conn {
@@ -44,8 +45,9 @@ struct Server::Conn {
   std::vector<bool> events;     /* our write events it was sent, by slot */
   std::set<guint32> forgetting; /* FORGET sent, FORGOTTEN not yet back */
   std::unique_ptr<PeerEvents> read_events;
-  guint64 ping = 0;   /* the token of the PING not answered yet, or 0 */
-  gint64 ping_at = 0; /* when it was sent (or the last PONG came) */
+  std::unique_ptr<ReleaseRing> ring; /* its releases (HELLO answered) */
+  guint64 ping = 0;                  /* the token of the PING not answered yet, or 0 */
+  gint64 ping_at = 0;                /* when it was sent (or the last PONG came) */
 };
 
 struct Server::Sent {
@@ -112,9 +114,10 @@ Server::create (GstElement * owner, const ServerSettings & s, int device, GError
   struct stat st;
   if (stat (s.path.c_str (), &st) == 0)
     self->listen_ino_ = st.st_ino;
-  if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0) {
-    g_set_error (
-        error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe: %s", g_strerror (errno));
+  if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0 ||
+      (self->timer_ = timerfd_create (CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe or timer: %s",
+        g_strerror (errno));
     return nullptr;
   }
   self->thread_ = std::thread ([raw = self.get ()] { raw->run (); });
@@ -129,6 +132,8 @@ Server::~Server ()
   for (int fd : wake_)
     if (fd >= 0)
       close (fd);
+  if (timer_ >= 0)
+    close (timer_);
 }
 
 void
@@ -175,10 +180,11 @@ Server::run ()
         }
         ++it;
       }
-      timeout = poll_timeout_ms ();
+      timeout = arm_doorbells () ? 0 : poll_timeout_ms ();
     }
     pfds.push_back ({ wake_[0], POLLIN, 0 });
     pfds.push_back ({ listen_fd_, POLLIN, 0 });
+    pfds.push_back ({ timer_, POLLIN, 0 });
     if (poll (pfds.data (), pfds.size (), timeout) < 0 && errno != EINTR)
       g_usleep (1000);
     const GstClockTime busy = gst_util_get_timestamp ();
@@ -187,6 +193,10 @@ Server::run ()
       char drain[64];
       while (read (wake_[0], drain, sizeof drain) > 0) {
       }
+    }
+    if (pfds[n + 2].revents) {
+      guint64 expired;
+      (void)!read (timer_, &expired, sizeof expired);
     }
     if (pfds[n + 1].revents & POLLIN)
       accept_all ();
@@ -247,9 +257,10 @@ Server::read_conn (const std::shared_ptr<Conn> & c)
     const int err = errno;
     std::lock_guard<std::mutex> guard (lock_);
     for (int i = 0; i < n && !c->closed; i++) {
-      if (rbatch_.size (i) == 0)
+      if (rbatch_.size (i) == 0) {
+        harvest (c);
         close_conn (c, "it left", false);
-      else if (rbatch_.size (i) > kMaxMessage)
+      } else if (rbatch_.size (i) > kMaxMessage)
         close_conn (c, "it sent an oversized record", true);
       else
         handle (c, rbatch_.data (i), rbatch_.size (i));
@@ -281,22 +292,11 @@ Server::handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n)
     case Msg::HELLO:
       hello (c, r);
       return;
-    case Msg::RELEASE:
-      release (c, r);
+    case Msg::DOORBELL:
+      /* Its releases are taken on the tick after this wake-up. */
+      if (!r.done ())
+        close_conn (c, "it sent a malformed DOORBELL", true);
       return;
-    case Msg::READ_EVENT: {
-      const guint32 slot = r.u32 ();
-      cudaIpcEventHandle_t h;
-      GError * err = NULL;
-      if (!r.bytes (&h, sizeof h) || !r.done () || slot > 4096) {
-        close_conn (c, "it sent a malformed READ_EVENT", true);
-      } else if (!c->read_events->open (slot, h, &err)) {
-        close_conn (
-            c, std::string ("its read event cannot be opened: ") + err->message, true);
-        g_error_free (err);
-      }
-      return;
-    }
     case Msg::FORGOTTEN: {
       const guint32 id = r.u32 ();
       if (!r.done ()) {
@@ -324,6 +324,7 @@ Server::handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n)
     }
     case Msg::BYE: {
       const std::string reason = r.str (1024);
+      harvest (c); /* the releases it wrote before */
       close_conn (c, "it said goodbye (" + reason + ")", false);
       return;
     }
@@ -341,46 +342,84 @@ Server::hello (const std::shared_ptr<Conn> & c, Reader & r)
     close_conn (c, c->ready ? "it said HELLO twice" : "it sent a malformed HELLO", true);
     return;
   }
+  int page = -1;
+  std::string why;
+  auto ring = ReleaseRing::create (&page, &why);
+  if (!ring) {
+    close_conn (c, why, true);
+    return;
+  }
   ctl_w_.begin (Msg::WELCOME);
   ctl_w_.u32 ((guint32)getpid ());
   ctl_w_.bytes (uuid_, 16);
   ctl_w_.i32 (device_);
   ctl_w_.finish ();
-  if (send_to (c, ctl_w_, false)) {
+  const bool sent = send_to (c, ctl_w_, false, page);
+  close (page);
+  if (sent) {
     c->ready = true;
     c->ping_at = g_get_monotonic_time ();
     c->read_events = std::make_unique<PeerEvents> (device_);
+    c->ring = std::move (ring);
   }
 }
 
+/* The releases waiting in `c`'s ring (with the lock held). */
 void
-Server::release (const std::shared_ptr<Conn> & c, Reader & r)
+Server::harvest (const std::shared_ptr<Conn> & c)
 {
-  const guint64 seq = r.u64 ();
-  const guint32 slot = r.u32 ();
-  if (!r.done ()) {
-    close_conn (c, "it sent a malformed RELEASE", true);
+  if (!c->ring || c->closed)
     return;
+  ReleaseRecord r;
+  std::string why;
+  while (c->ring->take (&r, &why))
+    if (!release (c, r))
+      return;
+  if (!why.empty ())
+    close_conn (c, why, true);
+}
+
+/* A frame `c` gave back, its read event's handle with it the first time
+ * that event is used. False when `c` was disconnected for it. */
+bool
+Server::release (const std::shared_ptr<Conn> & c, const ReleaseRecord & r)
+{
+  if (r.has_handle) {
+    cudaIpcEventHandle_t h;
+    static_assert (sizeof h == sizeof r.handle, "CUDA's event handle changed size");
+    memcpy (&h, r.handle, sizeof h);
+    GError * err = NULL;
+    if (r.slot > 4096) {
+      close_conn (c, "it released a frame with a read event slot out of range", true);
+      return false;
+    }
+    if (!c->read_events->open (r.slot, h, &err)) {
+      close_conn (
+          c, std::string ("its read event cannot be opened: ") + err->message, true);
+      g_error_free (err);
+      return false;
+    }
   }
-  cudaEvent_t event = nullptr;
-  if (slot != kNoSlot && !(event = c->read_events->find (slot))) {
+  cudaEvent_t event = c->read_events->find (r.slot);
+  if (!event) {
     close_conn (c, "it released a frame with a read event it never sent", true);
-    return;
+    return false;
   }
   for (InFlight & f : frames_) {
-    if (f.seq != seq)
+    if (f.seq != r.seq)
       continue;
     for (Sent & s : f.to) {
       if (s.conn == c && !s.released) {
         s.released = true;
         s.read_event = event;
-        return;
+        return true;
       }
     }
     break;
   }
-  close_conn (
-      c, "it released frame " + std::to_string (seq) + ", which it does not hold", true);
+  close_conn (c,
+      "it released frame " + std::to_string (r.seq) + ", which it does not hold", true);
+  return false;
 }
 
 /* No more records either way; the server thread closes the socket. The
@@ -447,13 +486,50 @@ Server::tick (std::vector<GstBuffer *> & done)
   collect (done);
 }
 
-/* How long the server thread may sleep (with the lock held). Frames that
- * consumers hold need nothing: their RELEASE wakes it. A frame of a
- * consumer that went is looked at again in 2 ms (taken back kGraceUs
- * later, or once its process is gone); one given back whose read had not
- * completed when asked, once the streaming thread has had its chance to
- * collect it (settle_ms); otherwise the thread sleeps until a PING is due
- * or an answer overdue (consumer-timeout), or for ever. */
+/* Until when the streaming thread takes releases as it renders (reclaim):
+ * frames come at a steady rate, and the next is due (with half a frame to
+ * spare). 0: they do not. */
+gint64
+Server::collecting_until () const
+{
+  if (!last_render_ || render_interval_ >= kSteadyUs)
+    return 0;
+  return last_render_ + render_interval_ * 3 / 2 + 1000;
+}
+
+/* Before the server thread sleeps (with the lock held): the consumers that
+ * hold frames ring their doorbell with their next release where that
+ * release is wanted before the streaming thread would take it (it waits
+ * for room, the element stops, or the next frame is overdue: upstream may
+ * wait for the very buffers consumers gave back); otherwise they do not,
+ * and their releases cost no wake-up. True when releases wait already. */
+bool
+Server::arm_doorbells ()
+{
+  const bool soon =
+      waiting_ || lingering_ || g_get_monotonic_time () >= collecting_until ();
+  bool waiting = false;
+  for (auto & c : conns_) {
+    if (!c->ring || c->closed)
+      continue;
+    if (soon && c->in_flight)
+      waiting |= c->ring->arm ();
+    else
+      c->ring->disarm ();
+  }
+  return waiting;
+}
+
+/* How long the server thread may sleep (with the lock held). While the
+ * streaming thread renders at a steady rate it takes the consumers'
+ * releases and sees their reads complete; should it stop, the timer it
+ * sets at each frame (reclaim) wakes this thread to arm the doorbells
+ * (arm_doorbells), whose DOORBELL then wakes it: frames consumers hold
+ * need no looking after either way. A frame of a consumer that went is
+ * looked at again in 2 ms (taken back kGraceUs later, or once its process
+ * is gone); once frames no longer come, so is one given back whose read
+ * had not completed; otherwise the thread sleeps until a PING is due or an
+ * answer overdue (consumer-timeout), or for ever. */
 int
 Server::poll_timeout_ms ()
 {
@@ -465,7 +541,7 @@ Server::poll_timeout_ms ()
       else if (!s.done && s.released)
         settling = true;
   const gint64 now = g_get_monotonic_time ();
-  gint64 next = settling ? now + settle_ms (now) * 1000 : G_MAXINT64;
+  gint64 next = settling && now >= collecting_until () ? now + 2000 : G_MAXINT64;
   if (s_.consumer_timeout_ms) {
     const gint64 bound = (gint64)s_.consumer_timeout_ms * 1000;
     for (auto & c : conns_)
@@ -477,21 +553,6 @@ Server::poll_timeout_ms ()
   /* Just past it: tick() acts on "more than". */
   const gint64 left_ms = (next - now) / 1000 + 1;
   return (int)CLAMP (left_ms, 0, G_MAXINT);
-}
-
-/* While frames come at a steady rate, the streaming thread collects frames
- * given back as the next goes by (reclaim): the server thread looks only
- * once that is overdue by half a frame, not 2 ms after each RELEASE (a
- * second wake-up for every frame and consumer at 30 fps). At high rates,
- * after the last frame, or while the streaming thread waits (for room
- * with slow-consumer=wait, for upstream's pool), every 2 ms. */
-gint64
-Server::settle_ms (gint64 now) const
-{
-  if (!last_render_ || now - last_render_ > kSteadyUs)
-    return 2;
-  const gint64 due = last_render_ + render_interval_ * 3 / 2;
-  return CLAMP ((due - now) / 1000 + 1, 2, kSteadyUs / 1000);
 }
 
 /* Whether consumer `s` is done with its frame: it released it and its
@@ -507,12 +568,15 @@ Server::sent_done (const Sent & s, gint64 now)
 }
 
 /* Frames every consumer is done with go back to their pool (`done`, let go
- * of without the lock). A consumer's frame counts against its max-frames
- * until its read has completed, not only until it said so: a consumer
- * whose GPU work runs behind gets no more frames than that ahead. */
+ * of without the lock), after the releases waiting in the consumers'
+ * rings. A consumer's frame counts against its max-frames until its read
+ * has completed, not only until it said so: a consumer whose GPU work runs
+ * behind gets no more frames than that ahead. */
 void
 Server::collect (std::vector<GstBuffer *> & done)
 {
+  for (size_t i = 0; i < conns_.size (); i++)
+    harvest (conns_[i]);
   const gint64 now = g_get_monotonic_time ();
   bool any = false;
   for (auto it = frames_.begin (); it != frames_.end ();) {
@@ -553,6 +617,18 @@ Server::reclaim ()
     render_interval_ = last_render_ ? MIN (now - last_render_, kSteadyUs) : 0;
     last_render_ = now;
     collect (done);
+    /* The server thread wakes only should the next frame be overdue (a
+     * system call here, no wake-up while frames come); frames further
+     * apart than kSteadyUs, that long after this one (it has gone out by
+     * then, and is in_flight when the doorbells are armed). */
+    const gint64 until = collecting_until () ? collecting_until () : now + kSteadyUs;
+    const itimerspec at = { { 0, 0 },
+      { (time_t)(until / G_USEC_PER_SEC), (long)(until % G_USEC_PER_SEC) * 1000 } };
+    (void)timerfd_settime (timer_, TFD_TIMER_ABSTIME, &at, NULL);
+    if (!waiting_ && !lingering_)
+      for (auto & c : conns_)
+        if (c->ring)
+          c->ring->disarm ();
   }
   for (GstBuffer * b : done)
     gst_buffer_unref (b);
@@ -601,9 +677,10 @@ Server::broadcast (Msg type, bool reset_time)
  * goes to the others), otherwise closes the connection, as any other
  * failure does. */
 bool
-Server::send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full)
+Server::send_to (
+    const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full, int pass)
 {
-  const int err = send_record (c->fd, w);
+  const int err = send_record (c->fd, w, pass);
   if (err == 0)
     return true;
   if (err == EAGAIN && drop_if_full)
@@ -674,19 +751,29 @@ Server::wait_for_room (
   auto room = [&] {
     return c->closed || !running_ || interrupted_ || c->in_flight < s_.max_frames;
   };
+  /* Its next release rings the doorbell: the server thread takes it and
+   * wakes us (and keeps the doorbell armed while we wait). */
+  waiting_++;
+  if (c->ring)
+    c->ring->arm ();
   while (!room ()) {
     const gint64 left = deadline - g_get_monotonic_time ();
     if (left <= 0)
       break;
-    /* The server thread takes frames back on its tick: wake up for it. */
-    cond_.wait_for (lk, std::chrono::microseconds (MIN (left, 2000)));
     std::vector<GstBuffer *> done;
     collect (done);
-    lk.unlock ();
-    for (GstBuffer * b : done)
-      gst_buffer_unref (b);
-    lk.lock ();
+    if (!done.empty ()) {
+      lk.unlock ();
+      for (GstBuffer * b : done)
+        gst_buffer_unref (b);
+      lk.lock ();
+    }
+    if (room ())
+      break;
+    /* Also every 2 ms: a read that had not completed when its release came. */
+    cond_.wait_for (lk, std::chrono::microseconds (MIN (left, 2000)));
   }
+  waiting_--;
   return !c->closed && c->in_flight < s_.max_frames;
 }
 
@@ -851,6 +938,10 @@ Server::stop (guint linger_ms)
   std::vector<GstBuffer *> left;
   {
     std::unique_lock<std::mutex> lk (lock_);
+    /* The server thread arms the doorbells: it collects each release as it
+     * comes and wakes us. */
+    lingering_ = true;
+    wake ();
     cond_.wait_for (
         lk, std::chrono::milliseconds (linger_ms), [&] { return frames_.empty (); });
     for (auto & c : conns_)

@@ -8,9 +8,12 @@
 // for it on the GPU.
 //
 // Back: a consumer releases a frame with its own interprocess event,
-// recorded after its last read. The producer never makes a stream wait for
-// a consumer's event: a consumer killed after recording it leaves such a
-// stream stuck for ever, and every cudaFree of the producer after it
+// recorded after its last read, written into a ring in a page both map
+// (ReleaseRing): the streaming thread takes them as it renders, the server
+// thread only where a doorbell it armed rang. The producer never makes a
+// stream wait for a consumer's event: a consumer killed after recording
+// it leaves such a stream stuck for ever, and every cudaFree of the
+// producer after it
 // (measured, pipelines/ipc_probe.cu). It keeps the frame (a reference to
 // its buffer, so its memory stays out of its pool) until every consumer it
 // went to has released it and that consumer's event has completed, asked
@@ -38,11 +41,17 @@
 
 #include "ipc/gstcsipcevents.hpp"
 #include "ipc/gstcsipcexport.hpp"
+#include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcsocket.hpp"
 #include "ipc/gstcsipcwire.hpp"
 
 namespace gst_cs {
 namespace ipc {
+
+// The most frames one consumer may hold (max-frames): its ring holds as
+// many releases, so an honest consumer never finds it full.
+constexpr guint kMaxFramesLimit = 64;
+static_assert (kMaxFramesLimit <= ReleaseRing::kCapacity, "a release ring too small");
 
 struct ServerSettings {
   std::string path;
@@ -120,7 +129,8 @@ private:
   void read_conn (const std::shared_ptr<Conn> & c);
   void handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n);
   void hello (const std::shared_ptr<Conn> & c, Reader & r);
-  void release (const std::shared_ptr<Conn> & c, Reader & r);
+  void harvest (const std::shared_ptr<Conn> & c);
+  bool release (const std::shared_ptr<Conn> & c, const ReleaseRecord & r);
   void close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bool warn);
   void tick (std::vector<GstBuffer *> & done);
   void collect (std::vector<GstBuffer *> & done);
@@ -129,9 +139,11 @@ private:
       gint64 deadline);
   bool preamble (
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
-  bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
+  bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full,
+      int pass = -1);
+  gint64 collecting_until () const;
+  bool arm_doorbells ();
   int poll_timeout_ms ();
-  gint64 settle_ms (gint64 now) const;
   void wake ();
 
   GstElement * owner_;
@@ -141,6 +153,7 @@ private:
   int listen_fd_ = -1;
   ino_t listen_ino_ = 0;
   int wake_[2] = { -1, -1 };
+  int timer_ = -1; /* fires where the next frame is overdue (reclaim) */
   std::thread thread_;
   std::thread::id thread_id_;
   std::atomic<guint32> next_export_{ 0 };
@@ -151,6 +164,8 @@ private:
   std::condition_variable cond_;
   bool running_ = true;
   bool interrupted_ = false;
+  guint waiting_ = 0;      /* streaming threads waiting for a consumer's room */
+  bool lingering_ = false; /* stop () waits for frames to come back */
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
   OwnEvents events_;

@@ -592,7 +592,8 @@ install_properties (GObjectClass * gobject_class)
    */
   g_object_class_install_property (gobject_class, PROP_MAX_FRAMES,
       g_param_spec_uint ("max-frames", "Max frames",
-          "Frames one consumer may hold at once", 1, 64, DEFAULT_MAX_FRAMES, rw));
+          "Frames one consumer may hold at once", 1, gst_cs::ipc::kMaxFramesLimit,
+          DEFAULT_MAX_FRAMES, rw));
   /**
    * GstCsIpcSink:slow-consumer:
    *

@@ -2,6 +2,7 @@
 #include "ipc/gstcsipcwire.hpp"
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -31,12 +32,8 @@ msg_name (Msg type)
       return "FORGOTTEN";
     case Msg::EVENT:
       return "EVENT";
-    case Msg::READ_EVENT:
-      return "READ_EVENT";
     case Msg::FRAME:
       return "FRAME";
-    case Msg::RELEASE:
-      return "RELEASE";
     case Msg::EOS:
       return "EOS";
     case Msg::FLUSH_START:
@@ -51,6 +48,8 @@ msg_name (Msg type)
       return "PING";
     case Msg::PONG:
       return "PONG";
+    case Msg::DOORBELL:
+      return "DOORBELL";
   }
   return "unknown";
 }
@@ -175,11 +174,25 @@ parse_header (const guint8 * p, gsize n, Msg * type, Reader * body, std::string 
 }
 
 int
-send_record (int fd, const Writer & w)
+send_record (int fd, const Writer & w, int pass)
 {
+  iovec iov = { const_cast<guint8 *> (w.data ()), w.size () };
+  msghdr m = {};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  alignas (cmsghdr) char control[CMSG_SPACE (sizeof (int))] = {};
+  if (pass >= 0) {
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    cmsghdr * c = CMSG_FIRSTHDR (&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN (sizeof (int));
+    std::memcpy (CMSG_DATA (c), &pass, sizeof (int));
+  }
   ssize_t n;
   do
-    n = send (fd, w.data (), w.size (), MSG_NOSIGNAL | MSG_DONTWAIT);
+    n = sendmsg (fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
   if (n == (ssize_t)w.size ())
     return 0;
@@ -187,16 +200,43 @@ send_record (int fd, const Writer & w)
 }
 
 gssize
-recv_record (int fd, guint8 * buf, int flags)
+recv_record (int fd, guint8 * buf, int flags, int * passed)
 {
+  iovec iov = { buf, kMaxMessage };
+  msghdr m = {};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  /* Room for a few: a peer that sends more than one gets them all closed. */
+  alignas (cmsghdr) char control[CMSG_SPACE (4 * sizeof (int))];
+  m.msg_control = control;
+  m.msg_controllen = sizeof control;
   ssize_t n;
   do
-    n = recv (fd, buf, kMaxMessage, flags | MSG_TRUNC);
+    n = recvmsg (fd, &m, flags | MSG_TRUNC | MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  if (n > (ssize_t)kMaxMessage) {
-    errno = EMSGSIZE;
-    return -1;
+  int got = -1;
+  for (cmsghdr * c = n >= 0 ? CMSG_FIRSTHDR (&m) : nullptr; c; c = CMSG_NXTHDR (&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+      continue;
+    const gsize count = (c->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+    for (gsize i = 0; i < count; i++) {
+      int one;
+      std::memcpy (&one, CMSG_DATA (c) + i * sizeof (int), sizeof (int));
+      if (got < 0 && passed && count == 1)
+        got = one;
+      else
+        close (one);
+    }
   }
+  if (n > (ssize_t)kMaxMessage) {
+    if (got >= 0)
+      close (got);
+    got = -1;
+    n = -1;
+    errno = EMSGSIZE;
+  }
+  if (passed)
+    *passed = got;
   return n;
 }
 

@@ -18,7 +18,7 @@ namespace gst_cs {
 namespace ipc {
 
 constexpr guint32 kMagic = 0x50494347; /* "GCIP" */
-constexpr guint16 kVersion = 1;
+constexpr guint16 kVersion = 2;
 constexpr gsize kHeaderSize = 16;
 /* The largest record either side sends or takes: a frame with its metas
  * (a batch of up to kMaxSlots slots), caps. Larger ones are refused. */
@@ -30,16 +30,15 @@ constexpr gsize kHandleSize = 64;
 
 enum class Msg : guint16 {
   HELLO = 1,   // consumer -> producer: u32 pid
-  WELCOME,     // producer -> consumer: u32 pid, bytes16 device uuid, u64 base time
+  WELCOME,     // producer -> consumer: u32 pid, bytes16 device uuid, i32 device;
+               // with it (SCM_RIGHTS) the release page's fd (ReleaseRing)
   CAPS,        // producer -> consumer: string
   SEGMENT,     // producer -> consumer: a GstSegment's fields
   EXPORT,      // producer -> consumer: u32 id, handle, u64 allocation size
   FORGET,      // producer -> consumer: u32 id (the memory is about to be freed)
   FORGOTTEN,   // consumer -> producer: u32 id (closed: free it)
   EVENT,       // producer -> consumer: u32 slot, handle (a write event)
-  READ_EVENT,  // consumer -> producer: u32 slot, handle (a read event)
   FRAME,       // producer -> consumer: see FrameHeader, then metas
-  RELEASE,     // consumer -> producer: u64 seq, u32 read-event slot or kNoSlot
   EOS,         // producer -> consumer
   FLUSH_START, // producer -> consumer
   FLUSH_STOP,  // producer -> consumer: u8 reset time
@@ -48,8 +47,9 @@ enum class Msg : guint16 {
                // it releases those it holds, then says BYE)
   PING,        // producer -> consumer: u64 token (is its process running?)
   PONG,        // consumer -> producer: u64 token, at once (its reader thread)
+  DOORBELL,    // consumer -> producer: releases wait in the ring (it asked)
 };
-constexpr guint16 kLastMsg = static_cast<guint16> (Msg::PONG);
+constexpr guint16 kLastMsg = static_cast<guint16> (Msg::DOORBELL);
 
 const char * msg_name (Msg type);
 
@@ -129,14 +129,15 @@ bool parse_header (
     const guint8 * p, gsize n, Msg * type, Reader * body, std::string * why);
 
 // Sends a finished record on a SOCK_SEQPACKET socket without blocking (and
-// without SIGPIPE). 0 when sent; else the errno (EAGAIN: the peer's queue
-// is full).
-int send_record (int fd, const Writer & w);
+// without SIGPIPE), with the file descriptor `pass` where one is given. 0
+// when sent; else the errno (EAGAIN: the peer's queue is full).
+int send_record (int fd, const Writer & w, int pass = -1);
 
 // Receives one record into `buf` (kMaxMessage bytes): its size, 0 at the
 // end of the connection, -1 with errno set; a record larger than the
-// buffer gives -1 and EMSGSIZE.
-gssize recv_record (int fd, guint8 * buf, int flags);
+// buffer gives -1 and EMSGSIZE. With `passed`, a file descriptor that came
+// with it (close-on-exec), else -1; any other is closed.
+gssize recv_record (int fd, guint8 * buf, int flags, int * passed = nullptr);
 
 // The records waiting on a socket, received at once (one recvmmsg, never
 // blocking) into buffers kept from one batch to the next.

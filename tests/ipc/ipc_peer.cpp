@@ -15,7 +15,13 @@
  *     against its number; prints "FRAME i" as they come and "CONSUMER ..." at
  *     the end; exits 0 when every frame was right, in order, without gaps.
  *   gcs-ipc-peer garbage SOCKET [--seed S]
- *     connects and sends random and malformed records; exits 0.
+ *     connects and sends random and malformed records; exits 0 when the
+ *     producer closed each connection.
+ *   gcs-ipc-peer ring-garbage SOCKET
+ *     connects as two consumers and writes release rings that do not add
+ *     up (a count larger than the ring; a release of a frame it was never
+ *     sent, once the first frame came); exits 0 when the producer closed
+ *     both connections.
  *   --signals US (either role): every US microseconds a signal whose
  *     handler does nothing, installed without SA_RESTART, goes to every
  *     thread of the process, as a profiler's SIGPROF or an application's
@@ -30,6 +36,7 @@
 #include <dirent.h>
 #include <execinfo.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -40,6 +47,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <atomic>
+
+#include "ipc/gstcsipcreleases.hpp"
 #include <string>
 #include <thread>
 #include <vector>
@@ -470,10 +479,62 @@ consume (const Options & o)
   return bad == 0 && gaps == 0 && (end == "eos" || end == "frames") ? 0 : 1;
 }
 
+/* A record's header of the protocol's version (plugins/ipc/gstcsipcwire.hpp),
+ * saying `size` bytes, cut or padded to that size. */
+std::vector<guint8>
+header (guint16 type, guint32 size)
+{
+  std::vector<guint8> r (MAX (size, 16u), 0);
+  const guint32 magic = 0x50494347;
+  const guint16 version = 2;
+  memcpy (r.data (), &magic, 4);
+  memcpy (r.data () + 4, &version, 2);
+  memcpy (r.data () + 6, &type, 2);
+  memcpy (r.data () + 8, &size, 4);
+  r.resize (size);
+  return r;
+}
+
+/* A connection to the producer's socket, which may not listen yet (a slow
+ * start): it has until `until` to. -1 when it never did. */
+int
+connect_until (const Options & o, gint64 until)
+{
+  sockaddr_un a{};
+  a.sun_family = AF_UNIX;
+  strncpy (a.sun_path, o.socket.c_str (), sizeof a.sun_path - 1);
+  for (;;) {
+    int fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
+    if (connect (fd, (sockaddr *)&a, sizeof a) == 0)
+      return fd;
+    const int err = errno;
+    close (fd);
+    if ((err != ENOENT && err != ECONNREFUSED) || g_get_monotonic_time () > until) {
+      std::printf ("cannot connect: %s\n", g_strerror (err));
+      return -1;
+    }
+    g_usleep (20 * 1000);
+  }
+}
+
+/* Reads until the producer closes the connection: true when it did (a
+ * close with our last record still unread reaches us as ECONNRESET). */
+bool
+closed_by_producer (int fd)
+{
+  guint8 buf[4096];
+  ssize_t n;
+  while ((n = recv (fd, buf, sizeof buf, 0)) > 0) {
+  }
+  const bool closed = n == 0 || errno == ECONNRESET;
+  close (fd);
+  return closed;
+}
+
 /* Records a peer must refuse: random bytes, a bad magic, a header shorter
  * than itself, a size that lies, a record larger than any, one that comes
- * before HELLO, a release of a frame never sent. Each on a connection of
- * its own, so that each is refused on its own merits. */
+ * before HELLO. Each on a connection of its own, so that each is refused
+ * on its own merits. */
 int
 garbage (const Options & o)
 {
@@ -485,23 +546,11 @@ garbage (const Options & o)
       b = (guint8)g_rand_int (rand);
     records.push_back (r);
   }
-  /* A header saying `size` bytes, cut or padded to that size. */
-  auto header = [] (guint16 type, guint32 size) {
-    std::vector<guint8> r (MAX (size, 16u), 0);
-    const guint32 magic = 0x50494347;
-    const guint16 version = 1;
-    memcpy (r.data (), &magic, 4);
-    memcpy (r.data () + 4, &version, 2);
-    memcpy (r.data () + 6, &type, 2);
-    memcpy (r.data () + 8, &size, 4);
-    r.resize (size);
-    return r;
-  };
   records.push_back (header (1, 10)); /* shorter than a header */
   auto lie = header (1, 20);
   lie[8] = 40; /* says 40 bytes, has 20 */
   records.push_back (lie);
-  records.push_back (header (11, 28));                        /* RELEASE before HELLO */
+  records.push_back (header (17, 16));                        /* DOORBELL before HELLO */
   records.push_back (header (99, 16));                        /* an unknown type */
   records.push_back (std::vector<guint8> (200 * 1024, 0x55)); /* oversized */
   auto version = header (1, 20);
@@ -512,34 +561,88 @@ garbage (const Options & o)
    * timeout to. */
   const gint64 until = g_get_monotonic_time () + (gint64)o.timeout_s * G_USEC_PER_SEC;
   for (auto & r : records) {
-    sockaddr_un a{};
-    a.sun_family = AF_UNIX;
-    strncpy (a.sun_path, o.socket.c_str (), sizeof a.sun_path - 1);
-    int fd;
-    for (;;) {
-      fd = socket (AF_UNIX, SOCK_SEQPACKET, 0);
-      if (connect (fd, (sockaddr *)&a, sizeof a) == 0)
-        break;
-      const int err = errno;
-      close (fd);
-      if ((err != ENOENT && err != ECONNREFUSED) || g_get_monotonic_time () > until) {
-        std::printf ("GARBAGE cannot connect: %s\n", g_strerror (err));
-        return 1;
-      }
-      g_usleep (20 * 1000);
-    }
+    const int fd = connect_until (o, until);
+    if (fd < 0)
+      return 1;
     (void)send (fd, r.data (), r.size (), MSG_NOSIGNAL);
-    /* The producer answers with BYE and closes: read until it does. */
-    guint8 buf[4096];
-    ssize_t n;
-    while ((n = recv (fd, buf, sizeof buf, 0)) > 0) {
-    }
-    refused += n == 0;
-    close (fd);
+    /* The producer answers with BYE and closes. */
+    refused += closed_by_producer (fd);
   }
   g_rand_free (rand);
   std::printf ("GARBAGE sent=%zu closed=%d\n", records.size (), refused);
   return refused == (int)records.size () ? 0 : 1;
+}
+
+/* ring-garbage: a consumer that says HELLO as it should, maps the release
+ * page WELCOME brings, then writes there what the producer must refuse. */
+int
+ring_garbage (const Options & o)
+{
+  const gint64 until = g_get_monotonic_time () + (gint64)o.timeout_s * G_USEC_PER_SEC;
+  /* Both connections first: the producer (--consumers 3 with the test's
+   * own consumer) starts only once both are there, so it runs while each
+   * writes its garbage, however fast it would send its frames. */
+  struct Conn {
+    int fd = -1, page = -1;
+    std::unique_ptr<gst_cs::ipc::ReleaseRing> ring;
+  } conns[2];
+  for (Conn & c : conns) {
+    c.fd = connect_until (o, until);
+    if (c.fd < 0)
+      return 1;
+    auto hello = header (1, 20);
+    const guint32 pid = (guint32)getpid ();
+    memcpy (hello.data () + 16, &pid, 4);
+    (void)send (c.fd, hello.data (), hello.size (), MSG_NOSIGNAL);
+    /* WELCOME, with the page's fd. */
+    guint8 buf[4096];
+    iovec iov = { buf, sizeof buf };
+    alignas (cmsghdr) char control[CMSG_SPACE (sizeof (int))];
+    msghdr m = {};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    if (recvmsg (c.fd, &m, 0) > 0 && CMSG_FIRSTHDR (&m))
+      memcpy (&c.page, CMSG_DATA (CMSG_FIRSTHDR (&m)), sizeof c.page);
+    std::string why;
+    if (c.page >= 0)
+      c.ring = gst_cs::ipc::ReleaseRing::map (c.page, &why);
+    if (!c.ring) {
+      std::printf ("RING-GARBAGE no release page: %s\n", why.c_str ());
+      return 1;
+    }
+  }
+  /* Once the producer runs (a first FRAME, type 9): the first writes a
+   * count of records waiting larger than the ring (the consumer's counter
+   * is the page's first word, ReleaseRing::Page), the second a release of
+   * a frame it was never sent, with a read event it never had. Before
+   * that, the first's would have it disconnected before the producer
+   * started, which waits for all three. */
+  guint8 buf[4096];
+  guint16 type = 0;
+  while (type != 9 && recv (conns[1].fd, buf, sizeof buf, 0) >= 16)
+    memcpy (&type, buf + 6, 2);
+  void * p = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, conns[0].page, 0);
+  if (p == MAP_FAILED) {
+    std::printf ("RING-GARBAGE cannot map: %s\n", g_strerror (errno));
+    return 1;
+  }
+  *static_cast<volatile guint32 *> (p) = 1000;
+  munmap (p, 4096);
+  gst_cs::ipc::ReleaseRecord r;
+  r.seq = G_GUINT64_CONSTANT (1) << 40;
+  r.slot = 7;
+  (void)conns[1].ring->put (r);
+  int closed = 0;
+  const auto bell = header (17, 16);
+  for (Conn & c : conns) {
+    close (c.page);
+    (void)send (c.fd, bell.data (), bell.size (), MSG_NOSIGNAL);
+    closed += closed_by_producer (c.fd);
+  }
+  std::printf ("RING-GARBAGE closed=%d\n", closed);
+  return closed == 2 ? 0 : 1;
 }
 
 } // namespace
@@ -595,8 +698,8 @@ main (int argc, char ** argv)
   gst_init (&argc, &argv);
   Options o;
   if (!parse (argc, argv, &o)) {
-    std::fprintf (
-        stderr, "usage: %s produce|consume|garbage SOCKET [options]\n", argv[0]);
+    std::fprintf (stderr,
+        "usage: %s produce|consume|garbage|ring-garbage SOCKET [options]\n", argv[0]);
     return 2;
   }
   o.timeout_s = scaled (o.timeout_s);
@@ -610,6 +713,8 @@ main (int argc, char ** argv)
     return consume (o);
   if (o.role == "garbage")
     return garbage (o);
+  if (o.role == "ring-garbage")
+    return ring_garbage (o);
   std::fprintf (stderr, "unknown role %s\n", o.role.c_str ());
   return 2;
 }
