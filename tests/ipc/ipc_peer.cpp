@@ -362,16 +362,37 @@ produce (const Options & o)
 /* The number a frame's bytes say (from its first byte and the next ones):
  * the offset travels too, but the bytes are what was delivered. */
 bool
-check_frame (GstBuffer * b, guint64 index)
+check_frame (GstBuffer * b, guint64 index, std::string * what)
 {
   GstMapInfo map;
   if (!gst_buffer_map (b, &map, GST_MAP_READ))
     return false;
-  bool ok = true;
-  for (gsize k = 0; k < map.size && ok; k++)
-    ok = map.data[k] == frame_byte (index, k);
+  gsize first_bad = map.size;
+  for (gsize k = 0; k < map.size && first_bad == map.size; k++)
+    if (map.data[k] != frame_byte (index, k))
+      first_bad = k;
+  if (first_bad < map.size) {
+    /* Which frame the bytes are (a later one: rewritten too soon; an
+     * earlier one or none: read before the write), from byte 0 on. */
+    gint64 seen = -1;
+    for (guint64 i = 0; i < index + 1000 && seen < 0; i++) {
+      bool all = true;
+      for (gsize k = 0; k < MIN (map.size, (gsize)64) && all; k++)
+        all = map.data[k] == frame_byte (i, k);
+      if (all)
+        seen = (gint64)i;
+    }
+    gsize bad = 0;
+    for (gsize k = 0; k < map.size; k++)
+      bad += map.data[k] != frame_byte (index, k);
+    *what = " (" + std::to_string (bad) + " of " + std::to_string (map.size) +
+            " bytes wrong from byte " + std::to_string (first_bad) + "; bytes 0-63 " +
+            (seen >= 0 ? "those of frame " + std::to_string (seen)
+                       : "of no frame, byte 0 = " + std::to_string (map.data[0])) +
+            ")";
+  }
   gst_buffer_unmap (b, &map);
-  return ok;
+  return first_bad == map.size;
 }
 
 GstPadProbeReturn
@@ -438,6 +459,7 @@ consume (const Options & o)
         gst_buffer_get_reference_timestamp_meta (b, test_caps ());
     bool ok;
     gint64 i;
+    std::string what;
     if (o.batch) {
       /* Its bytes against the producer's (the test compares the lines). */
       i = (gint64)(GST_BUFFER_PTS (b) / (GST_SECOND / (o.fps > 0 ? (guint64)o.fps : 30)));
@@ -446,7 +468,7 @@ consume (const Options & o)
       ok = gst_buffer_get_size (b) == 2 * 3 * 32 * 32;
     } else {
       i = (gint64)GST_BUFFER_OFFSET (b);
-      ok = check_frame (b, (guint64)i);
+      ok = check_frame (b, (guint64)i, &what);
       refmeta += rm && rm->timestamp == (GstClockTime)(1000 + i);
     }
     if (!ok)
@@ -457,7 +479,7 @@ consume (const Options & o)
       first = i;
     last = i;
     got++;
-    std::printf ("FRAME %" G_GINT64_FORMAT "%s\n", i, ok ? "" : " bad");
+    std::printf ("FRAME %" G_GINT64_FORMAT "%s%s\n", i, ok ? "" : " bad", what.c_str ());
     std::fflush (stdout);
     if (o.hold_ms)
       g_usleep (o.hold_ms * 1000);
