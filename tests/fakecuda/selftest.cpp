@@ -147,7 +147,8 @@ GST_END_TEST;
  * L comes back to s1 while s1's wait is still in progress: nothing of s1
  * may run then, R least of all. (The stand-in once completed R there,
  * before the copy: a consumer's release event said its download had read a
- * frame that the producer then rewrote, first in the download.) */
+ * frame before the download's copy ran, and the producer rewrote the frame
+ * first.) */
 GST_START_TEST (test_nested_run_keeps_order)
 {
   const gsize n = 1 << 20;
