@@ -495,11 +495,10 @@ GST_START_TEST (test_producer_killed)
     const std::string props = std::string ("producer-lost=") + mode;
     Peer * c = consumer (sock, { "--frames", "100000", "--src-props", props });
     fail_unless (c->wait_line ("FRAME 5", 30), "%s", c->text.c_str ());
-    /* The frames it checked before the kill are whole. A frame whose write
-     * the producer had not run when killed may not be: the consumer's wait
-     * for it goes on once the producer is gone (64 ms after a kill on an
-     * H200), and the frame holds what its memory held (on the stand-in,
-     * whose streams run late, its fresh memory's junk, seen under load). */
+    /* The frames it checked before the kill are whole, in both modes (with
+     * eos, all of them are asserted whole below, though a frame whose write
+     * the killed producer had not run holds what its memory held: seen on
+     * the stand-in with three suites on two cores, docs/ipc.md). */
     const std::string before = c->text;
     kill (p->pid, SIGKILL);
     p->wait (10);
@@ -507,7 +506,7 @@ GST_START_TEST (test_producer_killed)
     auto r = c->result ("CONSUMER");
     fail_unless (before.find (" bad") == std::string::npos, "%s", before.c_str ());
     if (g_str_equal (mode, "eos")) {
-      fail_unless (r["end"] == "eos", "%s", c->text.c_str ());
+      fail_unless (r["end"] == "eos" && r["bad"] == "0", "%s", c->text.c_str ());
     } else {
       fail_unless_equals_int (status, 1);
       fail_unless (r["end"].find ("The producer is gone") != std::string::npos, "%s",
@@ -752,12 +751,10 @@ GST_START_TEST (test_one_wake_per_frame)
   delete c;
   g_print (
       "test_one_wake_per_frame: the server thread woke %lld times for 60 frames\n", woke);
-  /* A release sent on the socket woke it once a frame (60 here). Allowed:
-   * wake-ups for frames that come late, each firing the timer that arms
-   * the doorbells, and the doorbell that then rings (0 on an idle host and
-   * in CI; 34 with three test suites on two cores). */
-  fail_unless (
-      woke <= 60 * 3 / 4, "the server thread woke %lld times for 60 frames", woke);
+  /* Allowed: a wake-up for one frame in five (a frame late on a loaded
+   * host fires the timer that arms the doorbells; 0 in CI and on an idle
+   * host, 16 to 34 with three test suites on two cores). */
+  fail_unless (woke <= 60 / 5, "the server thread woke %lld times for 60 frames", woke);
 }
 GST_END_TEST;
 
