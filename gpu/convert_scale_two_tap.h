@@ -110,7 +110,7 @@ output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * i
 // Component c of a word of `bytes`-byte samples, at its offset. (Building
 // a middle byte's float by a byte permute, 2^23 + v less 2^23, two
 // instructions where these are three, measured within 2 % on an H200:
-// docs/cudaconvertscale.md, "where the upscale's time goes".)
+// docs/cudaconvertscale.md, "Tried, not kept".)
 template <int IB>
 GCS_HD float
 from_word (const Image & im, unsigned word, int c)
