@@ -35,8 +35,8 @@ GST_START_TEST (test_pool_from_need_context)
       "video/x-raw,format=RGBA,width=64,height=48 ! cudaupload name=up ! "
       "cudacrop left=2 top=2 ! appsink name=out sync=false",
       NULL);
-  GstBus * bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, answer_need_context, pool, NULL);
+  /* run_to_eos() calls it from the bus's sync handler, which it sets */
+  testutil::set_bus_handler (pipeline, answer_need_context, pool);
   testutil::Captured out;
   testutil::capture_appsink (pipeline, "out", &out);
   testutil::run_to_eos (pipeline);
@@ -47,8 +47,6 @@ GST_START_TEST (test_pool_from_need_context)
     fail_unless (meta->stream == mine,
         "a frame was made on stream %p, not the application's %p", meta->stream, mine);
   }
-  gst_bus_set_sync_handler (bus, NULL, NULL, NULL);
-  gst_object_unref (bus);
   gst_object_unref (pipeline);
   gst_object_unref (pool);
   cudaStreamDestroy (mine);

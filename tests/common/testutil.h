@@ -211,8 +211,18 @@ struct Outcome {
 // returns what happened: for tests that expect an error. `waits_at_eos`,
 // when given, gets gst_cs_host_waits_total() at the end, before the pipeline
 // is torn down (freeing pools is a counted host wait).
+// It takes the messages off the pipeline's bus in the threads that post them
+// (a sync handler of its own, set for the run): a test that must see
+// messages as they are posted (need-context, stream-status) hands its
+// handler to set_bus_handler() rather than setting one on the bus.
 Outcome run_to_end (GstElement * pipeline, GstClockTime timeout = 120 * GST_SECOND,
     guint64 * waits_at_eos = nullptr);
+
+// The sync handler that run_to_end() calls first for each message posted on
+// `pipeline`'s bus while it runs the pipeline. One returning GST_BUS_DROP
+// keeps the message (and unrefs it); GST_BUS_PASS leaves it to run_to_end().
+void set_bus_handler (
+    GstElement * pipeline, GstBusSyncHandler handler, gpointer user_data);
 
 // run_to_end(), failing the test with the error (source element, message,
 // debug) unless the pipeline reached EOS.

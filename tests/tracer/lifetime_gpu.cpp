@@ -253,9 +253,8 @@ queue_pipeline (const char * queue, int frames, LifoPool * pool)
   GstElement * pipeline = gst_parse_launch (desc, NULL);
   fail_unless (pipeline != NULL, "%s", desc);
   g_free (desc);
-  GstBus * bus = gst_element_get_bus (pipeline);
-  gst_bus_set_sync_handler (bus, use_pool, pool, NULL);
-  gst_object_unref (bus);
+  /* run_to_eos() calls it from the bus's sync handler, which it sets */
+  testutil::set_bus_handler (pipeline, use_pool, pool);
   return pipeline;
 }
 
