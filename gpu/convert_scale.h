@@ -162,8 +162,8 @@ struct ConvertScale {
   // Set by fixed_point::resolve (convert_scale_fixed_point.h) where the
   // frame's pixels are computed in fixed point: 8-bit YUV with subsampled
   // chroma, three 8-bit planes at full resolution, or 8-bit RGB packed in
-  // 4-byte words, resampled by two taps (YUV and planes: or four) into
-  // 8-bit RGB or YUV.
+  // 4-byte words, resampled by two taps or four (packed RGB: four only
+  // into RGB or 4:4:4) into 8-bit RGB or YUV.
   struct FixedPoint {
     // `word` of packed RGB (RGBA, BGRx ...): a pixel's components in one
     // 4-byte word, read by `luma`'s pointer and strides; no chroma.
@@ -202,10 +202,10 @@ struct ConvertScale {
     int border_chroma[2] = {}; // blocks: the border's U and V in 1/2^13 of a code
     // Taps per axis: 2 (nearest, bilinear, area not shrinking or shrinking
     // by exactly 2 centred: fixed_point::area_as_bilinear), or 4
-    // (bicubic, area shrinking by up to 3, of YUV:
-    // convert_scale_fixed_taps.h), whose sums along x pick bytes of two
-    // neighbouring words (byte_perm) as [X, X', Y, Y']: U and V of the
-    // chroma's words.
+    // (bicubic, area shrinking by up to 3: convert_scale_fixed_taps.h),
+    // whose sums along x pick bytes of two neighbouring words (byte_perm)
+    // as [X, X', Y, Y']: U and V of the chroma's words (packed RGB's
+    // components: fixed_point::rgb_pair).
     int taps = 2;
     unsigned chroma_pairs = 0;
     // Four taps: a table of every output line's taps in device memory

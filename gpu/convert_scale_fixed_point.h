@@ -861,7 +861,7 @@ area_as_bilinear (const ConvertScale & op)
 
 // The byte_perm selector of two words w0, w1 (bytes 0..3, 4..7) giving
 // [byte x of w0, x of w1, byte y of w0, y of w1].
-constexpr unsigned
+GCS_HD constexpr unsigned
 pair_select (unsigned x, unsigned y)
 {
   return x | ((x + 4u) << 4) | (y << 8) | ((y + 4u) << 12);
@@ -870,13 +870,8 @@ pair_select (unsigned x, unsigned y)
 // Whether op's filter reads four neighbouring samples or fewer along each
 // axis where two_tap's does not (bicubic; area shrinking by up to 3
 // times), of frames not turned: convert_scale_fixed_taps.h's, for inputs
-// of YUV (resolve). Packed RGB by four taps in integers was slower than
-// in float on 3 of the 4 frames measured (H200, 2026-12-01, kernel µs,
-// float / integers: RGBA 1080p into 2880x1620 bicubic 38.1 / 39.8, BGRx
-// 1080p into NV12 640x360 area 9.3 / 10.7, RGBA 4K into 1280x720 area
-// 19.1 / 27.7; into 1440x810 bicubic 16.9 / 16.7), while NV12's and
-// YUY2's gained 6 to 29% (not profiled why: packed RGB's table of rows' sums holds four
-// components a sample where the luma's holds one).
+// of YUV, and of packed RGB into RGB or 4:4:4 (resolve: into subsampled
+// chroma, packed RGB stays in float).
 // pairs: two_tap::applies (op) || area_as_bilinear (op), which resolve
 // has asked already.
 inline bool
@@ -942,7 +937,8 @@ resolve (ConvertScale & op)
   } else if (planes)
     f.word = wide_in ? kWidePlanes : 0;
   else if (sub == 0u && op.in_words[0].word == 4 &&
-           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !quad && !wide_in)
+           (full == 7u || (full == 15u && op.alpha_scale == 1.0f)) && !wide_in &&
+           !(quad && f.blocks))
     f.word = kPackedRgb;
   else
     return;

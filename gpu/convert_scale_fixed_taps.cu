@@ -15,15 +15,19 @@ launch_fixed_taps (const ConvertScale & op, Launch & at)
   fixed_point::quad_table_rows (op, nbx, nby, &rows, &capacity);
   const dim3 tiles = tile_grid (nbx, nby, rows);
   fixed_point::dispatch_quad_filter (op, [&] (auto f) {
-    fixed_point::dispatch_word<false> (op, [&] (auto word) {
+    fixed_point::dispatch_word (op, [&] (auto word) {
       constexpr Filter F = decltype (f)::value;
       constexpr int Word = decltype (word)::value;
-      if (op.fixed.blocks)
-        start (convert_scale_fixed_taps_blocks_kernel<F, Word>, tiles,
-            dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
-      else
-        start (convert_scale_fixed_taps_kernel<F, Word>, tiles, dim3 (kTileX, kTileY),
-            (std::size_t)capacity * sizeof (int), at, op, rows, capacity);
+      /* resolve: packed RGB by four taps has no blocks. */
+      if constexpr (Word != fixed_point::kPackedRgb) {
+        if (op.fixed.blocks) {
+          start (convert_scale_fixed_taps_blocks_kernel<F, Word>, tiles,
+              dim3 (kTileX, kTileY), 0, at, op, nbx, nby, rows);
+          return;
+        }
+      }
+      start (convert_scale_fixed_taps_kernel<F, Word>, tiles, dim3 (kTileX, kTileY),
+          (std::size_t)capacity * sizeof (int), at, op, rows, capacity);
     });
   });
 }

@@ -8,8 +8,9 @@
 // times the copy of its bytes. In integers a tap is a load and one
 // multiply-add, or for U and V interleaved in words (NV12, YUY2) two taps
 // of two components are one byte permutation and two dp2a (two 16-bit
-// weights times two bytes, added to a sum). Packed RGB stays in float
-// (fixed_point::quad_filter says why).
+// weights times two bytes, added to a sum); packed RGB's four components
+// likewise, two of two words a byte permutation (rgb_row). Packed RGB
+// into subsampled chroma stays in float (resolve).
 //
 // A line's taps are four neighbouring samples of its plane (a window,
 // moved inside the plane at its edges, where the filter's indices
@@ -128,6 +129,15 @@ struct alignas (16) QuadTaps { /* two shared-memory loads */
 
 using QuadTile = two_tap::TileOf<QuadTaps>;
 
+// The tile of convert_scale_fixed_taps_kernel, whose outputs have no
+// subsampled chroma: a tile of `rows` rows of blocks has rows + 1 lines
+// (tile_lines), at most kMaxTileRows + 1, where QuadTile keeps room for
+// twice as many (the blocks kernel's subsampled outputs). 8.5 KB instead
+// of 12.6, so that five CUDA blocks and their tables fit an SM's shared
+// memory (kQuadBlocksPerSm). A type of its own, so that its fill_entry is
+// the family's.
+struct QuadRowsTile : two_tap::TileOf<QuadTaps, two_tap::kMaxTileRows / 2> {};
+
 // Taps t from a tile, as two 16-byte loads on the GPU.
 GCS_HD QuadTaps
 tile_quad (const QuadTaps & t)
@@ -212,9 +222,9 @@ line_quad (const ConvertScale & op, int g, bool along_y, int o)
 // taps of F (bicubic or area) of output column or row o, copied from the
 // description's table where it has one (about 20 instructions instead of
 // some 500). Not turned (resolve): columns run along the source's x.
-template <Filter F>
+template <Filter F, class Tile>
 GCS_HD void
-fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t, int k)
+fill_quad_entry (const ConvertScale & op, const two_tap::TileLines & l, Tile & t, int k)
 {
   two_tap::fill_entry_with (l, t, k, [&] (int g, bool vertical, int o, bool * inside) {
     if (op.fixed.lines_on) {
@@ -224,6 +234,21 @@ fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t,
     return QuadTaps::at<F> (
         op, g, vertical, tap_tile::output_line_position (op, g, vertical, o, inside));
   });
+}
+
+template <Filter F>
+GCS_HD void
+fill_entry (const ConvertScale & op, const two_tap::TileLines & l, QuadTile & t, int k)
+{
+  fill_quad_entry<F> (op, l, t, k);
+}
+
+template <Filter F>
+GCS_HD void
+fill_entry (
+    const ConvertScale & op, const two_tap::TileLines & l, QuadRowsTile & t, int k)
+{
+  fill_quad_entry<F> (op, l, t, k);
 }
 
 // c + q0 * b0 + q1 * b1: q0, q1 the signed 16-bit halves of `pair`, b0
@@ -273,6 +298,22 @@ luma_row (const ConvertScale::FixedPoint & f, const QuadTaps & lx, int row)
   static_assert (Word != kPackedRgb, "YUV inputs (quad_filter)");
   constexpr unsigned line = luma_step (Word);
   const std::uint8_t * p = f.luma + lx.o0 + (std::size_t)row * f.stride[0][1];
+#if defined(__CUDA_ARCH__)
+  if constexpr (line == 1) {
+    /* The window's four bytes from the aligned words that hold its first
+     * and its last (one word where it is aligned): two loads, a funnel
+     * shift and two dp2a instead of four loads and four multiply-adds.
+     * The words never reach past the one that holds the window's last
+     * byte, inside the plane's rows. */
+    const auto a = reinterpret_cast<std::uintptr_t> (p);
+    const unsigned lo = input (
+                       reinterpret_cast<const unsigned *> (a & ~std::uintptr_t{ 3 })),
+                   hi = input (reinterpret_cast<const unsigned *> (
+                       (a + 3) & ~std::uintptr_t{ 3 }));
+    const unsigned bytes = __funnelshift_r (lo, hi, (unsigned)(a & 3u) * 8u);
+    return dot_pair<true> (lx.pair[1], bytes, dot_pair<false> (lx.pair[0], bytes, 0));
+  }
+#endif
   int sum = 0;
   GCS_UNROLL
   for (int j = 0; j < kQuad; j++)
@@ -311,6 +352,58 @@ chroma_row (const ConvertScale::FixedPoint & f, const QuadTaps & cx, int row, in
     dot_words (cx.pair[0], w[0], w[1], f.chroma_pairs, s[0], s[1]);
     dot_words (cx.pair[1], w[2], w[3], f.chroma_pairs, s[0], s[1]);
   }
+}
+
+// The byte_perm selector of two neighbouring words of packed RGB giving
+// [X of w0, X of w1, Y of w0, Y of w1] for the components X and Y that
+// rgb_select h puts in its 16-bit lanes (h 0: components 0 and 2; 1:
+// component 1 and alpha, where the input has none its byte 4, here byte
+// 0, whose sum is never read). Derived from rgb_select, not kept beside
+// it: the description fills a batch's kernel parameters to their limit.
+GCS_HD unsigned
+rgb_pair (const ConvertScale::FixedPoint & f, int h)
+{
+  const unsigned s = h == 0 ? f.rgb_select[0] : f.rgb_select[1];
+  return pair_select (s & 3u, (s >> 8) & 3u);
+}
+
+// The sums along x, over the taps lx, of source row `row`'s four
+// components of packed RGB: s[0..2] components 0..2, s[3] alpha.
+GCS_HD void
+rgb_row (const ConvertScale::FixedPoint & f, const QuadTaps & lx, int row, int (&s)[4])
+{
+  const std::uint8_t * p = f.luma + lx.o0 + (std::size_t)row * f.stride[0][1];
+  unsigned w[kQuad];
+  GCS_UNROLL
+  for (int j = 0; j < kQuad; j++) {
+#if defined(__CUDA_ARCH__)
+    w[j] = input (reinterpret_cast<const unsigned *> (p + 4 * j));
+#else
+    w[j] = 0;
+    for (int b = 0; b < 4; b++)
+      w[j] |= (unsigned)p[4 * j + b] << (8 * b);
+#endif
+  }
+  s[0] = s[1] = s[2] = s[3] = 0;
+  GCS_UNROLL
+  for (int h = 0; h < 2; h++) {
+    const unsigned pairs = rgb_pair (f, h);
+    /* rgb_select h's lanes: components h and h + 2 */
+    dot_words (lx.pair[0], w[0], w[1], pairs, s[h], s[h + 2]);
+    dot_words (lx.pair[1], w[2], w[3], pairs, s[h], s[h + 2]);
+  }
+}
+
+// The input codes of packed RGB from its components' sums over both
+// axes' taps (code (c), a code times 256): alpha, where the input has it,
+// rounded to a code as packed_codes rounds it (half up).
+template <class Code>
+GCS_HD InputCodes
+rgb_codes (const ConvertScale::FixedPoint & f, Code code)
+{
+  const int alpha =
+      f.alpha_in ? (code (3) + (1 << (kCodeBits - 1))) >> kCodeBits : f.alpha;
+  return InputCodes{ { code (0), code (1), code (2) }, alpha };
 }
 
 // The sums along x of C components of the four source rows first ..
@@ -357,21 +450,27 @@ template <int C> struct RowWindow {
 };
 
 // A thread's windows of source rows: the luma's and the chroma's, over
-// its column's taps lx and cx.
+// its column's taps lx and cx (packed RGB: its four components', in the
+// luma's).
 template <int Word> struct Windows {
-  RowWindow<1> luma;
+  RowWindow<Word == kPackedRgb ? 4 : 1> luma;
   RowWindow<2> chroma;
 
   /* The input codes of the pixel whose taps along y are ly and cy. */
   GCS_HD InputCodes codes (const ConvertScale::FixedPoint & f, const QuadTaps & lx,
       const QuadTaps & ly, const QuadTaps & cx, const QuadTaps & cy)
   {
-    luma.slide (
-        ly.i0, [&] (int row, int (&s)[1]) { s[0] = luma_row<Word> (f, lx, row); });
-    chroma.slide (
-        cy.i0, [&] (int row, int (&s)[2]) { chroma_row<Word> (f, cx, row, s); });
-    return InputCodes{ { luma.code (ly, 0), chroma.code (cy, 0), chroma.code (cy, 1) },
-      f.alpha };
+    if constexpr (Word == kPackedRgb) {
+      luma.slide (ly.i0, [&] (int row, int (&s)[4]) { rgb_row (f, lx, row, s); });
+      return rgb_codes (f, [&] (int c) { return luma.code (ly, c); });
+    } else {
+      luma.slide (
+          ly.i0, [&] (int row, int (&s)[1]) { s[0] = luma_row<Word> (f, lx, row); });
+      chroma.slide (
+          cy.i0, [&] (int row, int (&s)[2]) { chroma_row<Word> (f, cx, row, s); });
+      return InputCodes{ { luma.code (ly, 0), chroma.code (cy, 0), chroma.code (cy, 1) },
+        f.alpha };
+    }
   }
 };
 
@@ -397,24 +496,26 @@ quad_codes (const ConvertScale::FixedPoint & f, const QuadTaps & lx, const QuadT
 
 constexpr int kSumColumns = two_tap::kTileX; // a tile's own columns
 
-// Components a table entry holds, of resolution g: Y; U and V.
+// Components a table entry holds, of resolution g: Y; U and V. Packed
+// RGB: its four at the luma's, none at the chroma's.
 GCS_HD constexpr int
-sum_comps (int g)
+sum_comps (int g, bool packed)
 {
-  return g == 0 ? 1 : 2;
+  return packed ? (g == 0 ? kQuad : 0) : (g == 0 ? 1 : 2);
 }
 
 // Where the table's sums lie: resolution g's row y_lo[g] + r, column a
 // (0..kSumColumns - 1, the tile's own columns 1..), component c at
-// base[g] + (r * kSumColumns + a) * sum_comps (g) + c. fits: the table
-// holds them (else each pixel sums its own taps).
+// base[g] + (r * kSumColumns + a) * sum_comps (g, packed) + c. fits: the
+// table holds them (else each pixel sums its own taps).
 struct QuadSums {
   int y_lo[2], n_y[2], base[2];
   bool fits;
 };
 
+template <class Tile>
 GCS_HD QuadSums
-quad_sums (const two_tap::TileLines & l, const QuadTile & t, int capacity)
+quad_sums (const two_tap::TileLines & l, const Tile & t, int capacity, bool packed)
 {
   QuadSums r{};
   int used = 0;
@@ -426,43 +527,65 @@ quad_sums (const two_tap::TileLines & l, const QuadTile & t, int capacity)
     r.y_lo[g] = a < b ? a : b;
     r.n_y[g] = (a < b ? b : a) + kQuad - r.y_lo[g];
     r.base[g] = used;
-    used += r.n_y[g] * kSumColumns * sum_comps (g);
+    used += r.n_y[g] * kSumColumns * sum_comps (g, packed);
   }
   r.fits = used <= capacity;
   return r;
 }
 
+// A packed RGB entry's four sums, as one 16-byte store on the GPU (the
+// table's entries of four lie at multiples of 16 bytes).
+GCS_HD void
+store_sums (int * e, const int (&s)[kQuad])
+{
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<int4 *> (e) = make_int4 (s[0], s[1], s[2], s[3]);
+#else
+  for (int c = 0; c < kQuad; c++)
+    e[c] = s[c];
+#endif
+}
+
 // Fills the table: thread (tx, ty) of a CUDA block of kSumColumns x
 // `threads_y` sums the rows ty, ty + threads_y ... of its column tx.
-template <int Word>
+template <int Word, class Tile>
 GCS_HD void
-fill_quad_sums (const ConvertScale::FixedPoint & f, const QuadTile & t,
-    const QuadSums & r, int * table, int tx, int ty, int threads_y)
+fill_quad_sums (const ConvertScale::FixedPoint & f, const Tile & t, const QuadSums & r,
+    int * table, int tx, int ty, int threads_y)
 {
   const QuadTaps lx = tile_quad (t.cols[0][tx + 1]);
-  GCS_UNROLL_TWICE
-  for (int row = ty; row < r.n_y[0]; row += threads_y)
-    table[r.base[0] + row * kSumColumns + tx] = luma_row<Word> (f, lx, r.y_lo[0] + row);
-  const QuadTaps cx = tile_quad (t.cols[1][tx + 1]);
-  GCS_UNROLL_TWICE
-  for (int row = ty; row < r.n_y[1]; row += threads_y) {
-    int s[2];
-    chroma_row<Word> (f, cx, r.y_lo[1] + row, s);
-    int * e = table + r.base[1] + (row * kSumColumns + tx) * 2;
-    e[0] = s[0];
-    e[1] = s[1];
+  if constexpr (Word == kPackedRgb) {
+    GCS_UNROLL_TWICE
+    for (int row = ty; row < r.n_y[0]; row += threads_y) {
+      int s[kQuad];
+      rgb_row (f, lx, r.y_lo[0] + row, s);
+      store_sums (table + r.base[0] + (row * kSumColumns + tx) * kQuad, s);
+    }
+  } else {
+    GCS_UNROLL_TWICE
+    for (int row = ty; row < r.n_y[0]; row += threads_y)
+      table[r.base[0] + row * kSumColumns + tx] = luma_row<Word> (f, lx, r.y_lo[0] + row);
+    const QuadTaps cx = tile_quad (t.cols[1][tx + 1]);
+    GCS_UNROLL_TWICE
+    for (int row = ty; row < r.n_y[1]; row += threads_y) {
+      int s[2];
+      chroma_row<Word> (f, cx, r.y_lo[1] + row, s);
+      int * e = table + r.base[1] + (row * kSumColumns + tx) * 2;
+      e[0] = s[0];
+      e[1] = s[1];
+    }
   }
 }
 
 // Component c of resolution g summed down the table's column tx over the
-// rows' taps ty, as a code times 256.
+// rows' taps ty, as a code times 256 (of YUV).
 GCS_HD int
 table_code (
     const QuadSums & r, const int * table, int g, int tx, const QuadTaps & ty, int c)
 {
-  const int pitch = kSumColumns * sum_comps (g);
+  const int pitch = kSumColumns * sum_comps (g, false);
   const int * e =
-      table + r.base[g] + (ty.i0 - r.y_lo[g]) * pitch + tx * sum_comps (g) + c;
+      table + r.base[g] + (ty.i0 - r.y_lo[g]) * pitch + tx * sum_comps (g, false) + c;
   int v = 0;
   GCS_UNROLL
   for (int k = 0; k < kQuad; k++)
@@ -470,13 +593,38 @@ table_code (
   return code_of (v);
 }
 
+// Packed RGB's input codes summed down the table's column tx over the
+// rows' taps ty: each row's four sums one 16-byte load on the GPU.
+GCS_HD InputCodes
+table_rgb_codes (const ConvertScale::FixedPoint & f, const QuadSums & r,
+    const int * table, int tx, const QuadTaps & ty)
+{
+  constexpr int pitch = kSumColumns * kQuad;
+  const int * e = table + r.base[0] + (ty.i0 - r.y_lo[0]) * pitch + tx * kQuad;
+  int v[kQuad] = {};
+  GCS_UNROLL
+  for (int k = 0; k < kQuad; k++) {
+#if defined(__CUDA_ARCH__)
+    const int4 s = *reinterpret_cast<const int4 *> (e + k * pitch);
+    v[0] += ty.q[k] * s.x;
+    v[1] += ty.q[k] * s.y;
+    v[2] += ty.q[k] * s.z;
+    v[3] += ty.q[k] * s.w;
+#else
+    for (int c = 0; c < kQuad; c++)
+      v[c] += ty.q[k] * e[k * pitch + c];
+#endif
+  }
+  return rgb_codes (f, [&] (int c) { return code_of (v[c]); });
+}
+
 // Writes the pixels (x, y), y = y_first, y_first + y_step ... < y_end, of
 // the tile `t` (filled) from its table (filled): x is the tile's own
 // column tx.
-template <int Word>
+template <int Word, class Tile>
 GCS_HD void
 write_quad_sums_column (const ConvertScale & op, const two_tap::TileLines & l,
-    const QuadTile & t, const QuadSums & r, const int * table, int x, int tx, int y_first,
+    const Tile & t, const QuadSums & r, const int * table, int x, int tx, int y_first,
     int y_end, int y_step)
 {
   if (x >= op.out.width)
@@ -492,6 +640,10 @@ write_quad_sums_column (const ConvertScale & op, const two_tap::TileLines & l,
       continue;
     }
     const QuadTaps ly = tile_quad (t.rows[0][ri]), cy = tile_quad (t.rows[1][ri]);
+    if constexpr (Word == kPackedRgb) {
+      store (op, x, y, matrix_codes (f, table_rgb_codes (f, r, table, tx, ly)));
+      continue;
+    }
     InputCodes k;
     k.c[0] = table_code (r, table, 0, tx, ly, 0);
     k.c[1] = table_code (r, table, 1, tx, cy, 0);
@@ -504,10 +656,14 @@ write_quad_sums_column (const ConvertScale & op, const two_tap::TileLines & l,
 // How many rows of blocks the tiles of four taps into an output of nbx x
 // nby blocks get, and the ints of their tables (capacity; 0: no table,
 // outputs with subsampled chroma): the most rows (two_tap's tall rule)
-// whose table fits beside the taps in the 48 KiB a CUDA block has, at
-// least kTileY.
+// whose table fits beside the taps at least kTileY. kQuadBlocksPerSm
+// CUDA blocks of convert_scale_fixed_taps_kernel share an SM's 228 KiB
+// (each of them 1 KiB more, the CUDA runtime's own); at 4 (48 KiB each)
+// the kernel's registers were 56 and the SM held 32 warps.
+constexpr int kQuadBlocksPerSm = 5;
 constexpr int kMostTableInts =
-    (48 * 1024 - (int)sizeof (QuadTile) - 64) / (int)sizeof (int);
+    (228 * 1024 / kQuadBlocksPerSm - 1024 - (int)sizeof (QuadRowsTile) - 64) /
+    (int)sizeof (int);
 
 inline void
 quad_table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * capacity)
@@ -526,7 +682,7 @@ quad_table_rows (const ConvertScale & op, int nbx, int nby, int * rows, int * ca
        * rows_ * scale + 2, and a window holds kQuad rows. */
       const int n_y =
           (int)((float)rows_ * op.scale_y / (float)(1 << sub)) + 1 + kQuad + 4;
-      ints += sum_comps (g) * n_y * kSumColumns;
+      ints += sum_comps (g, op.fixed.word == kPackedRgb) * n_y * kSumColumns;
     }
     return ints;
   };
@@ -555,10 +711,10 @@ tile_quad_codes (const ConvertScale::FixedPoint & f, const two_tap::TileLines & 
 // Writes the pixels (x, y), y = y_first ... y_end - 1, of the tile `t`
 // (filled): fixed_point::write_column with four taps, down consecutive
 // rows, so that the thread's windows keep their source rows' sums.
-template <int Word>
+template <int Word, class Tile>
 GCS_HD void
-write_quad_column (const ConvertScale & op, const two_tap::TileLines & l,
-    const QuadTile & t, int x, int y_first, int y_end)
+write_quad_column (const ConvertScale & op, const two_tap::TileLines & l, const Tile & t,
+    int x, int y_first, int y_end)
 {
   if (x >= op.out.width)
     return;

@@ -41,9 +41,11 @@ fixed_taps_as_gpu (const ConvertScale & op, int nbx, int nby)
   auto tile = std::make_unique<fixed_point::QuadTile> ();
   std::vector<int> table ((std::size_t)capacity);
   fixed_point::dispatch_quad_filter (op, [&] (auto f) {
-    fixed_point::dispatch_word<false> (op, [&] (auto word) {
+    fixed_point::dispatch_word (op, [&] (auto word) {
       constexpr int Word = decltype (word)::value;
-      if (op.fixed.blocks) {
+      if constexpr (Word == fixed_point::kPackedRgb) {
+        /* resolve: packed RGB by four taps has no blocks. */
+      } else if (op.fixed.blocks) {
         staged_blocks_as_gpu<decltype (f)::value> (op, nbx, nby, rows, *tile,
             [&] (const two_tap::TileLines & lines, int x, int y) {
               return fixed_point::tile_quad_luma_chroma<Word> (
@@ -54,8 +56,8 @@ fixed_taps_as_gpu (const ConvertScale & op, int nbx, int nby)
       each_tile<decltype (f)::value> (op, nbx, nby, rows, *tile,
           [&] (const two_tap::TileLines & lines, int tx, int ty) {
             const int y_end = (ty + 1) * rows < nby ? (ty + 1) * rows : nby;
-            const fixed_point::QuadSums sums =
-                fixed_point::quad_sums (lines, *tile, capacity);
+            const fixed_point::QuadSums sums = fixed_point::quad_sums (
+                lines, *tile, capacity, Word == fixed_point::kPackedRgb);
             if (!sums.fits) {
               for (int x = tx * two_tap::kTileX;
                    x < nbx && x < (tx + 1) * two_tap::kTileX; x++)

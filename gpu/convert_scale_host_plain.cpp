@@ -12,7 +12,7 @@ plain (const ConvertScale & op)
 {
   if (op.fixed.on && op.fixed.taps == 4) {
     fixed_point::dispatch_quad_filter (op, [&] (auto f) {
-      fixed_point::dispatch_word<false> (op, [&] (auto word) {
+      fixed_point::dispatch_word (op, [&] (auto word) {
         each_block (op, [&] (int bx, int by) {
           fixed_point::write_quad_twin<decltype (f)::value, decltype (word)::value> (
               op, bx, by);

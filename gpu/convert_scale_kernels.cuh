@@ -375,17 +375,18 @@ __launch_bounds__ (kTileX * kTileY, 4) convert_scale_fixed_point_direct_blocks_k
  * column instead, keeping its rows' sums (write_quad_column). */
 template <Filter F, int Word>
 __global__ void
-__launch_bounds__ (kTileX * kTileY, 4)
+__launch_bounds__ (kTileX * kTileY, fixed_point::kQuadBlocksPerSm)
     convert_scale_fixed_taps_kernel (ConvertScale given, int rows, int capacity)
 {
   GCS_DESCRIPTION (given);
-  __shared__ fixed_point::QuadTile tile;
+  __shared__ fixed_point::QuadRowsTile tile;
   /* The dynamic shared memory, under a name of its own: arrays of one
    * name must have one type (the tap tiles' `table` is of floats). */
-  extern __shared__ int quad_table[];
+  extern __shared__ __align__ (16) int quad_table[];
   int * table = quad_table;
   const two_tap::TileLines lines = fill_tile<F> (op, rows, tile);
-  const fixed_point::QuadSums sums = fixed_point::quad_sums (lines, tile, capacity);
+  const fixed_point::QuadSums sums =
+      fixed_point::quad_sums (lines, tile, capacity, Word == fixed_point::kPackedRgb);
   const int x = blockIdx.x * kTileX + threadIdx.x;
   if (!sums.fits) {
     const int n = (rows + kTileY - 1) / kTileY, y = blockIdx.y * rows + threadIdx.y * n;

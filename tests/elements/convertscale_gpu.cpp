@@ -676,8 +676,8 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
     { "video/x-raw,format=RGB,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BILINEAR, false,
         "two taps" },
-    /* Four taps: bicubic, area shrinking by up to 3; not turned; of YUV
-     * (packed RGB stays in float: quad_filter). */
+    /* Four taps: bicubic, area shrinking by up to 3; not turned; of YUV,
+     * and of packed RGB into RGB (into subsampled chroma, in float). */
     { "video/x-raw,format=NV12,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=1280,height=720", gpu::Filter::BICUBIC, false,
         "fixed-point taps" },
@@ -686,7 +686,7 @@ GST_START_TEST (test_decoder_frames_take_fixed_point)
         "fixed-point taps" },
     { "video/x-raw,format=RGBA,width=1920,height=1080",
         "video/x-raw,format=RGBA,width=2880,height=1620", gpu::Filter::BICUBIC, false,
-        "taps per tile" },
+        "fixed-point taps" },
     { "video/x-raw,format=BGRx,width=1920,height=1080",
         "video/x-raw,format=NV12,width=640,height=360", gpu::Filter::AREA, false,
         "taps per tile" },
@@ -867,7 +867,7 @@ GST_END_TEST;
  * the codes, so clamping before it or after is the same; into RGB, with
  * float clamping only the output, these frames were 23 and 29 codes apart
  * (the stand-in, 2026-12-01). Shrinking, growing, chroma in words and in
- * planes. */
+ * planes, packed RGB (its alpha too). */
 
 GST_START_TEST (test_bicubic_overshoot_clamped)
 {
@@ -877,6 +877,8 @@ GST_START_TEST (test_bicubic_overshoot_clamped)
     { "YUY2", 160, 90, "Y444", 100, 56 },
     { "NV12", 192, 108, "RGBA", 128, 72 },
     { "I420", 128, 72, "RGBP", 192, 108 },
+    { "RGBA", 128, 72, "BGRA", 192, 108 },
+    { "BGRx", 192, 108, "RGBA", 100, 56 },
   };
   for (Case & c : cases) {
     c.filter = gpu::Filter::BICUBIC;
@@ -964,7 +966,8 @@ GST_END_TEST;
  * into 64x36) is too tall for any tile's table of rows' sums: each
  * thread walks down its column keeping its rows' sums (write_quad_column),
  * upright and flipped (where the sums it keeps are of no use). Packed RGB
- * stays in float (quad_filter). */
+ * into RGB and 4:4:4, with alpha and without, its table's entries of four
+ * sums; into subsampled chroma it stays in float (resolve). */
 GST_START_TEST (test_fixed_taps_match_twin)
 {
   std::vector<Case> cases = {
@@ -974,7 +977,7 @@ GST_START_TEST (test_fixed_taps_match_twin)
     { "YUY2", 128, 72, "Y444", 64, 36 },    /* area 2 */
     { "UYVY", 64, 36, "RGBA", 101, 57 },    /* bicubic up */
     { "YV12", 200, 120, "ABGR", 70, 50 },   /* bicubic down */
-    { "RGBA", 64, 36, "RGBA", 96, 54 },     /* packed RGB: float */
+    { "RGBA", 64, 36, "RGBA", 96, 54 },     /* packed RGB */
     { "Y444", 100, 100, "NV12", 38, 30 },   /* chroma filtered down */
     { "Y444", 90, 60, "I420", 60, 40 },     /* area 1.5, into 4:2:0 */
     { "NV12", 8, 8, "RGBA", 13, 11 },       /* chroma planes of 4x4 */
@@ -984,9 +987,14 @@ GST_START_TEST (test_fixed_taps_match_twin)
     { "I420", 100, 60, "RGBA", 100, 60 },   /* a crop at odd offsets */
     { "NV12", 96, 64, "RGBA", 64, 48 },     /* flipped: the rows run up */
     { "YUY2", 64, 48, "BGRx", 96, 72 },     /* turned by 180 */
-    { "BGRx", 100, 100, "NV12", 38, 30 },   /* packed RGB: float */
+    { "BGRx", 100, 100, "NV12", 38, 30 },   /* packed RGB into 4:2:0: float */
     { "NV12", 3840, 2160, "RGBA", 64, 36 }, /* no table fits */
     { "NV12", 3840, 2160, "RGBA", 64, 36 }, /* no table fits, flipped */
+    { "BGRx", 64, 36, "RGBA", 101, 57 },    /* packed RGB without alpha */
+    { "ARGB", 200, 120, "BGRA", 70, 50 },   /* alpha first, filtered */
+    { "RGBA", 3840, 2160, "RGBx", 64, 36 }, /* packed: no table fits */
+    { "RGBx", 192, 108, "BGRA", 64, 36 },   /* packed, area 3 */
+    { "ABGR", 90, 60, "Y444", 120, 80 },    /* packed into 4:4:4 */
   };
   cases[14].direction = GST_VIDEO_ORIENTATION_VERT;
   cases[15].direction = GST_VIDEO_ORIENTATION_180;
@@ -996,6 +1004,7 @@ GST_START_TEST (test_fixed_taps_match_twin)
   for (size_t k = 4; k < cases.size (); k++)
     cases[k].filter = gpu::Filter::BICUBIC;
   cases[8].filter = gpu::Filter::AREA;
+  cases[22].filter = gpu::Filter::AREA;
   cases[12].out_extra = ",pixel-aspect-ratio=1/1";
   cases[12].border = 0xff2080c0;
   cases[13].crop = { 3, 5, 1, 7 };
@@ -1007,7 +1016,7 @@ GST_START_TEST (test_fixed_taps_match_twin)
         c.out_format, c.out_w, c.out_h, c.out_extra);
     const std::string path = path_of (in, out, c.filter, c.add_borders);
     /* area by 2, centred: bilinear's two taps (area_as_bilinear) */
-    const char * expected = k == 6 || k == 10 || k == 16
+    const char * expected = k == 10 || k == 16
                                 ? "taps per tile"
                                 : (k == 3 ? "fixed point" : "fixed-point taps");
     fail_unless (path == expected, "%s -> %s: the %s path, not the %s one", in, out,
