@@ -12,6 +12,12 @@
 # none and times its built kernels). GST_VERSION: build against that
 # GStreamer (scripts/gpu-gst-env.sh), BUILD_TYPE: meson's buildtype, as
 # NEW_BUILD was set up (gpu-convert-matrix.sh's: 1.28.6, release).
+# VARIANTS: more trees timed beside them in the same rounds, each a tar
+# of its own (ignored, carried: `git archive $(git stash create) -o
+# .var-NAME.tar` of a tree with one change), named by NAME in "NAME ...",
+# built in parallel with the base, so that several changes to a kernel
+# are measured in one device call. RTC: GST_CS_CONVERT_RTC of the timed
+# runs (default: the caller's).
 #   git archive BASE -o .base.tar; EXTRA=scripts/gpu-kernel-ab.sh scripts/gpu-final.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -29,25 +35,39 @@ if [ ! -f /tmp/kab/build.ninja ]; then
   meson setup /tmp/kab /tmp/kab-src "${setup[@]}" > /tmp/kab.log 2>&1 ||
     { tail -20 /tmp/kab.log; exit 1; }
 fi
+variant_pids=()
+for v in ${VARIANTS:-}; do
+  [ -f ".var-$v.tar" ] || { echo "no .var-$v.tar"; exit 1; }
+  ( rm -rf "/tmp/kab-$v-src" && mkdir -p "/tmp/kab-$v-src" && tar -xf ".var-$v.tar" -C "/tmp/kab-$v-src" &&
+    { [ -f "/tmp/kab-$v/build.ninja" ] ||
+      meson setup "/tmp/kab-$v" "/tmp/kab-$v-src" "${setup[@]}" > "/tmp/kab-$v.log" 2>&1; } &&
+    ninja -C "/tmp/kab-$v" "${targets[@]}" >> "/tmp/kab-$v.log" 2>&1 ||
+    { echo "variant $v did not build"; tail -20 "/tmp/kab-$v.log"; } ) &
+  variant_pids+=($!)
+done
 ninja -C /tmp/kab "${targets[@]}" >> /tmp/kab.log 2>&1 || { tail -20 /tmp/kab.log; exit 1; }
 [ "${BASE_ONLY:-0}" = 1 ] && { echo "base built in $((SECONDS - t0)) s"; exit 0; }
 [ -f "$NEW/build.ninja" ] || meson setup "$NEW" "${setup[@]}" > /dev/null
 ninja -C "$NEW" "${targets[@]}" > /tmp/kab-new.log 2>&1 || { tail -20 /tmp/kab-new.log; exit 1; }
+[ ${#variant_pids[@]} -gt 0 ] && wait "${variant_pids[@]}"
 echo "built in $((SECONDS - t0)) s"
 sets=()
 [ -n "${DEFAULT_ROWS-1}" ] && sets+=("")
 for f in ${ROWS:-scripts/convert_rows_one_tap.txt}; do sets+=("$f"); done
 for _ in $(seq "${ROUNDS:-2}"); do
-  for b in base new; do
-    exe=/tmp/kab/pipelines/gcs-convert-time
+  for b in base ${VARIANTS:-} new; do
+    exe=/tmp/kab-$b/pipelines/gcs-convert-time
+    [ $b = base ] && exe=/tmp/kab/pipelines/gcs-convert-time
     [ $b = new ] && exe=$NEW/pipelines/gcs-convert-time
+    [ -x "$exe" ] || continue
     for rows in "${sets[@]}"; do
-      $exe ${rows:+--rows "$rows"} 2>/dev/null | sed "s/^/$b /"
+      env ${RTC:+GST_CS_CONVERT_RTC=$RTC} "$exe" ${rows:+--rows "$rows"} 2>/dev/null | sed "s/^/$b /"
     done
   done
 done > /tmp/kab-times.txt
-python3 - /tmp/kab-times.txt << 'PY'
+python3 - /tmp/kab-times.txt ${VARIANTS:-} << 'PY'
 import json, sys
+builds = ["base"] + sys.argv[2:] + ["new"]
 best = {}
 order = []
 for line in open(sys.argv[1]):
@@ -61,11 +81,16 @@ for line in open(sys.argv[1]):
     d = best.setdefault(key, {})
     d[b] = min(d.get(b, 1e9), r["kernel_us"])
     d["copy"] = r["copy_us"]
-    d["path"] = r.get("path", "")
-print("%-38s %-13s %7s %7s %6s %6s" % ("row", "path", "base", "new", "new/b", "copy"))
+    if b == "new":
+        d["path"] = r.get("path", "")
+# Each build's best, and its ratio to the base's.
+print("%-38s %-13s " % ("row", "path (new)") + " ".join("%7s %5s" % (b[:7], "/b") for b in builds[1:])
+      + " %7s %6s" % ("base", "copy"))
 for k in order:
     d = best[k]
-    if "base" in d and "new" in d:
-        print("%-38s %-13s %7.2f %7.2f %6.2f %6.2f" % (k, d["path"], d["base"], d["new"],
-              d["new"] / d["base"], d["copy"]))
+    if "base" not in d:
+        continue
+    cols = " ".join("%7.2f %5.2f" % (d[b], d[b] / d["base"]) if b in d else "%7s %5s" % ("-", "-")
+                    for b in builds[1:])
+    print("%-38s %-13s %s %7.2f %6.2f" % (k, d.get("path", ""), cols, d["base"], d["copy"]))
 PY
