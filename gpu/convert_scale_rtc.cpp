@@ -11,8 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <fstream>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <string_view>
@@ -28,6 +26,7 @@
 
 #include "convert_scale_addresses.h"
 #include "convert_scale_rtc_sources.h"
+#include "rtc_cache.h"
 #include "run_apart.h"
 
 namespace gst_cs::gpu::rtc {
@@ -239,37 +238,6 @@ cache_path (const Entry & e, const std::string & name)
   return dir + file;
 }
 
-/* A cache file: its lowered name on the first line, then the CUBIN. */
-bool
-read_cache (const std::string & path, std::vector<char> * cubin, std::string * lowered)
-{
-  std::ifstream in (path, std::ios::binary);
-  if (!in || !std::getline (in, *lowered) || lowered->empty ())
-    return false;
-  cubin->assign (std::istreambuf_iterator<char> (in), std::istreambuf_iterator<char> ());
-  return !cubin->empty ();
-}
-
-void
-write_cache (const std::string & path, const std::vector<char> & cubin,
-    const std::string & lowered)
-{
-  /* Written aside and renamed: another process may read it meanwhile. */
-  const std::string tmp = path + "." + std::to_string ((long)getpid ());
-  {
-    std::ofstream out (tmp, std::ios::binary);
-    out << lowered << '\n';
-    out.write (cubin.data (), (std::streamsize)cubin.size ());
-    if (!out)
-      return;
-  }
-  std::rename (tmp.c_str (), path.c_str ());
-}
-
-/* A compile of the longest: NVRTC takes 0.2-1.6 s for one on two cores,
- * more under a sanitizer. A compiler that takes longer is stopped. */
-constexpr int kMostCompileSeconds = 300;
-
 /* The compiler process's program (gcs-rtc-compile, rtc_compiler_main.cpp),
  * or "" where none is found: GST_CS_CONVERT_RTC_COMPILER; else beside the
  * library or program this code is in (the installed plugin, in the build
@@ -303,8 +271,8 @@ compiler ()
  * says why not here). */
 bool
 nvrtc_compile (const ConvertScale & op, const std::string & name,
-    const std::string & arch, std::vector<char> * cubin, std::string * lowered,
-    std::string * log, const std::atomic<bool> * stop = nullptr)
+    const std::string & arch, const std::string & cache, std::vector<char> * cubin,
+    std::string * lowered, std::string * log, const std::atomic<bool> * stop = nullptr)
 {
   if (compiler ().empty ()) {
     *log = "no compiler process: gcs-rtc-compile is not beside the plugin "
@@ -314,7 +282,9 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   std::string input, bytes, why;
   put (input, arch);
   put (input, name);
+  put (input, cache);
   put (input, source_for (op));
+  put (input, std::to_string (kSourceCount));
   /* The headers it includes, this build's (those the cache key hashes):
    * the compiler keeps none of its own, so a compiler of another build
    * compiles the same kernel. */
@@ -322,7 +292,10 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
     put (input, kSources[i].name);
     put (input, kSources[i].text);
   }
-  if (!run_apart (compiler (), input, kMostCompileSeconds, &bytes, &why, stop)) {
+  /* Left to finish where this process exits meanwhile: it writes the
+   * cache itself, for the next run. */
+  if (!run_apart (compiler (), input, kMostCompileSeconds, &bytes, &why, stop,
+          StopAction::LEAVE)) {
     *log = "the compiler process: " + why;
     return false;
   }
@@ -336,24 +309,6 @@ nvrtc_compile (const ConvertScale & op, const std::string & name,
   cubin->assign (code.begin (), code.end ());
   log->assign (text);
   return bytes[0] == '1';
-}
-
-/* The largest stack frame ptxas reports in `log` ("N bytes stack frame"),
- * or -1 where it reports none. */
-int
-stack_bytes (const std::string & log)
-{
-  int most = -1;
-  static const char kWord[] = " bytes stack frame";
-  for (std::size_t at = log.find (kWord); at != std::string::npos;
-       at = log.find (kWord, at + 1)) {
-    std::size_t b = at;
-    while (b > 0 && log[b - 1] >= '0' && log[b - 1] <= '9')
-      b--;
-    if (b < at)
-      most = std::max (most, std::atoi (log.c_str () + b));
-  }
-  return most;
 }
 
 /* Compiles `e`'s kernel (or reads it from the disk cache), on the
@@ -377,11 +332,9 @@ compile (Entry & e)
     std::memcpy (static_cast<void *> (&op), e.key.description.data (), sizeof op);
     char arch[16];
     std::snprintf (arch, sizeof arch, "sm_%d", e.key.arch);
-    ok = nvrtc_compile (op, e.name, arch, &cubin, &lowered, &log, &r.exiting);
+    /* The compiler caches it where it is used (stack_bytes). */
+    ok = nvrtc_compile (op, e.name, arch, path, &cubin, &lowered, &log, &r.exiting);
     stack = ok ? stack_bytes (log) : -1;
-    /* Cached only where it is used. */
-    if (ok && stack < kMostStackBytes && !path.empty ())
-      write_cache (path, cubin, lowered);
   }
   const bool declined = ok && stack >= kMostStackBytes;
   std::lock_guard<std::mutex> hold (r.lock);
@@ -608,11 +561,11 @@ source_for (const ConvertScale & op)
 
 bool
 compiles (const ConvertScale & op, const std::string & kernel_name,
-    const std::string & arch, std::string * log, int * stack)
+    const std::string & arch, std::string * log, int * stack, const std::string & cache)
 {
   std::vector<char> cubin;
   std::string lowered, out;
-  const bool ok = nvrtc_compile (op, kernel_name, arch, &cubin, &lowered, &out);
+  const bool ok = nvrtc_compile (op, kernel_name, arch, cache, &cubin, &lowered, &out);
   if (log)
     *log = out;
   if (stack)

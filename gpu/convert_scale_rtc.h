@@ -22,8 +22,12 @@
 // compiles at the first launch of a description and waits for it (tests,
 // benchmarks); anything else, or unset, as above. Where the compiler or
 // NVRTC (libnvrtc) cannot be found, the built kernels run. A process that
-// exits while a kernel is being compiled does not wait for it: the
-// compiler is killed. GST_CS_CONVERT_RTC_COMPILER: the compiler's path,
+// exits while a kernel is being compiled does not wait for it: its
+// compiler process finishes on its own and writes the disk cache, so that
+// a run shorter than the compile leaves the kernel to the next (without
+// it, 4K NV12 -> 1080p RGBA bicubic ran the built kernel in every round of
+// a benchmark: its runs were shorter than the compile, which each killed).
+// GST_CS_CONVERT_RTC_COMPILER: the compiler's path,
 // where it is not beside the plugin.
 #pragma once
 
@@ -34,6 +38,7 @@
 #include <cuda_runtime_api.h>
 
 #include "convert_scale.h"
+#include "rtc_cache.h"
 
 namespace gst_cs::gpu::rtc {
 
@@ -43,12 +48,6 @@ constexpr int kMostKernels = 64;
 // crop that moves every frame makes a new one each frame, and the memory
 // they take stays bounded (about 1 KiB each); later ones are not counted.
 constexpr int kMostDescriptions = 4096;
-// A compiled kernel with this much stack a thread or more is not used:
-// its description went to local memory (a run-time index into it), which
-// makes it slower than the built kernel (a fixed-point kernel measured
-// 99 us against 11.5 on an H200 that way). The kernels' own arrays take
-// at most 48 bytes.
-constexpr int kMostStackBytes = 256;
 
 // Launches, in place of `kernel` (the built instance, its first parameter
 // the description), its twin compiled for resolved `op`, where one is
@@ -79,9 +78,11 @@ Stats stats ();
 // "gst_cs::gpu::kernels::convert_scale_block_kernel<...>") and resolved
 // `op`, and whether NVRTC compiles it for `arch` (as "sm_90"): for tests
 // without a GPU. `log`: NVRTC's; `stack`: the compiled kernel's stack
-// bytes a thread, as ptxas reports them (-1: none reported).
+// bytes a thread, as ptxas reports them (-1: none reported); `cache`: the
+// file the compiler process caches it in, as for a run ("": none).
 std::string source_for (const ConvertScale & op);
 bool compiles (const ConvertScale & op, const std::string & kernel_name,
-    const std::string & arch, std::string * log, int * stack = nullptr);
+    const std::string & arch, std::string * log, int * stack = nullptr,
+    const std::string & cache = "");
 
 } // namespace gst_cs::gpu::rtc

@@ -53,14 +53,18 @@ send_all (int fd, const char * p, std::size_t left)
 }
 
 /* posix_spawn, its stdin and stdout the socket `fd`, no other descriptor
- * of this process kept open in it. */
+ * of this process kept open in it. `quiet`: its stderr /dev/null, not
+ * ours (a program that may outlive this process would hold our stderr
+ * open after it, and whoever reads it, a test runner, would wait). */
 pid_t
-spawn (const std::string & program, int fd, std::string * why)
+spawn (const std::string & program, int fd, bool quiet, std::string * why)
 {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init (&actions);
   posix_spawn_file_actions_adddup2 (&actions, fd, 0);
   posix_spawn_file_actions_adddup2 (&actions, fd, 1);
+  if (quiet)
+    posix_spawn_file_actions_addopen (&actions, 2, "/dev/null", O_WRONLY, 0);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
   posix_spawn_file_actions_addclosefrom_np (&actions, 3);
 #endif
@@ -81,7 +85,8 @@ spawn (const std::string & program, int fd, std::string * why)
 
 bool
 run_apart (const std::string & program, const std::string & input, int most_seconds,
-    std::string * result, std::string * why, const std::atomic<bool> * stop)
+    std::string * result, std::string * why, const std::atomic<bool> * stop,
+    StopAction on_stop)
 {
   result->clear ();
   if (stop && stop->load ()) {
@@ -93,7 +98,8 @@ run_apart (const std::string & program, const std::string & input, int most_seco
     *why = std::string ("socketpair: ") + std::strerror (errno);
     return false;
   }
-  const pid_t pid = spawn (program, fds[1], why);
+  const bool leave = stop && on_stop == StopAction::LEAVE;
+  const pid_t pid = spawn (program, fds[1], leave, why);
   close (fds[1]);
   if (pid < 0) {
     close (fds[0]);
@@ -138,6 +144,11 @@ run_apart (const std::string & program, const std::string & input, int most_seco
     result->append (buffer, (std::size_t)n);
   }
   close (fds[0]);
+  if (stopped && leave) {
+    *why = "stopped";
+    result->clear ();
+    return false;
+  }
   if (!sent || timed_out || read_error || stopped)
     kill (pid, SIGKILL);
   int status = 0;
@@ -172,11 +183,17 @@ run_apart (const std::string & program, const std::string & input, int most_seco
 }
 
 bool
-asked (int argc, char ** argv, std::string * input)
+asked (int argc, char ** argv, std::string * input, bool outlive, int most_seconds)
 {
-  /* Killed when the asking process ends: a compile is of no use then.
-   * Its id as given tells whether it ended before this line. */
-  prctl (PR_SET_PDEATHSIG, SIGKILL);
+  /* Killed when the asking process ends, where an answer is its only use;
+   * else bounded by an alarm of its own (SIGALRM ends it). The asking
+   * process's id as given tells whether it ended before this line. */
+  if (outlive) {
+    if (most_seconds > 0)
+      alarm ((unsigned)most_seconds);
+  } else {
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+  }
   if (argc < 2 || std::strtol (argv[1], nullptr, 10) != (long)getppid ())
     return false;
   char buffer[1 << 16];

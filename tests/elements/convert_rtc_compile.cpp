@@ -7,6 +7,7 @@
 // bytes is for the GPU (convertscale_rtc_gpu). And that the description
 // folds into the code instead of going to local memory (ptxas's stack).
 #include <gst/check/gstcheck.h>
+#include <glib/gstdio.h>
 
 #include <atomic>
 #include <chrono>
@@ -172,6 +173,23 @@ GST_START_TEST (test_families_compile)
           gpu::convert_scale_path (resolved), stack);
     }
     if (&f == &kFamilies[0]) {
+      /* The compiler process writes the disk cache itself (it may outlive
+       * the process that asked): the kernel's name in the code, then the
+       * code, as a run reads it. */
+      gchar * dir = g_dir_make_tmp ("gcs-rtc-cache-XXXXXX", NULL);
+      gchar * file = g_build_filename (dir, "kernel.cubin", NULL);
+      fail_unless (gpu::rtc::compiles (resolved, f.kernel, "sm_90", &log, &stack, file),
+          "%s", log.c_str ());
+      std::vector<char> cubin;
+      std::string lowered;
+      fail_unless (gpu::rtc::read_cache (file, &cubin, &lowered), "nothing cached");
+      fail_unless (lowered.find ("convert_scale_block_kernel") != std::string::npos,
+          "cached under the name %s", lowered.c_str ());
+      fail_unless (cubin.size () > 1000, "a cached kernel of %zu bytes", cubin.size ());
+      g_unlink (file);
+      g_rmdir (dir);
+      g_free (file);
+      g_free (dir);
       /* NVRTC's complaint comes back from the compiler process: a kernel
        * the source does not have. */
       fail_if (gpu::rtc::compiles (
@@ -187,12 +205,35 @@ GST_END_TEST;
  * command and a payload in, `payload` back. */
 bool
 peer (const std::string & command, const std::string & payload, int seconds,
-    std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr)
+    std::string * result, std::string * why, const std::atomic<bool> * stop = nullptr,
+    gpu::StopAction on_stop = gpu::StopAction::KILL)
 {
   std::string input;
   gpu::put (input, command);
   gpu::put (input, payload);
-  return gpu::run_apart (RUN_APART_PEER, input, seconds, result, why, stop);
+  return gpu::run_apart (RUN_APART_PEER, input, seconds, result, why, stop, on_stop);
+}
+
+/* Stops `peer` after `ms`, as the process's exit stops a compile under
+ * way; the seconds peer took. */
+double
+stopped_after (int ms, const std::string & command, const std::string & payload,
+    gpu::StopAction on_stop, std::string * why)
+{
+  std::atomic<bool> stop{ false };
+  std::thread stopper ([&] {
+    std::this_thread::sleep_for (std::chrono::milliseconds (ms));
+    stop = true;
+  });
+  std::string result;
+  const auto t0 = std::chrono::steady_clock::now ();
+  const bool ran = peer (command, payload, 30, &result, why, &stop, on_stop);
+  const double seconds =
+      std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
+  stopper.join ();
+  fail_if (ran);
+  fail_unless (result.empty ());
+  return seconds;
 }
 
 /* The compiles run in a process of their own (gpu/run_apart.h): what it
@@ -218,24 +259,37 @@ GST_START_TEST (test_run_apart)
   fail_if (gpu::run_apart ("/nonexistent/gcs-peer", "", 30, &result, &why));
   fail_unless (why.find ("/nonexistent/gcs-peer: ") == 0, "%s", why.c_str ());
 
-  /* Stopped, as the process's exit stops a compile under way: the program
-   * is killed and reaped within run_apart's slice, and none is started
-   * once the flag is set. */
-  std::atomic<bool> stop{ false };
-  std::thread stopper ([&] {
-    std::this_thread::sleep_for (std::chrono::milliseconds (300));
-    stop = true;
-  });
-  const auto t0 = std::chrono::steady_clock::now ();
-  const bool ran = peer ("sleep", "", 30, &result, &why, &stop);
-  const double seconds =
-      std::chrono::duration<double> (std::chrono::steady_clock::now () - t0).count ();
-  stopper.join ();
-  fail_if (ran);
+  /* Stopped: the program is killed and reaped within run_apart's slice,
+   * and none is started once the flag is set. */
+  double seconds = stopped_after (300, "sleep", "", gpu::StopAction::KILL, &why);
   fail_unless (why == "stopped", "%s", why.c_str ());
   fail_unless (seconds < 5.0, "stopped after %.1f s", seconds);
-  fail_if (peer ("echo", "never", 30, &result, &why, &stop));
+  const std::atomic<bool> stopped{ true };
+  fail_if (peer ("echo", "never", 30, &result, &why, &stopped));
   fail_unless (why == "stopped", "%s", why.c_str ());
+
+  /* Left, as a compile is where the process exits (the compiler writes
+   * the disk cache, for the next run): run_apart returns at once, and the
+   * program goes on to do its work unwatched. */
+  gchar * dir = g_dir_make_tmp ("gcs-run-apart-XXXXXX", NULL);
+  fail_unless (dir != NULL);
+  gchar * file = g_build_filename (dir, "later", NULL);
+  g_setenv ("RUN_APART_PEER_OUTLIVE", "1", TRUE);
+  seconds = stopped_after (100, "later", file, gpu::StopAction::LEAVE, &why);
+  g_unsetenv ("RUN_APART_PEER_OUTLIVE");
+  fail_unless (why == "stopped", "%s", why.c_str ());
+  fail_unless (seconds < 0.9 && !g_file_test (file, G_FILE_TEST_EXISTS),
+      "run_apart waited %.2f s for a program it was to leave", seconds);
+  gchar * done = NULL;
+  for (int i = 0; i < 200 && !g_file_get_contents (file, &done, NULL, NULL); i++)
+    g_usleep (50 * 1000);
+  fail_unless (done != NULL && std::string (done) == "done",
+      "the program left running did not finish its work");
+  g_free (done);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (file);
+  g_free (dir);
 }
 GST_END_TEST;
 
