@@ -598,9 +598,14 @@ void launch_planes (const ConvertScale & op, Launch & at); /* _planes.cu */
 template <Filter F, int IB>
 void launch_two_tap (const ConvertScale & op, Launch & at); /* _two_tap_*.cu */
 /* One instance a build unit, by input and output sample bytes (OB 0: the
- * generic path's words): the largest kernels build in parallel. */
+ * generic path's words), and bicubic's also by whether its tiles sum
+ * their rows first (Sums): the largest kernels build in parallel.
+ * launch_tap_tile picks Sums for the description (in the unit of Sums
+ * false). */
 template <Filter F, int IB, int OB>
 void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
+template <Filter F, int IB, int OB, bool Sums>
+void launch_tap_tile_sums (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB, int OB>
 void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
 #endif
@@ -683,9 +688,10 @@ launch_two_tap (const ConvertScale & op, Launch & at)
     launch (std::integral_constant<int, 1>{});
 }
 
-template <Filter F, int IB, int OB>
+/* The tap tiles of `op` with (Sums) or without a table of row sums. */
+template <Filter F, int IB, int OB, bool Sums>
 void
-launch_tap_tile (const ConvertScale & op, Launch & at)
+launch_tap_tile_sums (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   constexpr int N = tap_tile::kLineTaps<F>;
@@ -693,15 +699,32 @@ launch_tap_tile (const ConvertScale & op, Launch & at)
     using Members = decltype (members);
     int rows, capacity;
     tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
-    const dim3 tiles = tile_grid (nbx, nby, rows), threads (kTileX, kTileY);
-    if constexpr (F == Filter::BICUBIC) /* tap_tile::sums_pay */
-      if (capacity > 0)
-        return start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, true>, tiles,
-            threads, (std::size_t)capacity * sizeof (float), at, op, nbx, nby, rows,
-            capacity);
-    start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, false>, tiles, threads, 0,
-        at, op, nbx, nby, rows, 0);
+    start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, Sums>,
+        tile_grid (nbx, nby, rows), dim3 (kTileX, kTileY),
+        Sums ? (std::size_t)capacity * sizeof (float) : 0, at, op, nbx, nby, rows,
+        Sums ? capacity : 0);
   });
+}
+
+template <Filter F, int IB, int OB>
+void
+launch_tap_tile (const ConvertScale & op, Launch & at)
+{
+  /* Bicubic's tiles sum their rows first where a table of them fits
+   * (tap_tile::sums_pay). */
+  if constexpr (F == Filter::BICUBIC) {
+    const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+    bool sums = false;
+    tap_tile::dispatch_members<OB> (op, [&] (auto members) {
+      int rows, capacity;
+      tap_tile::table_rows<decltype (members), tap_tile::kLineTaps<F>> (
+          op, nbx, nby, &rows, &capacity);
+      sums = capacity > 0;
+    });
+    if (sums)
+      return launch_tap_tile_sums<F, IB, OB, true> (op, at);
+  }
+  launch_tap_tile_sums<F, IB, OB, false> (op, at);
 }
 
 template <Filter F, int IB, int OB>
