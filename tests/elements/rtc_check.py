@@ -16,7 +16,10 @@ conversions take kernels compiled at run time for them
   into the converter, NV12 to RGBA, downscaled), as users run it: its
   kernel compiled in the background and taken mid-stream. Its output
   must be the built kernels' (GST_CS_CONVERT_RTC=0), byte for byte, over
-  the switch, and compiled kernels must have run in it.
+  the switch, and compiled kernels must have run in it. Then runs shorter
+  than a compile (40 frames, not live): the first exits while its kernel
+  is compiled, whose compiler goes on and caches it; the next takes it
+  from the cache, so compiled kernels run in it.
 
 Each test's process says at exit what it compiled and launched
 (GST_CS_CONVERT_RTC_REPORT)."""
@@ -26,6 +29,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 args = sys.argv[1:]
 launch = None
@@ -109,6 +113,41 @@ def pipeline_switches(workdir):
         sys.exit("the frames differ once the compiled kernel takes over")
 
 
+def short_runs(workdir):
+    """Runs that end before their kernel is compiled leave it to the next
+    (gpu/convert_scale_rtc.h: the compiler finishes on its own)."""
+    line = ("videotestsrc num-buffers=40 pattern=ball ! "
+            "video/x-raw,format=NV12,width=640,height=360 ! "
+            "cudastreamsupload ! cudastreamsconvertscale ! "
+            "video/x-raw(memory:CUDAStreamsMemory),format=RGBA,width=200,height=120 ! "
+            "fakesink")
+    env = dict(os.environ)
+    env.pop("GST_CS_CONVERT_RTC", None)
+    env["GST_CS_CONVERT_RTC_REPORT"] = "1"
+    cache = env["GST_CS_CONVERT_RTC_CACHE"] = os.path.join(workdir, "short")
+    reports = []
+    for k in range(2):
+        r = subprocess.run([launch, "-q"] + line.split(), env=env, capture_output=True,
+                           text=True)
+        report = re.findall(r"convert rtc: (\d+) compiled, (\d+) failed, (\d+) declined, "
+                            r"(\d+) launches(.*)", r.stderr)
+        if r.returncode != 0 or len(report) != 1:
+            sys.exit("short run %d failed, exit %d:\n%s" % (k + 1, r.returncode,
+                                                             r.stderr[-4000:]))
+        reports.append(report[0])
+        print("short run %d: %s compiled, %s launches%s" % (k + 1, report[0][0],
+                                                          report[0][3], report[0][4]))
+        if k == 0:
+            # The first run's compiler, left running, writes the cache.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not (
+                    os.path.isdir(cache) and
+                    any(f.endswith(".cubin") for f in os.listdir(cache))):
+                time.sleep(0.1)
+    if int(reports[1][3]) == 0:
+        sys.exit("a short run's kernel was not left to the next run")
+
+
 with tempfile.TemporaryDirectory() as fresh:
     # A cache of its own for each run: the background run compiles too.
     if run("wait", os.path.join(fresh, "wait"))[3] == 0:
@@ -116,3 +155,4 @@ with tempfile.TemporaryDirectory() as fresh:
     run(None, os.path.join(fresh, "background"))
     if launch:
         pipeline_switches(os.path.join(fresh, "pipeline"))
+        short_runs(fresh)
