@@ -54,6 +54,7 @@ echo "built in $((SECONDS - t0)) s"
 sets=()
 [ -n "${DEFAULT_ROWS-1}" ] && sets+=("")
 for f in ${ROWS:-scripts/convert_rows_one_tap.txt}; do sets+=("$f"); done
+rm -f /tmp/kab-errors-*.txt
 for _ in $(seq "${ROUNDS:-2}"); do
   for b in base ${VARIANTS:-} new; do
     exe=/tmp/kab-$b/pipelines/gcs-convert-time
@@ -61,10 +62,17 @@ for _ in $(seq "${ROUNDS:-2}"); do
     [ $b = new ] && exe=$NEW/pipelines/gcs-convert-time
     [ -x "$exe" ] || continue
     for rows in "${sets[@]}"; do
-      env ${RTC:+GST_CS_CONVERT_RTC=$RTC} "$exe" ${rows:+--rows "$rows"} 2>/dev/null | sed "s/^/$b /"
+      env ${RTC:+GST_CS_CONVERT_RTC=$RTC} "$exe" ${rows:+--rows "$rows"} 2>> "/tmp/kab-errors-$b.txt" | sed "s/^/$b /"
     done
   done
 done > /tmp/kab-times.txt
+# A row a build did not time (its kernel's launch failed, say) is "-" in
+# the table: what the tool said of it.
+for b in base ${VARIANTS:-} new; do
+  f=/tmp/kab-errors-$b.txt
+  [ -s "$f" ] && { echo "$b said:"; sort -u "$f" | head -5 | sed 's/^/  /'; }
+  rm -f "$f"
+done
 python3 - /tmp/kab-times.txt ${VARIANTS:-} << 'PY'
 import json, sys
 builds = ["base"] + sys.argv[2:] + ["new"]
