@@ -665,8 +665,9 @@ write_quad_sums_column (const ConvertScale & op, const two_tap::TileLines & l,
 // (each of them 1 KiB more, the CUDA runtime's own); at 4 (48 KiB each)
 // the kernel's registers were 56 and the SM held 32 warps. 5 measured
 // within 1 % of 4 on YUV (H200, 2026-12-05: 4K NV12 -> 1080p RGBA
-// bicubic's 1,020 tiles are 2 waves either way); kept for packed RGB's
-// tables of four sums an entry, not measured apart.
+// bicubic's 1,020 tiles are 2 waves either way) and on packed RGB (H100,
+// the same day); at 4 the table would not fit the 48 KiB a block is
+// launched with (below).
 constexpr int kQuadBlocksPerSm = 5;
 constexpr int kMostTableInts =
     (228 * 1024 / kQuadBlocksPerSm - 1024 - (int)sizeof (QuadRowsTile) - 64) /

@@ -605,7 +605,7 @@ void launch_two_tap (const ConvertScale & op, Launch & at); /* _two_tap_*.cu */
 template <Filter F, int IB, int OB>
 void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB, int OB, bool Sums>
-void launch_tap_tile_sums (const ConvertScale & op, Launch & at); /* _variant.cu */
+bool launch_tap_tile_sums (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB, int OB>
 void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
 #endif
@@ -688,22 +688,28 @@ launch_two_tap (const ConvertScale & op, Launch & at)
     launch (std::integral_constant<int, 1>{});
 }
 
-/* The tap tiles of `op` with (Sums) or without a table of row sums. */
+/* The tap tiles of `op` with (Sums) or without a table of row sums;
+ * with, only where a table fits (else false: nothing launched). */
 template <Filter F, int IB, int OB, bool Sums>
-void
+bool
 launch_tap_tile_sums (const ConvertScale & op, Launch & at)
 {
   const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
   constexpr int N = tap_tile::kLineTaps<F>;
+  bool launched = false;
   tap_tile::dispatch_members<OB> (op, [&] (auto members) {
     using Members = decltype (members);
     int rows, capacity;
     tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
+    if (Sums && capacity <= 0)
+      return;
     start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, Sums>,
         tile_grid (nbx, nby, rows), dim3 (kTileX, kTileY),
         Sums ? (std::size_t)capacity * sizeof (float) : 0, at, op, nbx, nby, rows,
         Sums ? capacity : 0);
+    launched = true;
   });
+  return launched;
 }
 
 template <Filter F, int IB, int OB>
@@ -712,18 +718,9 @@ launch_tap_tile (const ConvertScale & op, Launch & at)
 {
   /* Bicubic's tiles sum their rows first where a table of them fits
    * (tap_tile::sums_pay). */
-  if constexpr (F == Filter::BICUBIC) {
-    const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-    bool sums = false;
-    tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-      int rows, capacity;
-      tap_tile::table_rows<decltype (members), tap_tile::kLineTaps<F>> (
-          op, nbx, nby, &rows, &capacity);
-      sums = capacity > 0;
-    });
-    if (sums)
-      return launch_tap_tile_sums<F, IB, OB, true> (op, at);
-  }
+  if constexpr (F == Filter::BICUBIC)
+    if (launch_tap_tile_sums<F, IB, OB, true> (op, at))
+      return;
   launch_tap_tile_sums<F, IB, OB, false> (op, at);
 }
 

@@ -17,12 +17,12 @@ template void launch_two_tap<Filter::GCS_TWO_TAP_FILTER, GCS_SAMPLE_BYTES> (
     const ConvertScale & op, Launch & at);
 #endif
 #if defined(GCS_TAP_TILE_FILTER) && GCS_TAP_TILE_SUMS
-template void
+template bool
 launch_tap_tile_sums<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES, GCS_OUT_BYTES, true> (
     const ConvertScale & op, Launch & at);
 #elif defined(GCS_TAP_TILE_FILTER)
 /* Instantiated in the unit of GCS_TAP_TILE_SUMS 1, not here. */
-extern template void
+extern template bool
 launch_tap_tile_sums<Filter::GCS_TAP_TILE_FILTER, GCS_SAMPLE_BYTES, GCS_OUT_BYTES, true> (
     const ConvertScale & op, Launch & at);
 template void
