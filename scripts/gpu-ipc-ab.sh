@@ -26,7 +26,7 @@ build() { # SOURCE DIR
   local t0=$SECONDS
   [ -f "$2/build.ninja" ] || meson setup "$2" "$1" -Dgpu_archs=90 -Dtests=disabled \
     -Dbuildtype=release -Dnvcodec_interop=enabled > "$2.log" 2>&1 || { echo "setup of $1 failed"; tail -20 "$2.log"; return 1; }
-  nice -n 19 ninja -C "$2" -j6 >> "$2.log" 2>&1 || { echo "build of $1 failed"; tail -20 "$2.log"; return 1; }
+  nice -n 19 ninja -C "$2" -j"${NINJA_JOBS:-6}" >> "$2.log" 2>&1 || { echo "build of $1 failed"; tail -20 "$2.log"; return 1; }
   echo "built $1 in $((SECONDS - t0)) s"
 }
 if [ ! -f $BASE/build.ninja ] || ! ninja -C $BASE -n 2> /dev/null | grep -q "no work to do"; then

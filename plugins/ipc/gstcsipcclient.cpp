@@ -16,6 +16,7 @@
 #include "gstcsmemory.h"
 #include "gstcssyncmeta.h"
 #include "ipc/gstcsipcmetas.hpp"
+#include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcsocket.hpp"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_cs_ipc_src_debug);
@@ -135,21 +136,24 @@ Client::handshake (GError ** error)
   }
   std::vector<guint8> buf (kMaxMessage);
   gssize n = -1;
-  int page = -1;
+  int pages[3] = { -1, -1, -1 };
   std::string why = "no answer within 5 s";
   if (poll_in (fd_, 5000)) {
-    n = recv_record (fd_, buf.data (), MSG_DONTWAIT, &page);
+    n = recv_record (fd_, buf.data (), MSG_DONTWAIT, pages, 3);
     if (n < 0)
       why = std::string ("the connection failed: ") + g_strerror (errno);
   }
-  /* The release page, mapped (WELCOME's) or not wanted (anything else). */
-  if (page >= 0 && n > 0) {
-    ring_ = ReleaseRing::map (page, &why);
-    if (!ring_)
+  /* The pages, mapped (WELCOME's) or not wanted (anything else). */
+  if (pages[0] >= 0 && n > 0) {
+    ring_ = ReleaseRing::map (pages[0], &why);
+    records_ = ring_ ? RecordRing::map (pages[1], &why) : nullptr;
+    bell_ = records_ ? Bell::map (pages[2], &why) : nullptr;
+    if (!bell_)
       n = -1;
   }
-  if (page >= 0)
-    close (page);
+  for (int page : pages)
+    if (page >= 0)
+      close (page);
   Msg type;
   Reader r (buf.data (), 0);
   if (n == 0)
@@ -169,9 +173,9 @@ Client::handshake (GError ** error)
         "The producer answered HELLO with %s", msg_name (type));
     return false;
   }
-  if (!ring_) {
+  if (!bell_) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "The producer's WELCOME came without its release page");
+        "The producer's WELCOME came without its pages");
     return false;
   }
   return take_welcome (r, error);
@@ -228,59 +232,52 @@ Client::finished ()
   return stopping_.load () && frames_out_.load () == 0;
 }
 
-/* Reads every record there is, then takes them in order; where the
- * connection ended among them (BYE, or its end), the frames before the end
- * are not delivered: sent before the producer let go of this consumer (a
- * stopped one it timed out, or one it died on), their memory may be
- * rewritten or freed already. */
+/* Takes every record waiting in the ring, then handles them in order;
+ * where the connection ended among them (BYE, or its end), the frames
+ * before the end are not delivered: sent before the producer let go of
+ * this consumer (a stopped one it timed out, or one it died on), their
+ * memory may be rewritten or freed already. Sleeps on the producer's bell
+ * when the ring is empty; the watching thread (watch) rings it here when
+ * the socket ends, stop() and the last release when we are done. */
 void
 Client::run ()
 {
   pthread_setname_np (pthread_self (), "csipc-reader");
-  RecvBatch batch;
+  watcher_ = std::thread ([this] { watch (); });
+  RingBatch batch;
   std::string why;
   bool gone = false;
   while (!gone && !finished ()) {
-    pollfd p[2] = { { fd_, POLLIN, 0 }, { wake_[0], POLLIN, 0 } };
-    if (poll (p, 2, -1) < 0 && errno != EINTR)
-      break;
-    if (p[1].revents) {
-      char drain[64];
-      while (read (wake_[0], drain, sizeof drain) > 0) {
-      }
-    }
-    if (!p[0].revents)
-      continue;
+    const guint32 seen = bell_->value ();
+    /* Before the ring: the records put before the socket ended are seen. */
+    const bool hup = hup_.load (std::memory_order_acquire);
     const GstClockTime t0 = gst_util_get_timestamp ();
-    const int n = batch.receive (fd_);
-    /* Each record's share of receiving them: the element's time too. */
+    std::string bad;
+    const int got = batch.take (*records_, &bad);
+    const guint n = batch.count ();
+    /* Each record's share of taking them: the element's time too. */
     const GstClockTime each = n > 0 ? (gst_util_get_timestamp () - t0) / n : 0;
-    if (n < 0 || (n == 0 && (p[0].revents & (POLLHUP | POLLERR)))) {
-      why = n == 0 ? std::string ("the producer closed the connection")
-                   : std::string ("the connection failed: ") + g_strerror (errno);
+    if (got < 0) {
+      why = bad;
+      gone = true;
+    } else if (n == 0 && hup) {
+      std::lock_guard<std::mutex> lock (wlock_);
+      why = hup_why_;
       gone = true;
     }
-    for (int i = 0; i < n && !gone; i++) {
-      if (batch.size (i) == 0 || batch.size (i) > kMaxMessage) {
-        why = batch.size (i) == 0 ? "the producer closed the connection"
-                                  : "the producer sent an oversized record";
-        gone = true;
-      }
-    }
     /* Its BYE says more than the end of the connection after it. */
-    for (int i = 0; i < n; i++) {
+    for (guint i = 0; i < n; i++) {
       Msg type;
       Reader r (batch.data (i), 0);
-      std::string bad;
-      if (batch.size (i) <= kMaxMessage &&
-          parse_header (batch.data (i), batch.size (i), &type, &r, &bad) &&
+      std::string unused;
+      if (parse_header (batch.data (i), batch.size (i), &type, &r, &unused) &&
           type == Msg::BYE) {
         why = "the producer said: " + r.str (1024);
         gone = true;
         break;
       }
     }
-    for (int i = 0; i < n && !gone; i++) {
+    for (guint i = 0; i < n && !gone; i++) {
       Msg type;
       Reader r (batch.data (i), 0);
       if (!parse_header (batch.data (i), batch.size (i), &type, &r, &why)) {
@@ -290,6 +287,14 @@ Client::run ()
         gone = true;
       }
     }
+    if (gone || n > 0)
+      continue;
+    /* Said first, then looked: a record put meanwhile is seen here, or
+     * the producer sees us asleep and rings. */
+    records_->set_sleeping (true);
+    if (!records_->pending () && !hup_.load () && !finished ())
+      bell_->wait (seen);
+    records_->set_sleeping (false);
   }
   if (gone) {
     lost (why, true);
@@ -304,8 +309,63 @@ Client::run ()
     }
   }
   shutdown (fd_, SHUT_RDWR);
+  watch_stop_ = true;
+  const char c = 1;
+  (void)!write (wake_[1], &c, 1);
+  watcher_.join ();
   /* The last thing it does: we may go with it (see ~Client). */
   std::shared_ptr<Client> keep = std::move (self_);
+}
+
+/* The watching thread: the socket carries nothing from the producer after
+ * WELCOME but its end (or a BYE a producer could not put into a full
+ * ring): that is told to the reader thread, which has the last word. */
+void
+Client::watch ()
+{
+  pthread_setname_np (pthread_self (), "csipc-watch");
+  std::vector<guint8> buf (kMaxMessage);
+  std::string why;
+  for (;;) {
+    pollfd p[2] = { { fd_, POLLIN, 0 }, { wake_[0], POLLIN, 0 } };
+    if (poll (p, 2, -1) < 0 && errno != EINTR) {
+      why = std::string ("watching the connection failed: ") + g_strerror (errno);
+      break;
+    }
+    if (p[1].revents) {
+      char drain[64];
+      while (read (wake_[0], drain, sizeof drain) > 0) {
+      }
+      if (watch_stop_.load ())
+        return;
+    }
+    if (!p[0].revents)
+      continue;
+    const gssize n = recv_record (fd_, buf.data (), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      continue;
+    Msg type;
+    Reader r (buf.data (), 0);
+    std::string bad;
+    if (n == 0)
+      why = "the producer closed the connection";
+    else if (n < 0)
+      why = std::string ("the connection failed: ") + g_strerror (errno);
+    else if (!parse_header (buf.data (), (gsize)n, &type, &r, &bad))
+      why = "the producer sent " + bad;
+    else if (type == Msg::BYE)
+      why = "the producer said: " + r.str (1024);
+    else
+      why = std::string ("the producer sent ") + msg_name (type) +
+            " on its socket, not through its record ring";
+    break;
+  }
+  {
+    std::lock_guard<std::mutex> lock (wlock_);
+    hup_why_ = why;
+  }
+  hup_.store (true, std::memory_order_release);
+  bell_->ring ();
 }
 
 bool
@@ -576,8 +636,7 @@ Client::give_back (guint64 seq, guint32 import_id)
     last = --frames_out_ == 0 && stopping_.load ();
   }
   if (last) {
-    const char c = 1;
-    (void)!write (wake_[1], &c, 1);
+    bell_->ring ();
     join_reader (); /* without lock_, which the reader thread takes */
   }
 }
@@ -714,8 +773,7 @@ Client::stop ()
     }
   }
   drop_queue ();
-  const char c = 1;
-  (void)!write (wake_[1], &c, 1);
+  bell_->ring ();
   /* With no frame out the thread ends at once: wait for it here. Else the
    * last frame's release does (give_back), not this state change, which
    * must not wait for buffers downstream still holds. */

@@ -3,7 +3,9 @@
 // connection to a producer, the memories and events it opened, and the
 // frames it made of them.
 //
-// A reader thread takes every record as it comes: memories are opened once
+// A reader thread takes every record as it comes (from the record ring the
+// producer puts them in, asleep on its bell in between; a second thread
+// watches the socket for the connection's end): memories are opened once
 // (cudaIpcOpenMemHandle) and kept until the producer says it frees them,
 // the producer's events once per slot; each frame becomes a buffer at once
 // (a GstCsMemory over the opened memory), whose stream waits on the GPU
@@ -37,6 +39,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ipc/gstcsipcevents.hpp"
+#include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcwire.hpp"
 
@@ -103,6 +106,7 @@ private:
   bool handshake (GError ** error);
   bool take_welcome (Reader & r, GError ** error);
   void run ();
+  void watch ();
   // A record from the producer; false (with `why`) ends the connection.
   // `spent`: the reader's time on it so far (receiving it).
   bool handle (Msg type, Reader & r, std::string * why, GstClockTime spent = 0);
@@ -127,7 +131,13 @@ private:
   int device_ = -1;
   int producer_pid_ = 0;
   std::thread reader_;
-  std::thread::id reader_id_;    /* set once, before stop () can be called */
+  std::thread watcher_; /* the reader thread's: watch () */
+  std::atomic<bool> watch_stop_{ false };
+  std::atomic<bool> hup_{ false };      /* the socket ended (hup_why_ says how) */
+  std::string hup_why_;                 /* under wlock_ */
+  std::unique_ptr<RecordRing> records_; /* the producer's records (WELCOME's) */
+  std::unique_ptr<Bell> bell_;          /* rings when records wait */
+  std::thread::id reader_id_;           /* set once, before stop () can be called */
   std::mutex join_lock_;         /* join_reader() from stop() or the last release */
   std::shared_ptr<Client> self_; /* the reader thread's, while it runs */
   std::atomic<bool> stopping_{ false };

@@ -45,9 +45,10 @@ struct Server::Conn {
   std::vector<bool> events;     /* our write events it was sent, by slot */
   std::set<guint32> forgetting; /* FORGET sent, FORGOTTEN not yet back */
   std::unique_ptr<PeerEvents> read_events;
-  std::unique_ptr<ReleaseRing> ring; /* its releases (HELLO answered) */
-  guint64 ping = 0;                  /* the token of the PING not answered yet, or 0 */
-  gint64 ping_at = 0;                /* when it was sent (or the last PONG came) */
+  std::unique_ptr<ReleaseRing> ring;   /* its releases (HELLO answered) */
+  std::unique_ptr<RecordRing> records; /* our records to it (HELLO answered) */
+  guint64 ping = 0;                    /* the token of the PING not answered yet, or 0 */
+  gint64 ping_at = 0;                  /* when it was sent (or the last PONG came) */
 };
 
 struct Server::Sent {
@@ -114,6 +115,12 @@ Server::create (GstElement * owner, const ServerSettings & s, int device, GError
   struct stat st;
   if (stat (s.path.c_str (), &st) == 0)
     self->listen_ino_ = st.st_ino;
+  std::string why;
+  self->bell_ = Bell::create (&self->bell_fd_, &why);
+  if (!self->bell_) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "%s", why.c_str ());
+    return nullptr;
+  }
   if (pipe2 (self->wake_, O_CLOEXEC | O_NONBLOCK) != 0 ||
       (self->timer_ = timerfd_create (CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC)) < 0) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID, "pipe or timer: %s",
@@ -134,6 +141,8 @@ Server::~Server ()
       close (fd);
   if (timer_ >= 0)
     close (timer_);
+  if (bell_fd_ >= 0)
+    close (bell_fd_);
 }
 
 void
@@ -342,10 +351,13 @@ Server::hello (const std::shared_ptr<Conn> & c, Reader & r)
     close_conn (c, c->ready ? "it said HELLO twice" : "it sent a malformed HELLO", true);
     return;
   }
-  int page = -1;
+  int pages[3] = { -1, -1, bell_fd_ };
   std::string why;
-  auto ring = ReleaseRing::create (&page, &why);
-  if (!ring) {
+  auto ring = ReleaseRing::create (&pages[0], &why);
+  auto records = ring ? RecordRing::create (&pages[1], &why) : nullptr;
+  if (!records) {
+    if (pages[0] >= 0)
+      close (pages[0]);
     close_conn (c, why, true);
     return;
   }
@@ -354,14 +366,19 @@ Server::hello (const std::shared_ptr<Conn> & c, Reader & r)
   ctl_w_.bytes (uuid_, 16);
   ctl_w_.i32 (device_);
   ctl_w_.finish ();
-  const bool sent = send_to (c, ctl_w_, false, page);
-  close (page);
-  if (sent) {
-    c->ready = true;
-    c->ping_at = g_get_monotonic_time ();
-    c->read_events = std::make_unique<PeerEvents> (device_);
-    c->ring = std::move (ring);
+  /* On the socket: the consumer has no ring before this. */
+  const int err = send_record (c->fd, ctl_w_, pages, 3);
+  close (pages[0]);
+  close (pages[1]);
+  if (err != 0) {
+    close_conn (c, std::string ("sending to it failed: ") + g_strerror (err), false);
+    return;
   }
+  c->ready = true;
+  c->ping_at = g_get_monotonic_time ();
+  c->read_events = std::make_unique<PeerEvents> (device_);
+  c->ring = std::move (ring);
+  c->records = std::move (records);
 }
 
 /* The releases waiting in `c`'s ring (with the lock held). */
@@ -430,10 +447,16 @@ Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bo
   if (c->closed)
     return;
   if (c->fd >= 0) {
+    /* Into its ring once it has one (where there is room: the end of the
+     * connection says enough otherwise), before the socket's end, which
+     * its watching thread sees. */
     ctl_w_.begin (Msg::BYE);
     ctl_w_.str (why.c_str ());
     ctl_w_.finish ();
-    (void)send_record (c->fd, ctl_w_);
+    if (!c->records)
+      (void)send_record (c->fd, ctl_w_);
+    else if (c->records->put (ctl_w_))
+      bell_->ring ();
     shutdown (c->fd, SHUT_RDWR);
   }
   c->closed = true;
@@ -483,6 +506,7 @@ Server::tick (std::vector<GstBuffer *> & done)
       }
     }
   }
+  ring_bell ();
   collect (done);
 }
 
@@ -671,25 +695,45 @@ Server::broadcast (Msg type, bool reset_time)
   for (auto & c : conns_)
     if (c->ready && !c->closed)
       send_to (c, ctl_w_, false);
+  ring_bell ();
 }
 
-/* Sends a record; a full queue drops it where `drop_if_full` (the frame
- * goes to the others), otherwise closes the connection, as any other
- * failure does. */
+/* Puts a record into `c`'s ring (the bell rings later: ring_bell); a full
+ * ring drops it where `drop_if_full` (the frame goes to the others),
+ * otherwise closes the connection. */
 bool
-Server::send_to (
-    const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full, int pass)
+Server::send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full)
 {
-  const int err = send_record (c->fd, w, pass);
-  if (err == 0)
+  if (c->records && c->records->put (w)) {
+    unrung_ = true;
     return true;
-  if (err == EAGAIN && drop_if_full)
+  }
+  if (c->records && drop_if_full)
     return false;
   close_conn (c,
-      err == EAGAIN ? std::string ("its queue is full: it stopped reading")
-                    : std::string ("sending to it failed: ") + g_strerror (err),
-      err == EAGAIN);
+      c->records ? std::string ("its queue is full: it stopped reading")
+                 : std::string ("it has no record ring"),
+      true);
   return false;
+}
+
+/* After records were put (with the lock held): the word changes, and the
+ * consumers asleep on it wake, with one system call for all; none where
+ * none sleeps (each looks at its ring before it sleeps). */
+void
+Server::ring_bell ()
+{
+  if (!unrung_)
+    return;
+  unrung_ = false;
+  bool asleep = false;
+  /* The word first, then who sleeps: against a consumer that says it
+   * sleeps, then looks at its ring (RecordRing::set_sleeping). */
+  bell_->change ();
+  for (auto & c : conns_)
+    asleep |= c->records && !c->closed && c->records->sleeping ();
+  if (asleep)
+    bell_->wake ();
 }
 
 /* What a consumer needs before a frame: the caps and segment, the memory,
@@ -756,6 +800,8 @@ Server::wait_for_room (
   waiting_++;
   if (c->ring)
     c->ring->arm ();
+  /* The consumers before it have their frame now, not after the wait. */
+  ring_bell ();
   while (!room ()) {
     const gint64 left = deadline - g_get_monotonic_time ();
     if (left <= 0)
@@ -867,6 +913,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     c->in_flight++;
     out.to.push_back (Sent{ c, g_get_monotonic_time () });
   }
+  ring_bell ();
   out.sending = false;
   GstBuffer * unused = nullptr;
   if (out.to.empty ()) {
@@ -922,6 +969,7 @@ Server::forget (guint32 id)
     if (!c->closed && c->exports.erase (id) && send_to (c, w, false))
       c->forgetting.insert (id);
   }
+  ring_bell ();
   if (std::this_thread::get_id () == thread_id_)
     return;
   cond_.wait_for (lk, std::chrono::seconds (1), [&] {

@@ -5,7 +5,8 @@
 // Forward: a frame's memory (exported once, its handle cached by each
 // consumer) goes with an interprocess event recorded after the frame's
 // producer (a GPU wait on the sink's stream); the consumer's stream waits
-// for it on the GPU.
+// for it on the GPU. Records go into each consumer's ring, then one ring
+// of the bell wakes whichever consumers sleep (RecordRing, Bell).
 //
 // Back: a consumer releases a frame with its own interprocess event,
 // recorded after its last read, written into a ring in a page both map
@@ -41,6 +42,7 @@
 
 #include "ipc/gstcsipcevents.hpp"
 #include "ipc/gstcsipcexport.hpp"
+#include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcsocket.hpp"
 #include "ipc/gstcsipcwire.hpp"
@@ -139,8 +141,8 @@ private:
       gint64 deadline);
   bool preamble (
       const std::shared_ptr<Conn> & c, const Export & ex, gsize alloc_size, guint32 slot);
-  bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full,
-      int pass = -1);
+  bool send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if_full);
+  void ring_bell ();
   gint64 collecting_until () const;
   bool arm_doorbells ();
   int poll_timeout_ms ();
@@ -153,6 +155,8 @@ private:
   int listen_fd_ = -1;
   ino_t listen_ino_ = 0;
   int wake_[2] = { -1, -1 };
+  int bell_fd_ = -1; /* passed with every WELCOME */
+  std::unique_ptr<Bell> bell_;
   int timer_ = -1; /* fires where the next frame is overdue (reclaim) */
   std::thread thread_;
   std::thread::id thread_id_;
@@ -178,6 +182,7 @@ private:
   guint64 caps_gen_ = 0;
   GstSegment segment_;
   guint64 segment_gen_ = 0;
+  bool unrung_ = false; /* records put since the bell last rang */
   Writer frame_w_, ctl_w_;
   RecvBatch rbatch_; /* server thread */
 };

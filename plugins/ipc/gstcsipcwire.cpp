@@ -174,21 +174,21 @@ parse_header (const guint8 * p, gsize n, Msg * type, Reader * body, std::string 
 }
 
 int
-send_record (int fd, const Writer & w, int pass)
+send_record (int fd, const Writer & w, const int * pass, int n_pass)
 {
   iovec iov = { const_cast<guint8 *> (w.data ()), w.size () };
   msghdr m = {};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  alignas (cmsghdr) char control[CMSG_SPACE (sizeof (int))] = {};
-  if (pass >= 0) {
+  alignas (cmsghdr) char control[CMSG_SPACE (kMaxPassed * sizeof (int))] = {};
+  if (n_pass > 0 && n_pass <= kMaxPassed) {
     m.msg_control = control;
-    m.msg_controllen = sizeof control;
+    m.msg_controllen = CMSG_SPACE (n_pass * sizeof (int));
     cmsghdr * c = CMSG_FIRSTHDR (&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN (sizeof (int));
-    std::memcpy (CMSG_DATA (c), &pass, sizeof (int));
+    c->cmsg_len = CMSG_LEN (n_pass * sizeof (int));
+    std::memcpy (CMSG_DATA (c), pass, n_pass * sizeof (int));
   }
   ssize_t n;
   do
@@ -200,21 +200,21 @@ send_record (int fd, const Writer & w, int pass)
 }
 
 gssize
-recv_record (int fd, guint8 * buf, int flags, int * passed)
+recv_record (int fd, guint8 * buf, int flags, int * passed, int n_passed)
 {
   iovec iov = { buf, kMaxMessage };
   msghdr m = {};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
-  /* Room for a few: a peer that sends more than one gets them all closed. */
-  alignas (cmsghdr) char control[CMSG_SPACE (4 * sizeof (int))];
+  /* Room for more than we take: a peer that sends others gets them closed. */
+  alignas (cmsghdr) char control[CMSG_SPACE ((kMaxPassed + 4) * sizeof (int))];
   m.msg_control = control;
   m.msg_controllen = sizeof control;
   ssize_t n;
   do
     n = recvmsg (fd, &m, flags | MSG_TRUNC | MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
-  int got = -1;
+  std::vector<int> got;
   for (cmsghdr * c = n >= 0 ? CMSG_FIRSTHDR (&m) : nullptr; c; c = CMSG_NXTHDR (&m, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
       continue;
@@ -222,21 +222,20 @@ recv_record (int fd, guint8 * buf, int flags, int * passed)
     for (gsize i = 0; i < count; i++) {
       int one;
       std::memcpy (&one, CMSG_DATA (c) + i * sizeof (int), sizeof (int));
-      if (got < 0 && passed && count == 1)
-        got = one;
-      else
-        close (one);
+      got.push_back (one);
     }
   }
+  const bool keep =
+      passed && n >= 0 && n <= (ssize_t)kMaxMessage && got.size () == (gsize)n_passed;
+  for (int i = 0; passed && i < n_passed; i++)
+    passed[i] = keep ? got[i] : -1;
+  if (!keep)
+    for (int one : got)
+      close (one);
   if (n > (ssize_t)kMaxMessage) {
-    if (got >= 0)
-      close (got);
-    got = -1;
     n = -1;
     errno = EMSGSIZE;
   }
-  if (passed)
-    *passed = got;
   return n;
 }
 

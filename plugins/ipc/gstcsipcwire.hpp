@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// The messages cudastreamsipcsink and cudastreamsipcsrc exchange over their
-// unix socket (internal). One message is one SOCK_SEQPACKET record: a
+// The messages cudastreamsipcsink and cudastreamsipcsrc exchange (internal):
+// over their unix socket, and from the producer after WELCOME through the
+// consumer's record ring (gstcsipcrecords.hpp). One message is one
+// SOCK_SEQPACKET record, or one record of the ring: a
 // 16-byte header (magic, version, type, the record's whole size) and
 // fields of explicit sizes, little-endian. A reader checks every field
 // against the record's end: a malformed, truncated or oversized record is
@@ -18,7 +20,7 @@ namespace gst_cs {
 namespace ipc {
 
 constexpr guint32 kMagic = 0x50494347; /* "GCIP" */
-constexpr guint16 kVersion = 2;
+constexpr guint16 kVersion = 3;
 constexpr gsize kHeaderSize = 16;
 /* The largest record either side sends or takes: a frame with its metas
  * (a batch of up to kMaxSlots slots), caps. Larger ones are refused. */
@@ -31,7 +33,10 @@ constexpr gsize kHandleSize = 64;
 enum class Msg : guint16 {
   HELLO = 1,   // consumer -> producer: u32 pid
   WELCOME,     // producer -> consumer: u32 pid, bytes16 device uuid, i32 device;
-               // with it (SCM_RIGHTS) the release page's fd (ReleaseRing)
+               // with it (SCM_RIGHTS) the fds of the release page
+               // (ReleaseRing), the record ring (RecordRing) and the bell
+               // (Bell). Every record from the producer after it comes
+               // through the record ring, not the socket.
   CAPS,        // producer -> consumer: string
   SEGMENT,     // producer -> consumer: a GstSegment's fields
   EXPORT,      // producer -> consumer: u32 id, handle, u64 allocation size
@@ -128,16 +133,22 @@ private:
 bool parse_header (
     const guint8 * p, gsize n, Msg * type, Reader * body, std::string * why);
 
+// The most file descriptors one record carries (WELCOME's pages).
+constexpr int kMaxPassed = 3;
+
 // Sends a finished record on a SOCK_SEQPACKET socket without blocking (and
-// without SIGPIPE), with the file descriptor `pass` where one is given. 0
-// when sent; else the errno (EAGAIN: the peer's queue is full).
-int send_record (int fd, const Writer & w, int pass = -1);
+// without SIGPIPE), with the `n_pass` file descriptors of `pass` (at most
+// kMaxPassed). 0 when sent; else the errno (EAGAIN: the peer's queue is
+// full).
+int send_record (int fd, const Writer & w, const int * pass = nullptr, int n_pass = 0);
 
 // Receives one record into `buf` (kMaxMessage bytes): its size, 0 at the
 // end of the connection, -1 with errno set; a record larger than the
-// buffer gives -1 and EMSGSIZE. With `passed`, a file descriptor that came
-// with it (close-on-exec), else -1; any other is closed.
-gssize recv_record (int fd, guint8 * buf, int flags, int * passed = nullptr);
+// buffer gives -1 and EMSGSIZE. With `passed`, the `n_passed` file
+// descriptors that came with it (close-on-exec), each -1 unless exactly
+// that many came; any others are closed.
+gssize recv_record (
+    int fd, guint8 * buf, int flags, int * passed = nullptr, int n_passed = 0);
 
 // The records waiting on a socket, received at once (one recvmmsg, never
 // blocking) into buffers kept from one batch to the next.

@@ -48,6 +48,7 @@
 #include <cstring>
 #include <atomic>
 
+#include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include <string>
 #include <thread>
@@ -507,8 +508,8 @@ std::vector<guint8>
 header (guint16 type, guint32 size)
 {
   std::vector<guint8> r (MAX (size, 16u), 0);
-  const guint32 magic = 0x50494347;
-  const guint16 version = 2;
+  const guint32 magic = gst_cs::ipc::kMagic;
+  const guint16 version = gst_cs::ipc::kVersion;
   memcpy (r.data (), &magic, 4);
   memcpy (r.data () + 4, &version, 2);
   memcpy (r.data () + 6, &type, 2);
@@ -605,8 +606,9 @@ ring_garbage (const Options & o)
    * own consumer) starts only once both are there, so it runs while each
    * writes its garbage, however fast it would send its frames. */
   struct Conn {
-    int fd = -1, page = -1;
+    int fd = -1, page = -1, pages[3] = { -1, -1, -1 };
     std::unique_ptr<gst_cs::ipc::ReleaseRing> ring;
+    std::unique_ptr<gst_cs::ipc::RecordRing> records;
   } conns[2];
   for (Conn & c : conns) {
     c.fd = connect_until (o, until);
@@ -616,22 +618,26 @@ ring_garbage (const Options & o)
     const guint32 pid = (guint32)getpid ();
     memcpy (hello.data () + 16, &pid, 4);
     (void)send (c.fd, hello.data (), hello.size (), MSG_NOSIGNAL);
-    /* WELCOME, with the page's fd. */
+    /* WELCOME, with the fds of the release page, the record ring and
+     * the bell. */
     guint8 buf[4096];
     iovec iov = { buf, sizeof buf };
-    alignas (cmsghdr) char control[CMSG_SPACE (sizeof (int))];
+    alignas (cmsghdr) char control[CMSG_SPACE (3 * sizeof (int))];
     msghdr m = {};
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
     m.msg_control = control;
     m.msg_controllen = sizeof control;
     if (recvmsg (c.fd, &m, 0) > 0 && CMSG_FIRSTHDR (&m))
-      memcpy (&c.page, CMSG_DATA (CMSG_FIRSTHDR (&m)), sizeof c.page);
+      memcpy (c.pages, CMSG_DATA (CMSG_FIRSTHDR (&m)), sizeof c.pages);
+    c.page = c.pages[0];
     std::string why;
     if (c.page >= 0)
       c.ring = gst_cs::ipc::ReleaseRing::map (c.page, &why);
-    if (!c.ring) {
-      std::printf ("RING-GARBAGE no release page: %s\n", why.c_str ());
+    if (c.ring && c.pages[1] >= 0)
+      c.records = gst_cs::ipc::RecordRing::map (c.pages[1], &why);
+    if (!c.records) {
+      std::printf ("RING-GARBAGE no release page or record ring: %s\n", why.c_str ());
       return 1;
     }
   }
@@ -641,10 +647,15 @@ ring_garbage (const Options & o)
    * a frame it was never sent, with a read event it never had. Before
    * that, the first's would have it disconnected before the producer
    * started, which waits for all three. */
-  guint8 buf[4096];
+  std::vector<guint8> rec;
   guint16 type = 0;
-  while (type != 9 && recv (conns[1].fd, buf, sizeof buf, 0) >= 16)
-    memcpy (&type, buf + 6, 2);
+  while (type != 9 && g_get_monotonic_time () < until) {
+    std::string why;
+    if (conns[1].records->take (&rec, &why))
+      memcpy (&type, rec.data () + 6, 2);
+    else
+      g_usleep (1000);
+  }
   void * p = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, conns[0].page, 0);
   if (p == MAP_FAILED) {
     std::printf ("RING-GARBAGE cannot map: %s\n", g_strerror (errno));
@@ -659,7 +670,9 @@ ring_garbage (const Options & o)
   int closed = 0;
   const auto bell = header (17, 16);
   for (Conn & c : conns) {
-    close (c.page);
+    for (int fd : c.pages)
+      if (fd >= 0)
+        close (fd);
     (void)send (c.fd, bell.data (), bell.size (), MSG_NOSIGNAL);
     closed += closed_by_producer (c.fd);
   }

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "ipc/gstcsipcrecords.hpp"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <new>
+
+namespace gst_cs {
+namespace ipc {
+
+static_assert (std::atomic<guint32>::is_always_lock_free &&
+                   std::atomic<guint64>::is_always_lock_free,
+    "the record ring needs lock-free atomics between processes");
+
+namespace {
+
+/* A sealed memfd of `bytes`, mapped; MAP_FAILED with `why` set. */
+void *
+make_page (const char * name, gsize bytes, int * fd, std::string * why)
+{
+  *fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  void * p = MAP_FAILED;
+  if (*fd >= 0 && ftruncate (*fd, (off_t)bytes) == 0 &&
+      fcntl (*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0)
+    p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+  if (p == MAP_FAILED) {
+    *why = std::string ("cannot make the page of ") + name + ": " + g_strerror (errno);
+    if (*fd >= 0)
+      close (*fd);
+    *fd = -1;
+  }
+  return p;
+}
+
+/* The producer's page of `bytes`, checked before it is mapped: one it
+ * could shrink would fault in our threads. */
+void *
+map_page (int fd, gsize bytes, const char * what, std::string * why)
+{
+  struct stat st;
+  if (fstat (fd, &st) != 0 || st.st_size != (off_t)bytes) {
+    *why =
+        std::string ("the producer's ") + what + " is not of the size this side expects";
+    return MAP_FAILED;
+  }
+  const int seals = fcntl (fd, F_GET_SEALS);
+  if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+    *why = std::string ("the producer's ") + what + " is not sealed against shrinking";
+    return MAP_FAILED;
+  }
+  void * p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED)
+    *why = std::string ("cannot map the producer's ") + what + ": " + g_strerror (errno);
+  return p;
+}
+
+/* Not FUTEX_PRIVATE_FLAG: the word is shared between processes. */
+long
+futex (std::atomic<guint32> * word, int op, guint32 val)
+{
+  return syscall (
+      SYS_futex, reinterpret_cast<guint32 *> (word), op, val, nullptr, nullptr, 0);
+}
+
+constexpr gsize kBellBytes = 4096;
+
+} // namespace
+
+/* ---- Bell ---- */
+
+std::unique_ptr<Bell>
+Bell::create (int * fd, std::string * why)
+{
+  void * p = make_page ("cudastreams-ipc-bell", kBellBytes, fd, why);
+  if (p == MAP_FAILED)
+    return nullptr;
+  return std::unique_ptr<Bell> (new Bell (new (p) std::atomic<guint32>{ 0 }));
+}
+
+std::unique_ptr<Bell>
+Bell::map (int fd, std::string * why)
+{
+  void * p = map_page (fd, kBellBytes, "bell page", why);
+  if (p == MAP_FAILED)
+    return nullptr;
+  return std::unique_ptr<Bell> (new Bell (static_cast<std::atomic<guint32> *> (p)));
+}
+
+Bell::~Bell ()
+{
+  munmap (word_, kBellBytes);
+}
+
+guint32
+Bell::value () const
+{
+  return word_->load (std::memory_order_seq_cst);
+}
+
+void
+Bell::change ()
+{
+  word_->fetch_add (1, std::memory_order_seq_cst);
+}
+
+void
+Bell::wake ()
+{
+  (void)futex (word_, FUTEX_WAKE, INT_MAX);
+}
+
+void
+Bell::wait (guint32 seen)
+{
+  /* EAGAIN (the word moved), EINTR (a signal): the caller looks again. */
+  (void)futex (word_, FUTEX_WAIT, seen);
+}
+
+/* ---- RecordRing ---- */
+
+/* Each side's position on a cache line of its own: the producer writes
+ * `tail` and the bytes, the consumer `head` and `sleeping`. Each record:
+ * its size (4 bytes), 4 bytes of padding, its bytes, padded to 8. */
+struct RecordRing::Page {
+  alignas (64) std::atomic<guint64> tail;
+  alignas (64) std::atomic<guint64> head;
+  std::atomic<guint32> sleeping;
+  alignas (64) guint8 bytes[kBytes];
+};
+
+static constexpr guint64 kRecordHeader = 8;
+
+/* Its page: the counters' lines, then the bytes. */
+static constexpr gsize kRingPageBytes = 3 * 64 + RecordRing::kBytes;
+
+static guint64
+padded (guint64 n)
+{
+  return (n + 7) & ~G_GUINT64_CONSTANT (7);
+}
+
+std::unique_ptr<RecordRing>
+RecordRing::create (int * fd, std::string * why)
+{
+  static_assert (sizeof (Page) <= kRingPageBytes, "the record ring outgrew its page");
+  void * p = make_page ("cudastreams-ipc-records", kRingPageBytes, fd, why);
+  if (p == MAP_FAILED)
+    return nullptr;
+  /* Only the counters are written: the bytes stay unbacked until used. */
+  auto * page = static_cast<Page *> (p);
+  new (&page->tail) std::atomic<guint64>{ 0 };
+  new (&page->head) std::atomic<guint64>{ 0 };
+  new (&page->sleeping) std::atomic<guint32>{ 0 };
+  return std::unique_ptr<RecordRing> (new RecordRing (page));
+}
+
+std::unique_ptr<RecordRing>
+RecordRing::map (int fd, std::string * why)
+{
+  void * p = map_page (fd, kRingPageBytes, "record ring", why);
+  if (p == MAP_FAILED)
+    return nullptr;
+  return std::unique_ptr<RecordRing> (new RecordRing (static_cast<Page *> (p)));
+}
+
+RecordRing::~RecordRing ()
+{
+  munmap (page_, kRingPageBytes);
+}
+
+bool
+RecordRing::put (const Writer & w)
+{
+  const guint64 n = w.size ();
+  const guint64 need = kRecordHeader + padded (n);
+  /* A head ahead of our tail, or further behind than the ring holds, is
+   * the consumer's mistake: no room. */
+  const guint64 head = page_->head.load (std::memory_order_acquire);
+  const guint64 used = next_ - head;
+  if (head > next_ || used > kBytes || kBytes - used < need)
+    return false;
+  const guint32 size = (guint32)n;
+  const guint8 * src[2] = { reinterpret_cast<const guint8 *> (&size), w.data () };
+  const guint64 len[2] = { 4, n };
+  guint64 at = next_;
+  for (int part = 0; part < 2; part++) {
+    const guint64 off = at % kBytes;
+    const guint64 first = MIN (len[part], kBytes - off);
+    std::memcpy (page_->bytes + off, src[part], first);
+    std::memcpy (page_->bytes, src[part] + first, len[part] - first);
+    at += part == 0 ? kRecordHeader : len[part];
+  }
+  next_ += need;
+  /* seq_cst against set_sleeping () then pending () on the other side. */
+  page_->tail.store (next_, std::memory_order_seq_cst);
+  return true;
+}
+
+bool
+RecordRing::sleeping () const
+{
+  return page_->sleeping.load (std::memory_order_seq_cst) != 0;
+}
+
+bool
+RecordRing::take (std::vector<guint8> * out, std::string * why)
+{
+  const guint64 tail = page_->tail.load (std::memory_order_acquire);
+  if (tail == next_)
+    return false;
+  const guint64 avail = tail - next_;
+  guint32 size = 0;
+  const guint64 off = next_ % kBytes;
+  /* Headers are 8-aligned and the ring a multiple of 8: never split. */
+  if (avail <= kBytes && avail >= kRecordHeader)
+    std::memcpy (&size, page_->bytes + off, 4);
+  if (avail > kBytes || avail < kRecordHeader || size < kHeaderSize ||
+      size > kMaxMessage || kRecordHeader + padded (size) > avail) {
+    *why = "the producer's record ring does not add up";
+    return false;
+  }
+  out->resize (size);
+  const guint64 from = (next_ + kRecordHeader) % kBytes;
+  const guint64 first = MIN ((guint64)size, kBytes - from);
+  std::memcpy (out->data (), page_->bytes + from, first);
+  std::memcpy (out->data () + first, page_->bytes, size - first);
+  next_ += kRecordHeader + padded (size);
+  page_->head.store (next_, std::memory_order_release);
+  return true;
+}
+
+void
+RecordRing::set_sleeping (bool on)
+{
+  page_->sleeping.store (on ? 1 : 0, std::memory_order_seq_cst);
+}
+
+bool
+RecordRing::pending () const
+{
+  return page_->tail.load (std::memory_order_seq_cst) != next_;
+}
+
+/* ---- RingBatch ---- */
+
+int
+RingBatch::take (RecordRing & ring, std::string * why)
+{
+  count_ = 0;
+  while (count_ < kMax && ring.take (&bufs_[count_], why))
+    count_++;
+  return why->empty () ? (int)count_ : -1;
+}
+
+} // namespace ipc
+} // namespace gst_cs
