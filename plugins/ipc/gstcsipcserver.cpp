@@ -449,13 +449,15 @@ Server::close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bo
   if (c->fd >= 0) {
     /* Into its ring once it has one (where there is room: the end of the
      * connection says enough otherwise), before the socket's end, which
-     * its watching thread sees. */
-    ctl_w_.begin (Msg::BYE);
-    ctl_w_.str (why.c_str ());
-    ctl_w_.finish ();
+     * its watching thread sees. A writer of its own: a caller may be
+     * sending ctl_w_ to every consumer (broadcast) when one fails. */
+    Writer w;
+    w.begin (Msg::BYE);
+    w.str (why.c_str ());
+    w.finish ();
     if (!c->records)
-      (void)send_record (c->fd, ctl_w_);
-    else if (c->records->put (ctl_w_))
+      (void)send_record (c->fd, w);
+    else if (c->records->put (w))
       bell_->ring ();
     shutdown (c->fd, SHUT_RDWR);
   }
