@@ -25,7 +25,7 @@ BASE=/tmp/ab-base NEW=${NEW_BUILD:-/tmp/gcs-ipc-build}
 build() { # SOURCE DIR
   local t0=$SECONDS
   [ -f "$2/build.ninja" ] || meson setup "$2" "$1" -Dgpu_archs=90 -Dtests=disabled \
-    -Dbuildtype=release -Dnvcodec_interop=enabled > "$2.log" 2>&1 || { echo "setup of $1 failed"; tail -20 "$2.log"; return 1; }
+    -Dbuildtype="${BUILDTYPE:-release}" -Dnvcodec_interop=enabled > "$2.log" 2>&1 || { echo "setup of $1 failed"; tail -20 "$2.log"; return 1; }
   nice -n 19 ninja -C "$2" -j"${NINJA_JOBS:-6}" >> "$2.log" 2>&1 || { echo "build of $1 failed"; tail -20 "$2.log"; return 1; }
   echo "built $1 in $((SECONDS - t0)) s"
 }
