@@ -23,6 +23,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -758,6 +759,56 @@ GST_START_TEST (test_one_wake_per_frame)
 }
 GST_END_TEST;
 
+/* The consumer's side of a frame: its reader thread wakes for it (the
+ * producer's bell), the thread watching its socket does not (the socket
+ * carries nothing from the producer while the connection lives: records
+ * come through the ring). Before the ring, that thread read a socket
+ * record each frame. The consumer is this process, the producer sends 30
+ * frames a second. */
+GST_START_TEST (test_consumer_threads_per_frame)
+{
+  const std::string sock = socket_path ("cthreads");
+  Peer * p = producer (sock, { "--frames", "90", "--fps", "30" });
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc socket-path=%s "
+                                  "connection-timeout=%u ! fakesink name=out sync=false",
+      sock.c_str (), scaled (30000));
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  guint rendered = 0;
+  testutil::count_buffers (pipeline, "out", "sink", &rendered);
+  /* Between the 15th frame and the 75th: while frames flow. */
+  long long watch[2] = { -1, -1 }, reader[2] = { -1, -1 };
+  std::thread look ([&] {
+    const gint64 until = g_get_monotonic_time () + scaled (60) * G_USEC_PER_SEC;
+    for (int i = 0; i < 2; i++) {
+      while (g_atomic_int_get (&rendered) < (i ? 75u : 15u) &&
+             g_get_monotonic_time () < until)
+        g_usleep (2000);
+      watch[i] = thread_sleeps ("csipc-watch");
+      reader[i] = thread_sleeps ("csipc-reader");
+    }
+  });
+  testutil::run_to_eos (
+      pipeline, "a consumer of 90 frames at 30 a second", scaled (120) * GST_SECOND);
+  look.join ();
+  gst_object_unref (pipeline);
+  check_producer (p, "producer of 90 frames at 30 a second");
+  delete p;
+  fail_unless (watch[0] >= 0 && watch[1] >= 0 && reader[0] >= 0 && reader[1] >= 0,
+      "no threads named csipc-watch and csipc-reader while frames came");
+  const long long watched = watch[1] - watch[0], read = reader[1] - reader[0];
+  g_print ("test_consumer_threads_per_frame: for 60 frames the reader thread slept %lld "
+           "times, the watching thread %lld\n",
+      read, watched);
+  fail_unless (
+      watched == 0, "the watching thread woke %lld times for 60 frames", watched);
+  /* A wake-up a frame, its PINGs' (two a second) and, on a loaded host, a
+   * lock it waited for now and then. */
+  fail_unless (read >= 30 && read <= 3 * 60,
+      "the reader thread slept %lld times for 60 frames", read);
+}
+GST_END_TEST;
+
 /* Frames a consumer gave back come back to the producer when its frames
  * stop coming (no end of stream: a valve shuts), without a PING
  * (consumer-timeout=0): its streaming thread no longer takes the releases
@@ -1209,6 +1260,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_consumer_opens_once);
   tcase_add_test (tc, test_consumer_stops_while_frames_come);
   tcase_add_test (tc, test_one_wake_per_frame);
+  tcase_add_test (tc, test_consumer_threads_per_frame);
   tcase_add_test (tc, test_frames_back_when_frames_stop);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_flush);
