@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "ipc/gstcsipcrecords.hpp"
 
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <climits>
 #include <cstring>
 #include <new>
+
+#include "ipc/gstcsipcpages.hpp"
 
 namespace gst_cs {
 namespace ipc {
@@ -21,46 +20,6 @@ static_assert (std::atomic<guint32>::is_always_lock_free &&
     "the record ring needs lock-free atomics between processes");
 
 namespace {
-
-/* A sealed memfd of `bytes`, mapped; MAP_FAILED with `why` set. */
-void *
-make_page (const char * name, gsize bytes, int * fd, std::string * why)
-{
-  *fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  void * p = MAP_FAILED;
-  if (*fd >= 0 && ftruncate (*fd, (off_t)bytes) == 0 &&
-      fcntl (*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0)
-    p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-  if (p == MAP_FAILED) {
-    *why = std::string ("cannot make the page of ") + name + ": " + g_strerror (errno);
-    if (*fd >= 0)
-      close (*fd);
-    *fd = -1;
-  }
-  return p;
-}
-
-/* The producer's page of `bytes`, checked before it is mapped: one it
- * could shrink would fault in our threads. */
-void *
-map_page (int fd, gsize bytes, const char * what, std::string * why)
-{
-  struct stat st;
-  if (fstat (fd, &st) != 0 || st.st_size != (off_t)bytes) {
-    *why =
-        std::string ("the producer's ") + what + " is not of the size this side expects";
-    return MAP_FAILED;
-  }
-  const int seals = fcntl (fd, F_GET_SEALS);
-  if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-    *why = std::string ("the producer's ") + what + " is not sealed against shrinking";
-    return MAP_FAILED;
-  }
-  void * p = mmap (NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED)
-    *why = std::string ("cannot map the producer's ") + what + ": " + g_strerror (errno);
-  return p;
-}
 
 /* Not FUTEX_PRIVATE_FLAG: the word is shared between processes. */
 long
@@ -79,8 +38,8 @@ constexpr gsize kBellBytes = 4096;
 std::unique_ptr<Bell>
 Bell::create (int * fd, std::string * why)
 {
-  void * p = make_page ("cudastreams-ipc-bell", kBellBytes, fd, why);
-  if (p == MAP_FAILED)
+  void * p = make_shared_page ("cudastreams-ipc-bell", kBellBytes, fd, why);
+  if (!p)
     return nullptr;
   return std::unique_ptr<Bell> (new Bell (new (p) std::atomic<guint32>{ 0 }));
 }
@@ -88,8 +47,8 @@ Bell::create (int * fd, std::string * why)
 std::unique_ptr<Bell>
 Bell::map (int fd, std::string * why)
 {
-  void * p = map_page (fd, kBellBytes, "bell page", why);
-  if (p == MAP_FAILED)
+  void * p = map_shared_page (fd, kBellBytes, "bell page", why);
+  if (!p)
     return nullptr;
   return std::unique_ptr<Bell> (new Bell (static_cast<std::atomic<guint32> *> (p)));
 }
@@ -151,8 +110,8 @@ std::unique_ptr<RecordRing>
 RecordRing::create (int * fd, std::string * why)
 {
   static_assert (sizeof (Page) <= kRingPageBytes, "the record ring outgrew its page");
-  void * p = make_page ("cudastreams-ipc-records", kRingPageBytes, fd, why);
-  if (p == MAP_FAILED)
+  void * p = make_shared_page ("cudastreams-ipc-records", kRingPageBytes, fd, why);
+  if (!p)
     return nullptr;
   /* Only the counters are written: the bytes stay unbacked until used. */
   auto * page = static_cast<Page *> (p);
@@ -165,8 +124,8 @@ RecordRing::create (int * fd, std::string * why)
 std::unique_ptr<RecordRing>
 RecordRing::map (int fd, std::string * why)
 {
-  void * p = map_page (fd, kRingPageBytes, "record ring", why);
-  if (p == MAP_FAILED)
+  void * p = map_shared_page (fd, kRingPageBytes, "record ring", why);
+  if (!p)
     return nullptr;
   return std::unique_ptr<RecordRing> (new RecordRing (static_cast<Page *> (p)));
 }

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "ipc/gstcsipcreleases.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 #include <new>
+
+#include "ipc/gstcsipcpages.hpp"
 
 namespace gst_cs {
 namespace ipc {
@@ -43,40 +41,18 @@ std::unique_ptr<ReleaseRing>
 ReleaseRing::create (int * fd, std::string * why)
 {
   static_assert (sizeof (Page) <= kPageBytes, "the release ring outgrew its page");
-  *fd = memfd_create ("cudastreams-ipc-releases", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  void * p = MAP_FAILED;
-  if (*fd >= 0 && ftruncate (*fd, kPageBytes) == 0 &&
-      fcntl (*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0)
-    p = mmap (NULL, kPageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-  if (p == MAP_FAILED) {
-    *why = std::string ("cannot make the release page: ") + g_strerror (errno);
-    if (*fd >= 0)
-      close (*fd);
-    *fd = -1;
+  void * p = make_shared_page ("cudastreams-ipc-releases", kPageBytes, fd, why);
+  if (!p)
     return nullptr;
-  }
   return std::unique_ptr<ReleaseRing> (new ReleaseRing (new (p) Page{}));
 }
 
 std::unique_ptr<ReleaseRing>
 ReleaseRing::map (int fd, std::string * why)
 {
-  struct stat st;
-  if (fstat (fd, &st) != 0 || st.st_size != (off_t)kPageBytes) {
-    *why = "the producer's release page is not of the size this side expects";
+  void * p = map_shared_page (fd, kPageBytes, "release page", why);
+  if (!p)
     return nullptr;
-  }
-  /* A page the producer could shrink would fault in our threads. */
-  const int seals = fcntl (fd, F_GET_SEALS);
-  if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-    *why = "the producer's release page is not sealed against shrinking";
-    return nullptr;
-  }
-  void * p = mmap (NULL, kPageBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  if (p == MAP_FAILED) {
-    *why = std::string ("cannot map the producer's release page: ") + g_strerror (errno);
-    return nullptr;
-  }
   return std::unique_ptr<ReleaseRing> (new ReleaseRing (static_cast<Page *> (p)));
 }
 
