@@ -65,14 +65,9 @@ Bell::value () const
 }
 
 void
-Bell::change ()
+Bell::ring ()
 {
   word_->fetch_add (1, std::memory_order_seq_cst);
-}
-
-void
-Bell::wake ()
-{
   (void)futex (word_, FUTEX_WAKE, INT_MAX);
 }
 
@@ -146,17 +141,14 @@ RecordRing::put (const Writer & w)
   const guint64 used = next_ - head;
   if (head > next_ || used > kBytes || kBytes - used < need)
     return false;
+  /* The size never wraps (8-aligned in a ring of a multiple of 8), the
+   * bytes may. */
   const guint32 size = (guint32)n;
-  const guint8 * src[2] = { reinterpret_cast<const guint8 *> (&size), w.data () };
-  const guint64 len[2] = { 4, n };
-  guint64 at = next_;
-  for (int part = 0; part < 2; part++) {
-    const guint64 off = at % kBytes;
-    const guint64 first = MIN (len[part], kBytes - off);
-    std::memcpy (page_->bytes + off, src[part], first);
-    std::memcpy (page_->bytes, src[part] + first, len[part] - first);
-    at += part == 0 ? kRecordHeader : len[part];
-  }
+  std::memcpy (page_->bytes + next_ % kBytes, &size, 4);
+  const guint64 from = (next_ + kRecordHeader) % kBytes;
+  const guint64 first = MIN (n, kBytes - from);
+  std::memcpy (page_->bytes + from, w.data (), first);
+  std::memcpy (page_->bytes, w.data () + first, n - first);
   next_ += need;
   /* seq_cst against set_sleeping () then pending () on the other side. */
   page_->tail.store (next_, std::memory_order_seq_cst);

@@ -52,16 +52,9 @@ public:
 
   // The word now: read before looking for work, passed to wait().
   guint32 value () const;
-  // Changes the word: a wait() for the value before returns at once.
-  void change ();
-  // Wakes every sleeper (a system call).
-  void wake ();
-  // Both.
-  void ring ()
-  {
-    change ();
-    wake ();
-  }
+  // Changes the word (a wait() for the value before returns at once), then
+  // wakes every sleeper (a system call).
+  void ring ();
   // Sleeps until the word is no longer `seen` (at once if it is not), or
   // a signal.
   void wait (guint32 seen);

@@ -719,9 +719,14 @@ Server::send_to (const std::shared_ptr<Conn> & c, const Writer & w, bool drop_if
   return false;
 }
 
-/* After records were put (with the lock held): the word changes, and the
- * consumers asleep on it wake, with one system call for all; none where
- * none sleeps (each looks at its ring before it sleeps). */
+/* After records were put (with the lock held): where a consumer sleeps,
+ * the word changes and every sleeper wakes, with one system call for all;
+ * where none does, nothing (the word is a cache line every consumer
+ * reads). Who sleeps is read after the rings' tails were stored: a
+ * consumer that says it sleeps after this look sees the records when it
+ * looks at its ring next (RecordRing::set_sleeping, then pending); one
+ * that said so before is woken, and the word changes first, so one not
+ * in its wait yet returns from it at once. */
 void
 Server::ring_bell ()
 {
@@ -729,13 +734,10 @@ Server::ring_bell ()
     return;
   unrung_ = false;
   bool asleep = false;
-  /* The word first, then who sleeps: against a consumer that says it
-   * sleeps, then looks at its ring (RecordRing::set_sleeping). */
-  bell_->change ();
   for (auto & c : conns_)
     asleep |= c->records && !c->closed && c->records->sleeping ();
   if (asleep)
-    bell_->wake ();
+    bell_->ring ();
 }
 
 /* What a consumer needs before a frame: the caps and segment, the memory,

@@ -232,6 +232,22 @@ check_producer (Peer * p, const char * what)
       r["host_waits"].c_str ());
 }
 
+/* A consumer in this process, "cudastreamsipcsrc ! fakesink name=out",
+ * its frames counted into *rendered (read with g_atomic_int_get). */
+GstElement *
+counted_consumer (const std::string & sock, guint * rendered)
+{
+  gchar * desc = g_strdup_printf ("cudastreamsipcsrc socket-path=%s "
+                                  "connection-timeout=%u ! fakesink name=out sync=false",
+      sock.c_str (), scaled (30000));
+  GstElement * pipeline = gst_parse_launch (desc, NULL);
+  g_free (desc);
+  fail_unless (pipeline != NULL);
+  *rendered = 0;
+  testutil::count_buffers (pipeline, "out", "sink", rendered);
+  return pipeline;
+}
+
 /* Sleeps so far of this process's thread named `name` (voluntary context
  * switches: each ends in a wake-up); -1 where no thread has that name. */
 long long
@@ -769,20 +785,15 @@ GST_START_TEST (test_consumer_threads_per_frame)
 {
   const std::string sock = socket_path ("cthreads");
   Peer * p = producer (sock, { "--frames", "90", "--fps", "30" });
-  gchar * desc = g_strdup_printf ("cudastreamsipcsrc socket-path=%s "
-                                  "connection-timeout=%u ! fakesink name=out sync=false",
-      sock.c_str (), scaled (30000));
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  guint rendered = 0;
-  testutil::count_buffers (pipeline, "out", "sink", &rendered);
+  guint rendered;
+  GstElement * pipeline = counted_consumer (sock, &rendered);
   /* Between the 15th frame and the 75th: while frames flow. */
   long long watch[2] = { -1, -1 }, reader[2] = { -1, -1 };
   std::thread look ([&] {
     const gint64 until = g_get_monotonic_time () + scaled (60) * G_USEC_PER_SEC;
     for (int i = 0; i < 2; i++) {
-      while (g_atomic_int_get (&rendered) < (i ? 75u : 15u) &&
-             g_get_monotonic_time () < until)
+      while (
+          g_atomic_int_get (&rendered) < (i ? 75 : 15) && g_get_monotonic_time () < until)
         g_usleep (2000);
       watch[i] = thread_sleeps ("csipc-watch");
       reader[i] = thread_sleeps ("csipc-reader");
@@ -864,13 +875,8 @@ GST_START_TEST (test_consumer_opens_once)
   const unsigned long long mem0 = fake ? fakecuda_ipc_mem_opens () : 0;
   const unsigned long long ev0 = fake ? fakecuda_ipc_event_opens () : 0;
   const unsigned long long early0 = fake ? fakecuda_ipc_early_rerecords () : 0;
-  gchar * desc = g_strdup_printf ("cudastreamsipcsrc name=src socket-path=%s "
-                                  "connection-timeout=%u ! fakesink name=out sync=false",
-      sock.c_str (), scaled (30000));
-  GstElement * pipeline = gst_parse_launch (desc, NULL);
-  g_free (desc);
-  guint rendered = 0;
-  testutil::count_buffers (pipeline, "out", "sink", &rendered);
+  guint rendered;
+  GstElement * pipeline = counted_consumer (sock, &rendered);
   testutil::run_to_eos (pipeline, "a consumer of 200 frames", scaled (120) * GST_SECOND);
   fail_unless_equals_int (rendered, frames);
   if (fake) {
@@ -902,13 +908,9 @@ GST_START_TEST (test_consumer_stops_while_frames_come)
 {
   const std::string sock = socket_path ("stopmid");
   Peer * p = producer (sock, { "--frames", "100000", "--fps", "1000" });
-  gchar * desc = g_strdup_printf ("cudastreamsipcsrc socket-path=%s "
-                                  "connection-timeout=%u ! fakesink name=out sync=false",
-      sock.c_str (), scaled (30000));
   for (int i = 0; i < 40; i++) {
-    GstElement * pipeline = gst_parse_launch (desc, NULL);
-    guint rendered = 0;
-    testutil::count_buffers (pipeline, "out", "sink", &rendered);
+    guint rendered;
+    GstElement * pipeline = counted_consumer (sock, &rendered);
     fail_unless (
         gst_element_set_state (pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE);
     const gint64 until = g_get_monotonic_time () + scaled (30) * G_USEC_PER_SEC;
@@ -931,7 +933,6 @@ GST_START_TEST (test_consumer_stops_while_frames_come)
     g_thread_join (stopping);
     gst_object_unref (pipeline);
   }
-  g_free (desc);
   delete p; /* killed */
 }
 GST_END_TEST;
