@@ -14,7 +14,6 @@
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
-#include "convert_scale_rtc.h"
 #include "fakecuda.h"
 #include "gstcudastreams.h"
 #include "gstcsbufferpool-private.h"
@@ -25,11 +24,8 @@
 namespace {
 
 constexpr gint kWidth = 64, kHeight = 48;
-/* Frames a test converts, the first one included: fewer than make the
- * converter compile a kernel of its own for the description, whose load
- * (a module load may wait for the whole device) is then never behind a
- * closed gate. */
-constexpr int kMostFrames = gst_cs::gpu::rtc::kSeenBeforeCompile - 1;
+/* Frames a test converts, the first one included. */
+constexpr int kMostFrames = 7;
 
 guint64
 stream_waits ()
@@ -171,6 +167,14 @@ GST_END_TEST;
 static Suite *
 still_gpu_suite (void)
 {
+  /* The built kernels only. The two tests share a process, and together
+   * convert one description often enough that the converter compiles a
+   * kernel for it; loading that kernel can wait for the whole device, on
+   * the pushing thread, while the test's gate holds a stream closed until
+   * the push returns. Where an earlier run left the kernel in the disk
+   * cache, it is loaded at once: every run after the first on a machine
+   * would hang. */
+  g_setenv ("GST_CS_CONVERT_RTC", "0", TRUE);
   Suite * s = suite_create ("still_gpu");
   TCase * tc = tcase_create ("general");
   tcase_add_test (tc, test_still_frame_waited_once);
