@@ -3,8 +3,9 @@
 """Each IPC row's median per build over alternating rounds
 (scripts/gpu-ipc-ab.sh): lines "BUILD ROUND RESULT {json}" of
 pipelines/ipc_report.py's rows. CPU us a frame: the tracer's figures of
-the src and the sink, and the producer's server thread (csipc-server) by
-its thread CPU clock.
+the src and the sink, the consumer's cudaconvertscale (frames: what the
+same element costs a frame at each rate), and the producer's server
+thread (csipc-server) by its thread CPU clock.
 
     python3 pipelines/ipc_ab_report.py ipc-ab.jsonl
 """
@@ -23,7 +24,7 @@ def med(rs, key):
 def server_us(r):
     return (r.get("producer_threads_cpu_us") or {}).get("csipc-server")
 print(f"{'row':26} {'build':5} {'rounds':>6} {'fps/consumer':>12} {'src us':>7} {'sink us':>7}"
-      f" {'server us':>9} {'p50 us':>7} {'p99 us':>7} {'waits':>5}")
+      f" {'cs us':>6} {'server us':>9} {'p50 us':>7} {'p99 us':>7} {'waits':>5}")
 for case, v in d.items():
     for b in ("base", "new"):
         rs = v.get(b, [])
@@ -31,5 +32,5 @@ for case, v in d.items():
             w = max((x.get("src_waits") or 0) + (x.get("sink_waits") or 0) for x in rs)
             srv = [server_us(x) for x in rs if server_us(x) is not None]
             print(f"{case:26} {b:5} {len(rs):6} {med(rs, 'fps_min'):12,.0f} {med(rs, 'src_cpu_us'):7.1f}"
-                  f" {med(rs, 'sink_cpu_us'):7.1f} {st.median(srv) if srv else float('nan'):9.1f}"
+                  f" {med(rs, 'sink_cpu_us'):7.1f} {med(rs, 'convert_cpu_us'):6.1f} {st.median(srv) if srv else float('nan'):9.1f}"
                   f" {med(rs, 'lat_p50_us'):7.0f} {med(rs, 'lat_p99_us'):7.0f} {w:5.2f}")

@@ -78,6 +78,13 @@ def row(a):
             for i in range(len(consumers))]
     if None not in cpus:
         out["src_cpu_us"] = statistics.mean(cpus)
+    # The consumer's cudaconvertscale (frames), timed the same way: the
+    # same element's figure at full speed and at 30 or 1,000 a second
+    # says what a frame at a time costs any element on that host.
+    convert = [tracer_cpu(os.path.join(d, f"consumer{i + 1}.log"), "cs")
+               for i in range(len(consumers))]
+    if convert and None not in convert:
+        out["convert_cpu_us"] = statistics.mean(convert)
     if producer and producer.get("status") == "ok":
         out["producer_fps"] = producer["fps"]
         out["producer_cpu_us"] = producer["cpu_us"]
@@ -113,6 +120,8 @@ def describe(r):
     s += (f", CPU us/frame src {fmt(r.get('src_cpu_us'))} sink {fmt(r.get('sink_cpu_us'))}"
           f" (processes: consumer {fmt(r.get('consumer_cpu_us'))}, producer"
           f" {fmt(r.get('producer_cpu_us'))})")
+    if r.get("convert_cpu_us") is not None:
+        s += f", the consumer's cudaconvertscale {fmt(r['convert_cpu_us'])}"
     if "src_waits" in r or "sink_waits" in r:
         s += f", host waits/frame src {fmt(r.get('src_waits'), '{:.3f}')}" \
              f" sink {fmt(r.get('sink_waits'), '{:.3f}')}"
