@@ -16,7 +16,11 @@
 #   ../shared/gst, unpacked into /tmp/gst-VERSION and put in front),
 #   BUILD_ONLY=1 (set up and build, nothing else), NINJA_JOBS, FAKE_SUITE=0
 #   (not the stand-in's suite, which CI runs), ONLY_TESTS (test names: the
-#   plain run runs these alone, and no stand-in suite), GPU_JOBS (below).
+#   plain run runs these alone, and no stand-in suite), GPU_JOBS (below),
+#   TEST_SECONDS (the tests' time, from their start: what has not finished
+#   by then is stopped and named "not run", the summary printed all the
+#   same; for a device call's limit, which would otherwise end the script
+#   before its summary).
 set -u
 cd "$(dirname "$0")/.."
 # shellcheck source=scripts/gpu-gst-env.sh
@@ -73,10 +77,23 @@ fi
 # one at a time, and both together outlast a device call (600 s) otherwise.
 # FAKE_SUITE=0 leaves it to CI (several versions built and tested at once).
 t_tests=$SECONDS
+# TEST_SECONDS: each test command gets the time left (time_left), and one
+# that has none left is not started.
+deadline=
+[ -n "${TEST_SECONDS:-}" ] && deadline=$(($(date +%s) + TEST_SECONDS))
+time_left() {
+  if [ -z "$deadline" ]; then echo 0; else echo $((deadline - $(date +%s))); fi
+}
+# `timeout` with the time left, or the command as it is without a deadline.
+in_time() {
+  local left
+  left=$(time_left)
+  if [ -z "$deadline" ]; then "$@"; elif [ "$left" -gt 0 ]; then timeout "$left" "$@"; else return 124; fi
+}
 : > "$OUT/meson-test-fake.txt"
 fake_pid=
 if [ "${FAKE_SUITE:-1}" != 0 ] && [ -z "${ONLY_TESTS:-}" ]; then
-  meson test -C "$B" --no-rebuild --print-errorlogs --suite fakecuda --num-processes 4 \
+  in_time meson test -C "$B" --no-rebuild --print-errorlogs --suite fakecuda --num-processes 4 \
     --logbase fakelog > "$OUT/meson-test-fake.txt" 2>&1 &
   fake_pid=$!
 fi
@@ -105,11 +122,13 @@ print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_paralle
       "$1" "${LONG_TESTS:-convertscale_rtc_gpu convertscale_gpu torch_gpu ipc_gpu convert_formats_gpu}"
   }
   one_test() {
-    meson test -C "$B" --no-rebuild --print-errorlogs --logbase "par-$1" "$1" > "$OUT/serial/$1.txt" 2>&1
+    in_time meson test -C "$B" --no-rebuild --print-errorlogs --logbase "par-$1" "$1" > "$OUT/serial/$1.txt" 2>&1
+    [ $? = 124 ] && echo "NOT RUN: out of time (TEST_SECONDS)" >> "$OUT/serial/$1.txt"
   }
   passed() { grep -qE "^ *[0-9]+/[0-9]+ .* (OK|SKIP) " "$1"; }
-  export -f one_test
-  export B OUT
+  out_of_time() { grep -q "^NOT RUN: out of time" "$1"; }
+  export -f one_test in_time time_left
+  export B OUT deadline
   mkdir -p "$OUT/serial"
   serial=$(lists serial)
   rest=$(lists rest)
@@ -117,7 +136,13 @@ print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_paralle
   xargs -n 1 -P "$GPU_JOBS" bash -c 'one_test "$0"' <<< "$(tr " " "\n" <<< "$serial")"
   rc=0
   : > "$OUT/meson-test.txt"
+  not_run=()
   for t in $serial; do
+    if out_of_time "$OUT/serial/$t.txt"; then
+      not_run+=("$t")
+      rc=1
+      continue
+    fi
     if ! passed "$OUT/serial/$t.txt"; then
       mv "$OUT/serial/$t.txt" "$OUT/serial/$t.beside.txt"
       echo "--- $t failed beside others: again alone" >> "$OUT/meson-test.txt"
@@ -130,17 +155,33 @@ print(" ".join(t["name"] for t in sorted(tests, key=order) if (not t["is_paralle
   # Named: without names meson would run every test, the serial ones again.
   : > "$OUT/meson-test-rest.txt"
   # shellcheck disable=SC2086
-  [ -z "$rest" ] || meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 4 \
-    --logbase rest $rest > "$OUT/meson-test-rest.txt" 2>&1 || rc=1
-  grep -E "^ *[0-9]+/[0-9]+ " "$OUT/meson-test-rest.txt" >> "$OUT/meson-test.txt"
+  if [ -n "$rest" ]; then
+    in_time meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 4 \
+      --logbase rest $rest > "$OUT/meson-test-rest.txt" 2>&1
+    case $? in
+      0) ;;
+      124)
+        rc=1
+        # Those stopped (INTERRUPT) or never started.
+        for t in $rest; do
+          grep -qE "^ *[0-9]+/[0-9]+ .*[ :]$t +(OK|FAIL|SKIP|TIMEOUT) " "$OUT/meson-test-rest.txt" ||
+            not_run+=("$t")
+        done ;;
+      *) rc=1 ;;
+    esac
+  fi
+  grep -E "^ *[0-9]+/[0-9]+ " "$OUT/meson-test-rest.txt" | grep -v " INTERRUPT " >> "$OUT/meson-test.txt"
   cat "$B"/meson-logs/par-*.txt "$B/meson-logs/rest.txt" > "$B/meson-logs/testlog.txt" 2> /dev/null
   for k in OK:Ok FAIL:Fail SKIP:Skipped TIMEOUT:Timeout; do
     echo "${k#*:}: $(grep -cE "^ *[0-9]+/[0-9]+ .* ${k%%:*} " "$OUT/meson-test.txt")" >> "$OUT/meson-test.txt"
   done
+  [ ${#not_run[@]} = 0 ] ||
+    echo "Not run (out of time, TEST_SECONDS=$TEST_SECONDS): ${not_run[*]}" >> "$OUT/meson-test.txt"
 else
-  meson test -C "$B" --no-rebuild --print-errorlogs "${plain[@]}" --num-processes 2 \
+  in_time meson test -C "$B" --no-rebuild --print-errorlogs "${plain[@]}" --num-processes 2 \
     > "$OUT/meson-test.txt" 2>&1
   rc=$?
+  [ $rc = 124 ] && echo "Not run (out of time, TEST_SECONDS=$TEST_SECONDS): the tests after those above" >> "$OUT/meson-test.txt"
 fi
 [ -z "$fake_pid" ] || wait "$fake_pid" || rc=1
 cat "$OUT/meson-test-fake.txt" >> "$OUT/meson-test.txt"
@@ -155,7 +196,7 @@ if [ "${MEMCHECK:-1}" != 0 ]; then
 fi
 
 echo "=== $(date -u +%F) on ${ngpu}x ${gpu:-unknown GPU}, GStreamer $(pkg-config --modversion gstreamer-1.0); build ${t_build}s, tests ${t_tests}s"
-grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):" "$OUT/meson-test.txt"
+grep -E "^ *[0-9]+/[0-9]+ |^(Ok|Fail|Skipped|Timeout):|^Not run" "$OUT/meson-test.txt"
 # The nvcodec interop must be built and its tests must run here, not skip.
 interop=$(meson introspect --buildoptions "$B" 2>/dev/null |
   python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="nvcodec_interop"][0])' 2>/dev/null)
