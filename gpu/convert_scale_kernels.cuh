@@ -606,6 +606,11 @@ template <Filter F, int IB, int OB>
 void launch_tap_tile (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB, int OB, bool Sums>
 bool launch_tap_tile_sums (const ConvertScale & op, Launch & at); /* _variant.cu */
+/* launch_tap_tile_sums's kernel for one Members type (tap_tile::
+ * dispatch_members): the generic members' (two_tap::AnyMembers), the
+ * largest, may be instantiated in a unit of its own (GCS_TAP_TILE_ANY). */
+template <Filter F, int IB, int OB, bool Sums, class Members>
+bool launch_tap_tile_of (const ConvertScale & op, Launch & at); /* _variant.cu */
 template <Filter F, int IB, int OB>
 void launch_taps_per_pixel (const ConvertScale & op, Launch & at); /* _variant.cu */
 #endif
@@ -688,26 +693,33 @@ launch_two_tap (const ConvertScale & op, Launch & at)
     launch (std::integral_constant<int, 1>{});
 }
 
-/* The tap tiles of `op` with (Sums) or without a table of row sums;
- * with, only where a table fits (else false: nothing launched). */
+/* The tap tiles of `op` with (Sums) or without a table of row sums, by
+ * the kernel of Members; with, only where a table fits (else false:
+ * nothing launched). */
+template <Filter F, int IB, int OB, bool Sums, class Members>
+bool
+launch_tap_tile_of (const ConvertScale & op, Launch & at)
+{
+  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
+  constexpr int N = tap_tile::kLineTaps<F>;
+  int rows, capacity;
+  tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
+  if (Sums && capacity <= 0)
+    return false;
+  start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, Sums>,
+      tile_grid (nbx, nby, rows), dim3 (kTileX, kTileY),
+      Sums ? (std::size_t)capacity * sizeof (float) : 0, at, op, nbx, nby, rows,
+      Sums ? capacity : 0);
+  return true;
+}
+
 template <Filter F, int IB, int OB, bool Sums>
 bool
 launch_tap_tile_sums (const ConvertScale & op, Launch & at)
 {
-  const int nbx = pixels::blocks_x (op.out), nby = pixels::blocks_y (op.out);
-  constexpr int N = tap_tile::kLineTaps<F>;
   bool launched = false;
   tap_tile::dispatch_members<OB> (op, [&] (auto members) {
-    using Members = decltype (members);
-    int rows, capacity;
-    tap_tile::table_rows<Members, N> (op, nbx, nby, &rows, &capacity);
-    if (Sums && capacity <= 0)
-      return;
-    start (convert_scale_tap_tile_kernel<F, IB, OB, Members, N, Sums>,
-        tile_grid (nbx, nby, rows), dim3 (kTileX, kTileY),
-        Sums ? (std::size_t)capacity * sizeof (float) : 0, at, op, nbx, nby, rows,
-        Sums ? capacity : 0);
-    launched = true;
+    launched = launch_tap_tile_of<F, IB, OB, Sums, decltype (members)> (op, at);
   });
   return launched;
 }
