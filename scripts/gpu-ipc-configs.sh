@@ -9,9 +9,11 @@
 #   IPC_CONFIGS='traced; untraced IPC_TRACER=; both IPC_TRACE_LOCAL=1' \
 #     OUT=$OUT scripts/gpu-ipc-configs.sh
 # Each configuration: a label, then the VAR=value words it runs the
-# benchmark with (';' between configurations; no spaces in a value, so a
-# regular expression such as IPC_PROFILE='(1c-full-mps|local-mps)' fits). The build is gpu-ipc-ab.sh's
-# NEW_BUILD (kept between calls on a warm machine).
+# benchmark with, its variables or any the elements read (';' between
+# configurations; no spaces in a value, so a regular expression such as
+# IPC_PROFILE='(1c-full-mps|local-mps)' fits). The build is
+# gpu-ipc-ab.sh's NEW_BUILD (kept between calls on a warm machine). The
+# device tool brings back only a few files: tar $OUT at the end of a call.
 # Env: IPC_CONFIGS, ROUNDS (3), IPC_ROWS (a BENCH_ONLY regex, default the
 #   one-process row and one consumer under MPS), BENCH_SECONDS (1.5),
 #   NINJA_JOBS (16).
@@ -36,6 +38,7 @@ for r in $(seq "${ROUNDS:-3}"); do
   for c in "${configs[@]}"; do
     read -r -a words <<< "$c"
     label=${words[0]}
+    rm -rf "/tmp/ipc-cfg-$label-$r" # an earlier call's, on a warm machine
     BUILD_DIR=$NEW OUT=/tmp/ipc-cfg-$label-$r BENCH_SECONDS=${BENCH_SECONDS:-1.5} BENCH_ONLY="$rows" \
       timeout 400 env "${words[@]:1}" pipelines/bench > "$OUT/bench-$label-$r.txt" 2>&1
     sed "s/^/$label $r /" "/tmp/ipc-cfg-$label-$r/raw_ipc.jsonl" >> "$OUT/ipc-configs.jsonl"
