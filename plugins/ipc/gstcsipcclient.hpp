@@ -8,10 +8,11 @@
 // watches the socket for the connection's end): memories are opened once
 // (cudaIpcOpenMemHandle) and kept until the producer says it frees them,
 // the producer's events once per slot; each frame becomes a buffer at once
-// (a GstCsMemory over the opened memory), whose stream waits on the GPU
-// for the producer's event where it has not completed yet (a query first:
-// the wait costs host time, the query 0.2 us), then records the buffer's
-// own plain event: consumers in this process wait for that one. The
+// (a GstCsMemory over the opened memory). Where the producer's event has
+// completed (a query, 0.2 us) the buffer is ready and carries no event;
+// else our stream waits on the GPU for the producer's event (host time),
+// then records the buffer's own plain event: consumers in this process
+// wait for that one. The
 // buffers, caps, segments and the end of stream queue up for the
 // streaming thread in the order they came.
 //
@@ -142,6 +143,7 @@ private:
   std::shared_ptr<Client> self_; /* the reader thread's, while it runs */
   std::atomic<bool> stopping_{ false };
   std::atomic<guint> frames_out_{ 0 };
+  std::atomic<guint64> ready_frames_{ 0 };
   std::atomic<guint64> release_ns_{ 0 };
   cudaStream_t stream_ = nullptr; /* waits for the producer, orders releases */
   std::unique_ptr<OwnEvents> read_events_;
