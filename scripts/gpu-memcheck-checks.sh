@@ -52,7 +52,9 @@ one() { # one TEST CHECK
     0) echo "PASS $t:$c ($((SECONDS - start)) s, ${errors:-no ERROR SUMMARY})" ;;
     124) echo "TIME $t:$c (${CHECK_SECONDS} s)" ;;
     *) echo "FAIL $t:$c (exit $rc, $((SECONDS - start)) s, ${errors:-no ERROR SUMMARY})"
-       grep -hE "Invalid|\.cpp:[0-9]+:[FE]:" "$B/meson-logs/mc-$c"-*.txt 2> /dev/null | head -5 ;;
+       grep -hE "Invalid|\.cpp:[0-9]+:[FE]:" "$B/meson-logs/mc-$c"-*.txt 2> /dev/null | head -5
+       # The whole log (the failure's message, a peer's output) comes back.
+       cp "$B/meson-logs/mc-$c"-*.txt "$OUT/" 2> /dev/null ;;
   esac
 }
 export -f one
