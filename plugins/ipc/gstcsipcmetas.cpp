@@ -82,6 +82,29 @@ write_batch (Writer & w, const GstCsBatchMeta * m)
   }
 }
 
+/* The quark of slot `slot`'s pad name. The same names come in every batch,
+ * and g_quark_from_string takes GLib's one global lock each time: the
+ * reader thread keeps the last name of each slot and its quark. */
+GQuark
+pad_quark (guint slot, std::string_view name)
+{
+  struct Known {
+    std::string name;
+    GQuark quark = 0;
+  };
+  static thread_local std::vector<Known> known;
+  if (name.empty ())
+    return 0;
+  if (known.size () <= slot)
+    known.resize (slot + 1);
+  Known & k = known[slot];
+  if (!k.quark || k.name != name) {
+    k.name.assign (name);
+    k.quark = g_quark_from_string (k.name.c_str ());
+  }
+  return k.quark;
+}
+
 bool
 read_batch (Reader & r, GstBuffer * buffer)
 {
@@ -93,8 +116,7 @@ read_batch (Reader & r, GstBuffer * buffer)
     GstCsBatchSlot & s = m->slots[i];
     s.empty = r.u8 () != 0;
     s.pad_index = r.u32 ();
-    const std::string name = r.str (256);
-    s.pad_name = name.empty () ? 0 : g_quark_from_string (name.c_str ());
+    s.pad_name = pad_quark (i, r.view (256));
     s.pts = r.u64 ();
     s.source_width = r.i32 ();
     s.source_height = r.i32 ();

@@ -57,7 +57,9 @@ msg_name (Msg type)
 void
 Writer::begin (Msg type)
 {
-  buf_.resize (kHeaderSize);
+  if (buf_.size () < kHeaderSize)
+    grow (kHeaderSize);
+  size_ = kHeaderSize;
   const guint32 magic = kMagic;
   const guint16 version = kVersion, t = static_cast<guint16> (type);
   std::memcpy (buf_.data (), &magic, 4);
@@ -69,10 +71,18 @@ Writer::begin (Msg type)
 void
 Writer::put (const void * p, gsize n)
 {
-  const gsize at = buf_.size ();
-  buf_.resize (at + n);
+  if (buf_.size () - size_ < n)
+    grow (n);
   if (n)
-    std::memcpy (buf_.data () + at, p, n);
+    std::memcpy (buf_.data () + size_, p, n);
+  size_ += n;
+}
+
+/* Room for `n` bytes more: at least twice the room there was. */
+void
+Writer::grow (gsize n)
+{
+  buf_.resize (MAX (size_ + n, MAX (buf_.size () * 2, (gsize)256)));
 }
 
 void
@@ -86,7 +96,7 @@ Writer::str (const char * s)
 gsize
 Writer::reserve32 ()
 {
-  const gsize at = buf_.size ();
+  const gsize at = size_;
   u32 (0);
   return at;
 }
@@ -94,9 +104,9 @@ Writer::reserve32 ()
 bool
 Writer::finish ()
 {
-  if (buf_.size () > kMaxMessage)
+  if (size_ > kMaxMessage)
     return false;
-  fill32 (8, (guint32)buf_.size ());
+  fill32 (8, (guint32)size_);
   return true;
 }
 
@@ -115,15 +125,23 @@ Reader::bytes (void * out, gsize n)
 std::string
 Reader::str (gsize max)
 {
+  return std::string (view (max));
+}
+
+std::string_view
+Reader::view (gsize max)
+{
   const guint32 n = u32 ();
   if (!ok_ || n > max || n_ - pos_ < n) {
     ok_ = false;
-    return std::string ();
+    return std::string_view ();
   }
-  std::string s (reinterpret_cast<const char *> (p_ + pos_), n);
+  std::string_view s (reinterpret_cast<const char *> (p_ + pos_), n);
   pos_ += n;
-  if (s.find ('\0') != std::string::npos)
+  if (s.find ('\0') != std::string_view::npos) {
     ok_ = false;
+    return std::string_view ();
+  }
   return s;
 }
 

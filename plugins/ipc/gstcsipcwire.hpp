@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <glib.h>
@@ -60,30 +61,42 @@ const char * msg_name (Msg type);
 
 // Builds one record. Reused from message to message (no allocation once
 // it has grown to its largest).
+// A record's bytes, in a buffer kept from one record to the next: a field
+// is a copy of a few bytes into room already there (a batch's record has
+// some 200 fields, written once a frame).
 class Writer {
 public:
   void begin (Msg type);
-  void u8 (guint8 v) { put (&v, 1); }
-  void u16 (guint16 v) { put (&v, 2); }
-  void u32 (guint32 v) { put (&v, 4); }
-  void i32 (gint32 v) { put (&v, 4); }
-  void u64 (guint64 v) { put (&v, 8); }
-  void i64 (gint64 v) { put (&v, 8); }
-  void f64 (gdouble v) { put (&v, 8); }
+  void u8 (guint8 v) { scalar (v); }
+  void u16 (guint16 v) { scalar (v); }
+  void u32 (guint32 v) { scalar (v); }
+  void i32 (gint32 v) { scalar (v); }
+  void u64 (guint64 v) { scalar (v); }
+  void i64 (gint64 v) { scalar (v); }
+  void f64 (gdouble v) { scalar (v); }
   void bytes (const void * p, gsize n) { put (p, n); }
   void str (const char * s);
   // Where a field of 4 bytes will go, to be filled in later (a length).
   gsize reserve32 ();
   void fill32 (gsize at, guint32 v) { std::memcpy (buf_.data () + at, &v, 4); }
-  gsize size () const { return buf_.size (); }
+  gsize size () const { return size_; }
   // The record, its header completed; false when it is larger than
   // kMaxMessage.
   bool finish ();
   const guint8 * data () const { return buf_.data (); }
 
 private:
+  template <typename T> void scalar (T v)
+  {
+    if (G_UNLIKELY (buf_.size () - size_ < sizeof v))
+      grow (sizeof v);
+    std::memcpy (buf_.data () + size_, &v, sizeof v);
+    size_ += sizeof v;
+  }
   void put (const void * p, gsize n);
-  std::vector<guint8> buf_;
+  void grow (gsize n);
+  std::vector<guint8> buf_; /* its size: the room; size_ of it written */
+  gsize size_ = 0;
 };
 
 // Reads one record's fields; any read past its end makes ok() false and
@@ -101,6 +114,8 @@ public:
   bool bytes (void * out, gsize n);
   // A string of at most `max` bytes, without NUL bytes in it.
   std::string str (gsize max = 64 * 1024);
+  // The same, its bytes where they are in the record (valid as long as it).
+  std::string_view view (gsize max = 64 * 1024);
   // A sub-reader of the next `n` bytes (an encoded meta).
   Reader sub (gsize n);
   bool ok () const { return ok_; }
