@@ -261,14 +261,17 @@ produce (const Options & o)
     /* Two streams of one source into 2 x 3 x 32 x 32 uint8 batches. A
      * latency of its own lets cudabatch wait for a stream whose thread a
      * loaded machine starved: the consumer counts a batch missed or
-     * repeated as a gap. */
+     * repeated as a gap. 0.2 s, times the run's slowness (under
+     * compute-sanitizer every CUDA call is many times slower). */
     desc = g_strdup_printf (
         "appsrc name=src format=time is-live=true ! cudaupload ! tee name=t "
         "t. ! queue ! b.sink_0 t. ! queue ! b.sink_1 "
-        "cudabatch name=b width=32 height=32 dtype=uint8 latency=200000000 ! tee name=bt "
+        "cudabatch name=b width=32 height=32 dtype=uint8 latency=%" G_GUINT64_FORMAT
+        " ! tee name=bt "
         "bt. ! queue ! cudastreamsipcsink name=sink socket-path=%s %s "
         "bt. ! queue ! appsink name=ref sync=false emit-signals=true",
-        o.socket.c_str (), props.c_str ());
+        (guint64)(200 * GST_MSECOND * time_multiplier ()), o.socket.c_str (),
+        props.c_str ());
   else
     desc = g_strdup_printf ("appsrc name=src format=time is-live=true ! cudaupload %s ! "
                             "identity name=flusher ! "
