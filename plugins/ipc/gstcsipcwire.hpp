@@ -59,11 +59,10 @@ constexpr guint16 kLastMsg = static_cast<guint16> (Msg::DOORBELL);
 
 const char * msg_name (Msg type);
 
-// Builds one record. Reused from message to message (no allocation once
-// it has grown to its largest).
-// A record's bytes, in a buffer kept from one record to the next: a field
-// is a copy of a few bytes into room already there (a batch's record has
-// some 200 fields, written once a frame).
+// Builds one record. Reused from message to message: its buffer is kept
+// (no allocation once it has grown to its largest), and a field is a copy
+// of a few bytes into room already there (a batch's record has some 200
+// fields, written once a frame).
 class Writer {
 public:
   void begin (Msg type);
