@@ -361,9 +361,10 @@ GST_END_TEST;
  * call returns EINTR) are not failures. A consumer that a signal reaches
  * every 200 us while it waits for its producer's answer (here a socket
  * that answers nothing for 0.5 s, then closes) waits that whole time and
- * says what happened; and frames flow between two processes whose every
- * thread a signal reaches that often: every frame right, in order, every
- * frame back in the producer. */
+ * says what happened; and frames flow between two processes whose threads
+ * a signal reaches that often (the main thread and every named one: the
+ * IPC elements', GStreamer's, CUDA's; ipc_peer's storm_targets): every
+ * frame right, in order, every frame back in the producer. */
 GST_START_TEST (test_interrupted_calls)
 {
   const std::string sock = socket_path ("signals");
@@ -400,6 +401,12 @@ GST_START_TEST (test_interrupted_calls)
   c = consumer (sock, { "--frames", "60", "--signals", "200" });
   check_consumer (c, 60, 0, "a consumer interrupted by signals");
   check_producer (prod, "a producer interrupted by signals");
+  /* The storm reached the IPC elements' own threads. */
+  fail_unless (c->text.find ("csipc-reader") != std::string::npos &&
+                   c->text.find ("csipc-watch") != std::string::npos,
+      "the consumer's IPC threads were not signalled: %s", c->text.c_str ());
+  fail_unless (prod->text.find ("csipc-server") != std::string::npos,
+      "the producer's IPC thread was not signalled: %s", prod->text.c_str ());
   delete c;
   delete prod;
 }
@@ -582,16 +589,27 @@ GST_END_TEST;
 
 /* A consumer whose release ring does not add up (a release of a frame it
  * was never sent; a count of records larger than the ring) is disconnected
- * like one that sends a malformed record; the producer and a consumer
- * beside it go on. The producer starts once all three are there. */
+ * like one that sends a malformed record, and told why; the producer and a
+ * consumer beside it go on. The producer starts once all three are there.
+ * The garbage's connections answer no PING: without consumer-timeout=0
+ * they would be disconnected for that, and the producer would wait for
+ * three for ever, should the consumer start 2 s after them (under
+ * compute-sanitizer it does). */
 GST_START_TEST (test_malformed_releases)
 {
   const std::string sock = socket_path ("ringgarbage");
-  Peer * p = producer (sock, { "--frames", "20", "--consumers", "3" });
+  Peer * p = producer (sock,
+      { "--frames", "20", "--consumers", "3", "--sink-props", "consumer-timeout=0" });
   Peer * c = consumer (sock, { "--frames", "20" });
   Peer * g = spawn ({ "ring-garbage", sock });
   const int status = g->wait (30);
   fail_unless (status == 0, "ring-garbage: exit %d: %s", status, g->text.c_str ());
+  fail_unless (g->text.find ("BYE 0: its release ring says 1000 records wait") !=
+                       std::string::npos &&
+                   g->text.find ("BYE 1: it released a frame with a read event it never "
+                                 "sent") != std::string::npos,
+      "each garbage connection should be told what was wrong with its ring: %s",
+      g->text.c_str ());
   delete g;
   check_consumer (c, 20, 0, "a consumer beside the ring garbage");
   check_producer (p, "producer fed ring garbage");
