@@ -196,7 +196,10 @@ Server::run ()
     pfds.push_back ({ timer_, POLLIN, 0 });
     if (poll (pfds.data (), pfds.size (), timeout) < 0 && errno != EINTR)
       g_usleep (1000);
-    const GstClockTime busy = gst_util_get_timestamp ();
+    /* Its CPU time, not the clock's: waiting for lock_ (the streaming
+     * thread holds it to send, and its span counts already) or for a
+     * core is no CPU of the element's. */
+    const guint64 busy = thread_cpu_ns ();
     const size_t n = polled.size ();
     if (pfds[n].revents) {
       char drain[64];
@@ -221,7 +224,7 @@ Server::run ()
     for (GstBuffer * b : done)
       gst_buffer_unref (b);
     done.clear ();
-    thread_ns_ += gst_util_get_timestamp () - busy;
+    thread_ns_ += thread_cpu_ns () - busy;
   }
 }
 
@@ -636,6 +639,7 @@ Server::collect (std::vector<GstBuffer *> & done)
 void
 Server::reclaim ()
 {
+  const guint64 t0 = G_UNLIKELY (costs_) ? thread_cpu_ns () : 0;
   std::vector<GstBuffer *> done;
   {
     std::lock_guard<std::mutex> guard (lock_);
@@ -658,6 +662,8 @@ Server::reclaim ()
   }
   for (GstBuffer * b : done)
     gst_buffer_unref (b);
+  if (G_UNLIKELY (costs_))
+    costs_->reclaim += thread_cpu_ns () - t0;
 }
 
 void
@@ -862,10 +868,16 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
    * slot and its event are this thread's until given back; only this
    * thread adds events). */
   Export ex;
+  guint64 t = G_UNLIKELY (costs_) ? thread_cpu_ns () : 0;
   const bool recorded =
       gst_cs_sync_meta_wait (f.buffer, stream, error) &&
       GST_CS_CHECK (cudaEventRecord (events_.event (slot), stream), error) &&
           export_memory (f.exportable, device_, shared_from_this (), &ex, error);
+  if (G_UNLIKELY (costs_)) {
+    const guint64 now = thread_cpu_ns ();
+    costs_->gpu += now - t;
+    t = now;
+  }
   std::unique_lock<std::mutex> lk (lock_);
   if (!recorded) {
     events_.put_back (slot);
@@ -917,7 +929,14 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     c->in_flight++;
     out.to.push_back (Sent{ c, g_get_monotonic_time () });
   }
+  if (G_UNLIKELY (costs_)) {
+    const guint64 now = thread_cpu_ns ();
+    costs_->records += now - t;
+    t = now;
+  }
   ring_bell ();
+  if (G_UNLIKELY (costs_))
+    costs_->bell += thread_cpu_ns () - t;
   out.sending = false;
   GstBuffer * unused = nullptr;
   if (out.to.empty ()) {

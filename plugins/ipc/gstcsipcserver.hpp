@@ -29,6 +29,7 @@
 #pragma once
 
 #include <atomic>
+#include <ctime>
 #include <condition_variable>
 #include <list>
 #include <memory>
@@ -75,6 +76,24 @@ struct OutFrame {
   GstClockTime clock_time = GST_CLOCK_TIME_NONE; // its PTS on the pipeline clock
 };
 
+// The calling thread's CPU time in ns (a system call: for diagnostics).
+inline guint64
+thread_cpu_ns ()
+{
+  timespec t;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return GST_TIMESPEC_TO_TIME (t);
+}
+
+// Where the streaming thread's CPU goes in reclaim and send, summed over
+// the frames (thread_cpu_ns), where the element asks (GST_DEBUG=csipcsink:4).
+struct SendCosts {
+  guint64 reclaim = 0; // frames taken back: the rings read, reads queried
+  guint64 gpu = 0;     // the GPU wait for the frame, its event's record
+  guint64 records = 0; // the FRAME record written into each consumer's ring
+  guint64 bell = 0;    // the consumers that sleep woken
+};
+
 class Server : public ExportListener, public std::enable_shared_from_this<Server> {
 public:
   // Listens at `s.path` and starts the server thread; nullptr with
@@ -112,9 +131,11 @@ public:
 
   guint consumers ();
   guint64 dropped () const { return dropped_.load (); }
-  // The server thread's time (reading consumers' records, taking frames
-  // back) since the last call, in ns: the element's CPU time too.
+  // The server thread's CPU time (reading consumers' records, taking
+  // frames back) since the last call, in ns: the element's CPU time too.
   guint64 take_thread_ns () { return thread_ns_.exchange (0); }
+  // Sums reclaim's and send's costs into `costs` (nullptr: not).
+  void time_sends (SendCosts * costs) { costs_ = costs; }
   guint held ();
 
   guint32 next_export_id () override { return ++next_export_; }
@@ -163,6 +184,7 @@ private:
   std::atomic<guint32> next_export_{ 0 };
   std::atomic<guint64> dropped_{ 0 };
   std::atomic<guint64> thread_ns_{ 0 };
+  SendCosts * costs_ = nullptr; /* the streaming thread's */
 
   std::mutex lock_; /* everything below */
   std::condition_variable cond_;

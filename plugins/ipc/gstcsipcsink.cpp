@@ -96,6 +96,12 @@ struct Streaming {
   GstClock * clock = nullptr;               /* the clock `monotonic` was asked of */
   bool monotonic = false;                   /* it is the system's monotonic clock */
   std::atomic<guint64> copied{ 0 };         /* frames copied to be exported */
+  /* GST_DEBUG=csipcsink:4 (read at start): each render's span on the
+   * clock and its thread's CPU time, said at stop. Where the two differ,
+   * the thread was not running: another thread had its core. */
+  bool timed = false;
+  guint64 rendered = 0, render_ns = 0, render_cpu_ns = 0;
+  gst_cs::ipc::SendCosts costs; /* the parts of render_cpu_ns */
 };
 
 } // namespace
@@ -173,6 +179,9 @@ gst_cs_ipc_sink_start (GstBaseSink * sink)
   }
   self->st = new Streaming;
   self->st->server = std::move (server);
+  self->st->timed = gst_debug_category_get_threshold (GST_CAT_DEFAULT) >= GST_LEVEL_INFO;
+  if (self->st->timed)
+    self->st->server->time_sends (&self->st->costs);
   return TRUE;
 }
 
@@ -181,6 +190,16 @@ gst_cs_ipc_sink_stop (GstBaseSink * sink)
 {
   auto * self = GST_CS_IPC_SINK (sink);
   if (self->st) {
+    const Streaming & st = *self->st;
+    if (st.rendered) {
+      const double n = st.rendered * 1e3;
+      GST_INFO_OBJECT (self,
+          "%" G_GUINT64_FORMAT " frames rendered: %.1f us a frame on the clock, %.1f us "
+          "of the thread's CPU: taking frames back %.1f, GPU calls %.1f, records %.1f, "
+          "wake-ups %.1f",
+          st.rendered, st.render_ns / n, st.render_cpu_ns / n, st.costs.reclaim / n,
+          st.costs.gpu / n, st.costs.records / n, st.costs.bell / n);
+    }
     self->st->server->stop (STOP_LINGER_MS);
     self->st->held.drain_on (
         self->device->device (), self->device->waits (), GST_OBJECT (self));
@@ -408,6 +427,8 @@ gst_cs_ipc_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
   auto * self = GST_CS_IPC_SINK (sink);
   const GstClockTime begin = gst_util_get_timestamp ();
+  const GstClockTime begin_cpu =
+      G_UNLIKELY (self->st->timed) ? gst_cs::ipc::thread_cpu_ns () : 0;
   auto & server = *self->st->server;
   /* Frames given back, as frames go by (and on the server's own tick). */
   server.reclaim ();
@@ -415,8 +436,14 @@ gst_cs_ipc_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   if (server.wanted ())
     ret = send_frame (self, buffer);
   self->device->count_frame ();
-  /* The server thread's time is the element's too: the span starts that
-   * much earlier. */
+  if (G_UNLIKELY (self->st->timed)) {
+    Streaming & st = *self->st;
+    st.rendered++;
+    st.render_cpu_ns += gst_cs::ipc::thread_cpu_ns () - begin_cpu;
+    st.render_ns += gst_util_get_timestamp () - begin;
+  }
+  /* The server thread's CPU time is the element's too: the span starts
+   * that much earlier. */
   if (G_UNLIKELY (self->device->trace ())) {
     const GstClockTime extra = server.take_thread_ns ();
     gst_cs::trace_cpu (self->device->trace (), GST_ELEMENT_CAST (self),
