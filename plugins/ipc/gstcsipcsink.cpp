@@ -98,7 +98,8 @@ struct Streaming {
   std::atomic<guint64> copied{ 0 };         /* frames copied to be exported */
   /* GST_DEBUG=csipcsink:4 (read at start): each render's span on the
    * clock and its thread's CPU time, said at stop. Where the two differ,
-   * the thread was not running: another thread had its core. */
+   * the thread was not running (waiting for a lock, the kernel or a
+   * core). */
   bool timed = false;
   guint64 rendered = 0, render_ns = 0, render_cpu_ns = 0;
   gst_cs::ipc::SendCosts costs; /* the parts of render_cpu_ns */

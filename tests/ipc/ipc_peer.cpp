@@ -25,8 +25,9 @@
  *   --signals US (either role): every US microseconds a signal whose
  *     handler does nothing, installed without SA_RESTART, goes to the
  *     main thread and every thread with a name of its own (storm_targets),
- *     as a profiler's SIGPROF or an application's SIGCHLD may: a call the IPC elements make that it interrupts (EINTR)
- *     must be made again, never taken for a failure.
+ *     as a profiler's SIGPROF or an application's SIGCHLD may: a call the
+ *     IPC elements make that it interrupts (EINTR) must be made again,
+ *     never taken for a failure.
  */
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -718,8 +719,8 @@ ignore_signal (int)
  * and every thread given a name of its own (ours, GStreamer's tasks,
  * GLib's, CUDA's). Not those that kept the name they inherited: threads
  * another library starts and does not name, such as compute-sanitizer's
- * in the process it watches, which do not take signals every 200 us
- * (under it a consumer of this storm never got as far as connecting). */
+ * in the process it watches (with those signalled too, a consumer under
+ * the sanitizer did not connect within 90 s; without, it runs). */
 static std::vector<pid_t>
 storm_targets (pid_t sender, std::string * names)
 {
@@ -757,8 +758,8 @@ storm_targets (pid_t sender, std::string * names)
 /* --signals: SIGUSR2 every `us` microseconds to each of the threads
  * storm_targets lists (looked at again every 64 signals: threads come,
  * go and take their names), for as long as the process lives. Each new
- * list is printed ("SIGNALS to main,csipc-reader,..."), for the test to
- * see that the IPC elements' threads were among them. */
+ * list is printed ("SIGNALS to gcs-ipc-peer,csipc-reader,..."), for the
+ * test to see that the IPC elements' threads were among them. */
 void
 start_signal_storm (guint us)
 {
