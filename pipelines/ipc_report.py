@@ -44,6 +44,25 @@ def tracer_cpu(path, element):
     return None
 
 
+RENDERS = re.compile(
+    r"(\d+) frames rendered: ([\d.]+) us a frame on the clock, ([\d.]+) us of the "
+    r"thread's CPU: taking frames back ([\d.]+), GPU calls ([\d.]+), records "
+    r"([\d.]+), wake-ups ([\d.]+)")
+
+
+def sink_renders(path):
+    """The sink's own account of its renders at stop (GST_DEBUG=csipcsink:4,
+    the benchmark's IPC_SINK_TIMING=1), us a frame, or None."""
+    try:
+        m = RENDERS.search(open(path, errors="replace").read())
+    except OSError:
+        return None
+    if not m:
+        return None
+    keys = ("frames", "clock_us", "cpu_us", "back_us", "gpu_us", "records_us", "wake_us")
+    return {k: (int(v) if k == "frames" else float(v)) for k, v in zip(keys, m.groups())}
+
+
 def row(a):
     d = a.dir
     out = {"impl": a.impl, "case": a.case, "kind": a.kind, "consumers": a.consumers,
@@ -95,6 +114,9 @@ def row(a):
         cpu = tracer_cpu(os.path.join(d, "producer.log"), "gcs_bench_sink")
         if cpu is not None:
             out["sink_cpu_us"] = cpu
+        renders = sink_renders(os.path.join(d, "producer.log"))
+        if renders:
+            out["sink_renders"] = renders
     elif a.rate != "local":
         out["producer_status"] = (producer or {}).get("reason", "no result")
     print("RESULT " + json.dumps(out))
@@ -127,6 +149,12 @@ def describe(r):
              f" sink {fmt(r.get('sink_waits'), '{:.3f}')}"
     if r.get("producer_status"):
         s += f" (producer: {r['producer_status']})"
+    if r.get("sink_renders"):
+        x = r["sink_renders"]
+        s += (f"\n      the sink's renders, us/frame: clock {x['clock_us']:.1f}, thread CPU"
+              f" {x['cpu_us']:.1f} (frames taken back {x['back_us']:.1f}, GPU calls"
+              f" {x['gpu_us']:.1f}, records {x['records_us']:.1f}, wake-ups"
+              f" {x['wake_us']:.1f})")
     for side in ("consumer", "producer"):
         threads = r.get(f"{side}_threads_cpu_us")
         if threads:
