@@ -1256,6 +1256,55 @@ GST_START_TEST (test_says_whether_mps)
 }
 GST_END_TEST;
 
+/* With GST_DEBUG=csipcsink:4 the sink says at stop what its renders cost
+ * a frame, on the clock and in its thread's CPU, and in which parts: one
+ * line, every frame counted, the parts within the CPU and the CPU within
+ * the clock. pipelines/ipc_report.py reads this line (IPC_SINK_TIMING=1):
+ * its wording is kept in step with the regular expression there. */
+GST_START_TEST (test_sink_accounts_for_its_renders)
+{
+  const std::string sock = socket_path ("renders");
+  gchar * log_path = g_strdup_printf ("%s.log", sock.c_str ());
+  std::vector<std::string> env (kProducerEnv);
+  env.push_back ("GST_DEBUG=csipcsink:4");
+  env.push_back (std::string ("GST_DEBUG_FILE=") + log_path);
+  env.push_back ("GST_DEBUG_NO_COLOR=1");
+  Peer * p = spawn ({ "produce", sock, "--frames", "30" }, env);
+  Peer * c = consumer (sock, { "--frames", "30" });
+  check_consumer (c, 30, 0, "the consumer of a timed sink");
+  check_producer (p, "a timed sink");
+  delete c;
+  delete p;
+  gchar * text = NULL;
+  fail_unless (
+      g_file_get_contents (log_path, &text, NULL, NULL), "no log at %s", log_path);
+  unlink (log_path);
+  g_free (log_path);
+  const gchar * line = strstr (text, "frames rendered");
+  fail_unless (line != NULL, "the sink said nothing of its renders:\n%s", text);
+  /* Back to the line's start: the count before "frames rendered". */
+  while (line > text && line[-1] != ' ')
+    line--;
+  while (line > text && line[-1] == ' ')
+    line--;
+  while (line > text && g_ascii_isdigit (line[-1]))
+    line--;
+  guint frames = 0;
+  double clock, cpu, back, gpu, records, wake;
+  const int got = sscanf (line,
+      "%u frames rendered: %lf us a frame on the clock, %lf us of the thread's CPU: "
+      "taking frames back %lf, GPU calls %lf, records %lf, wake-ups %lf",
+      &frames, &clock, &cpu, &back, &gpu, &records, &wake);
+  std::string said (line, strcspn (line, "\n"));
+  g_free (text);
+  fail_unless (got == 7, "the sink's account: %s", said.c_str ());
+  fail_unless_equals_int (frames, 30);
+  /* Each figure is rounded to 0.1 as printed. */
+  fail_unless (back + gpu + records + wake <= cpu + 0.3 && cpu <= clock + 0.1,
+      "the parts should lie within the CPU, the CPU within the clock: %s", said.c_str ());
+}
+GST_END_TEST;
+
 static Suite *
 ipc_gpu_suite (void)
 {
@@ -1288,6 +1337,7 @@ ipc_gpu_suite (void)
   tcase_add_test (tc, test_socket_rules);
   tcase_add_test (tc, test_no_ipc_device);
   tcase_add_test (tc, test_says_whether_mps);
+  tcase_add_test (tc, test_sink_accounts_for_its_renders);
   return s;
 }
 
