@@ -199,7 +199,8 @@ Server::run ()
     /* Its CPU time, not the clock's: waiting for lock_ (the streaming
      * thread holds it to send, and its span counts already) or for a
      * core is no CPU of the element's. */
-    const guint64 busy = thread_cpu_ns ();
+    const bool counted = count_thread_ns_.load (std::memory_order_relaxed);
+    const guint64 busy = counted ? thread_cpu_ns () : 0;
     const size_t n = polled.size ();
     if (pfds[n].revents) {
       char drain[64];
@@ -224,7 +225,8 @@ Server::run ()
     for (GstBuffer * b : done)
       gst_buffer_unref (b);
     done.clear ();
-    thread_ns_ += thread_cpu_ns () - busy;
+    if (counted)
+      thread_ns_ += thread_cpu_ns () - busy;
   }
 }
 

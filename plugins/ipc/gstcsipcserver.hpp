@@ -133,7 +133,13 @@ public:
   guint64 dropped () const { return dropped_.load (); }
   // The server thread's CPU time (reading consumers' records, taking
   // frames back) since the last call, in ns: the element's CPU time too.
-  guint64 take_thread_ns () { return thread_ns_.exchange (0); }
+  // Counted from the first call on (two system calls a wake-up, for a
+  // traced element only).
+  guint64 take_thread_ns ()
+  {
+    count_thread_ns_.store (true, std::memory_order_relaxed);
+    return thread_ns_.exchange (0);
+  }
   // Sums reclaim's and send's costs into `costs` (nullptr: not).
   void time_sends (SendCosts * costs) { costs_ = costs; }
   guint held ();
@@ -184,6 +190,7 @@ private:
   std::atomic<guint32> next_export_{ 0 };
   std::atomic<guint64> dropped_{ 0 };
   std::atomic<guint64> thread_ns_{ 0 };
+  std::atomic<bool> count_thread_ns_{ false };
   SendCosts * costs_ = nullptr; /* the streaming thread's */
 
   std::mutex lock_; /* everything below */
