@@ -30,6 +30,8 @@ namespace ipc {
 static constexpr gint64 kGraceUs = 250 * 1000;
 /* Frames closer than this count as a steady rate (collecting_until). */
 static constexpr gint64 kSteadyUs = 100 * 1000;
+/* How late the timer for an overdue frame may fire (reclaim). */
+static constexpr gint64 kTimerSlackUs = 2000;
 
 struct Server::Conn {
   guint32 id = 0;
@@ -592,9 +594,11 @@ bool
 Server::sent_done (const Sent & s, gint64 now)
 {
   const Conn & c = *s.conn;
-  if (s.released && (!s.read_event || cudaEventQuery (s.read_event) == cudaSuccess))
-    return true;
-  (void)cudaGetLastError (); /* not ready, or a dead consumer's error */
+  if (s.released) {
+    if (!s.read_event || cudaEventQuery (s.read_event) == cudaSuccess)
+      return true;
+    (void)cudaGetLastError (); /* not ready, or a dead consumer's error */
+  }
   return c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
 }
 
@@ -653,10 +657,17 @@ Server::reclaim ()
      * system call here, no wake-up while frames come); frames further
      * apart than kSteadyUs, that long after this one (it has gone out by
      * then, and is in_flight when the doorbells are armed). */
-    const gint64 until = collecting_until () ? collecting_until () : now + kSteadyUs;
-    const itimerspec at = { { 0, 0 },
-      { (time_t)(until / G_USEC_PER_SEC), (long)(until % G_USEC_PER_SEC) * 1000 } };
-    (void)timerfd_settime (timer_, TFD_TIMER_ABSTIME, &at, NULL);
+    const gint64 due = collecting_until () ? collecting_until () : now + kSteadyUs;
+    /* Set kTimerSlackUs past that and left where it is while it still falls
+     * between due and due + kTimerSlackUs: it never fires before a frame
+     * is overdue, at most kTimerSlackUs after, and at 1,000 frames a
+     * second one render in three makes the system call. */
+    if (timer_at_ < due || timer_at_ > due + kTimerSlackUs) {
+      timer_at_ = due + kTimerSlackUs;
+      const itimerspec at = { { 0, 0 }, { (time_t)(timer_at_ / G_USEC_PER_SEC),
+                                            (long)(timer_at_ % G_USEC_PER_SEC) * 1000 } };
+      (void)timerfd_settime (timer_, TFD_TIMER_ABSTIME, &at, NULL);
+    }
     if (!waiting_ && !lingering_)
       for (auto & c : conns_)
         if (c->ring)
@@ -910,8 +921,11 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
   w.u64 (monotonic_ns ());
   const bool fits = write_metas (w, b) && w.finish ();
   const gint64 deadline = g_get_monotonic_time () + (gint64)s_.wait_timeout_ms * 1000;
-  /* conns_ may change while a slow consumer is waited for: a copy. */
-  std::vector<std::shared_ptr<Conn>> targets (conns_);
+  /* conns_ may change while a slow consumer is waited for: a copy (its
+   * room kept from frame to frame, its references dropped below). */
+  std::vector<std::shared_ptr<Conn>> & targets = targets_;
+  targets.assign (conns_.begin (), conns_.end ());
+  out.to.reserve (targets.size ());
   for (auto & c : targets) {
     if (!fits || !c->ready || c->closed || c->draining)
       continue;
@@ -952,6 +966,9 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     }
   }
   lk.unlock ();
+  /* Without the lock, as a copy's end was: the last reference to a
+   * consumer that left may go here. */
+  targets_.clear ();
   if (unused)
     gst_buffer_unref (unused);
   if (!fits)

@@ -205,6 +205,7 @@ private:
   guint64 seq_ = 0;
   gint64 last_render_ = 0;     /* reclaim (), once a frame: when */
   gint64 render_interval_ = 0; /* and how long after the one before */
+  gint64 timer_at_ = 0;        /* when timer_ fires (reclaim) */
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
   std::string caps_;
@@ -213,7 +214,8 @@ private:
   guint64 segment_gen_ = 0;
   bool unrung_ = false; /* records put since the bell last rang */
   Writer frame_w_, ctl_w_;
-  RecvBatch rbatch_; /* server thread */
+  std::vector<std::shared_ptr<Conn>> targets_; /* send ()'s, empty between */
+  RecvBatch rbatch_;                           /* server thread */
 };
 
 } // namespace ipc
