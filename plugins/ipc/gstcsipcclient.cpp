@@ -420,6 +420,10 @@ Client::handle (Msg type, Reader & r, std::string * why, GstClockTime spent)
       forget (id);
       return true;
     }
+    case Msg::SLOTS:
+      if (!read_slots (r, &slots_))
+        break;
+      return true;
     case Msg::FRAME:
       return frame (r, why, spent);
     case Msg::EOS:
@@ -574,7 +578,7 @@ Client::frame (Reader & r, std::string * why, GstClockTime spent)
   GError * err = NULL;
   if (slot != kNoSlot && !written) {
     *why = "the producer sent a frame with an event it never sent";
-  } else if (!read_metas (r, buf, why) || !r.done ()) {
+  } else if (!read_metas (r, buf, slots_, why) || !r.done ()) {
     if (why->empty ())
       *why = "the producer sent a FRAME with bytes after its metas";
   } else {

@@ -40,6 +40,7 @@
 #include <cuda_runtime_api.h>
 
 #include "ipc/gstcsipcevents.hpp"
+#include "ipc/gstcsipcmetas.hpp"
 #include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcwire.hpp"
@@ -148,6 +149,7 @@ private:
   cudaStream_t stream_ = nullptr; /* waits for the producer, orders releases */
   std::unique_ptr<OwnEvents> read_events_;
   std::unique_ptr<PeerEvents> write_events_;
+  Slots slots_; /* the reader thread's: the last SLOTS record */
 
   std::mutex lock_; /* imports (taken before wlock_ where both are) */
   std::map<guint32, Import> imports_;

@@ -63,16 +63,27 @@ read_video (Reader & r, GstBuffer * buffer)
   return true;
 }
 
+/* A FRAME's part of a batch meta: each slot's emptiness and PTS. */
 void
 write_batch (Writer & w, const GstCsBatchMeta * m)
 {
   w.u32 (m->n_slots);
   for (guint i = 0; i < m->n_slots; i++) {
+    w.u8 (m->slots[i].empty ? 1 : 0);
+    w.u64 (m->slots[i].pts);
+  }
+}
+
+/* The SLOTS record's: the rest of each slot. */
+void
+write_slot_sources (Writer & w, const GstCsBatchMeta * m)
+{
+  w.begin (Msg::SLOTS);
+  w.u32 (m->n_slots);
+  for (guint i = 0; i < m->n_slots; i++) {
     const GstCsBatchSlot & s = m->slots[i];
-    w.u8 (s.empty ? 1 : 0);
     w.u32 (s.pad_index);
     w.str (s.pad_name ? g_quark_to_string (s.pad_name) : "");
-    w.u64 (s.pts);
     w.i32 (s.source_width);
     w.i32 (s.source_height);
     w.f64 (s.scale_x);
@@ -80,6 +91,7 @@ write_batch (Writer & w, const GstCsBatchMeta * m)
     w.f64 (s.offset_x);
     w.f64 (s.offset_y);
   }
+  w.finish ();
 }
 
 /* The quark of slot `slot`'s pad name. The same names come in every batch,
@@ -106,24 +118,22 @@ pad_quark (guint slot, std::string_view name)
 }
 
 bool
-read_batch (Reader & r, GstBuffer * buffer)
+read_batch (Reader & r, GstBuffer * buffer, const Slots & slots, std::string * why)
 {
   const guint32 n = r.u32 ();
-  if (!r.ok () || n == 0 || n > kMaxSlots)
+  if (r.ok () && n != slots.size ()) {
+    *why = "a batch of " + std::to_string (n) +
+           " slots, where the producer's SLOTS said " + std::to_string (slots.size ());
+    return false;
+  }
+  if (!r.ok () || n == 0)
     return false;
   GstCsBatchMeta * m = gst_cs_buffer_add_batch_meta (buffer, n);
   for (guint i = 0; i < n; i++) {
     GstCsBatchSlot & s = m->slots[i];
+    s = slots[i];
     s.empty = r.u8 () != 0;
-    s.pad_index = r.u32 ();
-    s.pad_name = pad_quark (i, r.view (256));
     s.pts = r.u64 ();
-    s.source_width = r.i32 ();
-    s.source_height = r.i32 ();
-    s.scale_x = r.f64 ();
-    s.scale_y = r.f64 ();
-    s.offset_x = r.f64 ();
-    s.offset_y = r.f64 ();
   }
   return r.done ();
 }
@@ -193,8 +203,9 @@ serialisable (const GstMeta * meta)
 } // namespace
 
 bool
-write_metas (Writer & w, GstBuffer * buffer)
+write_metas (Writer & w, GstBuffer * buffer, Writer & slots, bool * batch)
 {
+  *batch = false;
   const gsize count_at = w.reserve32 ();
   guint count = 0;
   if (const GstVideoMeta * vm = gst_buffer_get_video_meta (buffer))
@@ -210,6 +221,8 @@ write_metas (Writer & w, GstBuffer * buffer)
     if (bm->n_slots > kMaxSlots)
       return false;
     entry (w, Kind::BATCH, &count, [&] { write_batch (w, bm); });
+    write_slot_sources (slots, bm);
+    *batch = true;
   }
   gpointer state = NULL;
   GstMeta * meta;
@@ -234,7 +247,28 @@ write_metas (Writer & w, GstBuffer * buffer)
 }
 
 bool
-read_metas (Reader & r, GstBuffer * buffer, std::string * why)
+read_slots (Reader & r, Slots * out)
+{
+  const guint32 n = r.u32 ();
+  if (!r.ok () || n == 0 || n > kMaxSlots)
+    return false;
+  out->assign (n, GstCsBatchSlot{});
+  for (guint i = 0; i < n; i++) {
+    GstCsBatchSlot & s = (*out)[i];
+    s.pad_index = r.u32 ();
+    s.pad_name = pad_quark (i, r.view (256));
+    s.source_width = r.i32 ();
+    s.source_height = r.i32 ();
+    s.scale_x = r.f64 ();
+    s.scale_y = r.f64 ();
+    s.offset_x = r.f64 ();
+    s.offset_y = r.f64 ();
+  }
+  return r.done ();
+}
+
+bool
+read_metas (Reader & r, GstBuffer * buffer, const Slots & slots, std::string * why)
 {
   const guint32 count = r.u32 ();
   if (!r.ok () || count > 4096) {
@@ -266,7 +300,7 @@ read_metas (Reader & r, GstBuffer * buffer, std::string * why)
         ok = ok && read_roi (m, buffer);
         break;
       case Kind::BATCH:
-        ok = ok && read_batch (m, buffer);
+        ok = ok && read_batch (m, buffer, slots, why);
         break;
       case Kind::SERIALIZED: {
 #if GST_CHECK_VERSION(1, 24, 0)
@@ -287,7 +321,8 @@ read_metas (Reader & r, GstBuffer * buffer, std::string * why)
         break; /* a kind of a newer producer: skipped */
     }
     if (!ok) {
-      *why = "a frame's meta of kind " + std::to_string ((int)kind) + " is malformed";
+      if (why->empty ())
+        *why = "a frame's meta of kind " + std::to_string ((int)kind) + " is malformed";
       return false;
     }
   }

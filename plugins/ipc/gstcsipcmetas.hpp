@@ -9,23 +9,38 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <gst/gst.h>
 
+#include "gstcsbatchmeta.h"
 #include "ipc/gstcsipcwire.hpp"
 
 namespace gst_cs {
 namespace ipc {
 
-// Appends the metas of `buffer` that travel to `w`: a count, then each as
-// a kind, a length and its bytes. False when a batch has more slots than
-// a record holds (kMaxSlots).
-bool write_metas (Writer & w, GstBuffer * buffer);
+// A batch's slots as its sources set them: pad, source size, scale and
+// offset. They change with a source's caps, not from batch to batch, so
+// they travel in a SLOTS record of their own, sent to a consumer again
+// only when they change; a FRAME's batch meta carries each slot's
+// emptiness and PTS alone (16 slots: some 800 bytes less a record, into
+// every consumer's ring).
+using Slots = std::vector<GstCsBatchSlot>;
 
-// Adds the metas read from `r` to `buffer` (whose metadata is writable);
-// false with `why` set when they are malformed. A meta this side does not
-// know (a serialised one whose type is not registered here) is skipped.
-bool read_metas (Reader & r, GstBuffer * buffer, std::string * why);
+// Appends the metas of `buffer` that travel to `w`: a count, then each as
+// a kind, a length and its bytes. Where it carries a batch meta, `*batch`
+// is set and `slots` holds its SLOTS record. False when a batch has more
+// slots than a record holds (kMaxSlots).
+bool write_metas (Writer & w, GstBuffer * buffer, Writer & slots, bool * batch);
+
+// A SLOTS record's fields into `out`; false when they are malformed.
+bool read_slots (Reader & r, Slots * out);
+
+// Adds the metas read from `r` to `buffer` (whose metadata is writable),
+// a batch's with the `slots` of the last SLOTS record; false with `why`
+// set when they are malformed. A meta this side does not know (a
+// serialised one whose type is not registered here) is skipped.
+bool read_metas (Reader & r, GstBuffer * buffer, const Slots & slots, std::string * why);
 
 } // namespace ipc
 } // namespace gst_cs

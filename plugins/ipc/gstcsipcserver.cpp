@@ -42,7 +42,7 @@ struct Server::Conn {
   bool closed = false;   /* no more records either way */
   gint64 closed_at = 0;
   guint in_flight = 0;
-  guint64 caps_gen = 0, segment_gen = 0;
+  guint64 caps_gen = 0, segment_gen = 0, slots_gen = 0;
   std::set<guint32> exports;    /* memories it was sent */
   std::vector<bool> events;     /* our write events it was sent, by slot */
   std::set<guint32> forgetting; /* FORGET sent, FORGOTTEN not yet back */
@@ -787,6 +787,11 @@ Server::preamble (
       return false;
     c->segment_gen = segment_gen_;
   }
+  if (c->slots_gen != slots_gen_) {
+    if (!send_to (c, slots_w_, true))
+      return false;
+    c->slots_gen = slots_gen_;
+  }
   if (!c->exports.count (ex.id)) {
     ctl_w_.begin (Msg::EXPORT);
     ctl_w_.u32 (ex.id);
@@ -919,7 +924,15 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
                                     GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER));
   w.u64 (f.clock_time);
   w.u64 (monotonic_ns ());
-  const bool fits = write_metas (w, b) && w.finish ();
+  bool batch = false;
+  const bool fits = write_metas (w, b, slots_next_, &batch) && w.finish ();
+  /* A batch's slots go to each consumer where they changed (preamble). */
+  if (batch &&
+      (slots_next_.size () != slots_w_.size () ||
+          std::memcmp (slots_next_.data (), slots_w_.data (), slots_w_.size ()))) {
+    std::swap (slots_w_, slots_next_);
+    slots_gen_++;
+  }
   const gint64 deadline = g_get_monotonic_time () + (gint64)s_.wait_timeout_ms * 1000;
   /* conns_ may change while a slow consumer is waited for: a copy (its
    * room kept from frame to frame, its references dropped below). */

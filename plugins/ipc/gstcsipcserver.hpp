@@ -214,6 +214,8 @@ private:
   guint64 segment_gen_ = 0;
   bool unrung_ = false; /* records put since the bell last rang */
   Writer frame_w_, ctl_w_;
+  Writer slots_w_, slots_next_; /* the last batch's SLOTS record; the next's */
+  guint64 slots_gen_ = 0;       /* counts changes of slots_w_ */
   std::vector<std::shared_ptr<Conn>> targets_; /* send ()'s, empty between */
   RecvBatch rbatch_;                           /* server thread */
 };

@@ -44,6 +44,8 @@ msg_name (Msg type)
       return "BYE";
     case Msg::DRAIN:
       return "DRAIN";
+    case Msg::SLOTS:
+      return "SLOTS";
     case Msg::PING:
       return "PING";
     case Msg::PONG:

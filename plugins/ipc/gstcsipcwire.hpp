@@ -21,7 +21,7 @@ namespace gst_cs {
 namespace ipc {
 
 constexpr guint32 kMagic = 0x50494347; /* "GCIP" */
-constexpr guint16 kVersion = 3;
+constexpr guint16 kVersion = 4;
 constexpr gsize kHeaderSize = 16;
 /* The largest record either side sends or takes: a frame with its metas
  * (a batch of up to kMaxSlots slots), caps. Larger ones are refused. */
@@ -54,8 +54,10 @@ enum class Msg : guint16 {
   PING,        // producer -> consumer: u64 token (is its process running?)
   PONG,        // consumer -> producer: u64 token, at once (its reader thread)
   DOORBELL,    // consumer -> producer: releases wait in the ring (it asked)
+  SLOTS,       // producer -> consumer: a batch's slots as its sources set them
+               // (write_slots); the FRAMEs after it that carry a batch use them
 };
-constexpr guint16 kLastMsg = static_cast<guint16> (Msg::DOORBELL);
+constexpr guint16 kLastMsg = static_cast<guint16> (Msg::SLOTS);
 
 const char * msg_name (Msg type);
 
