@@ -1019,9 +1019,10 @@ GST_START_TEST (test_flush)
 GST_END_TEST;
 
 /* cudabatch's tensors travel: each batch the consumer gets has the bytes
- * of the one the producer sent with the same PTS; on the producer's device
- * and, with two devices, on the other one (copied there on the GPU), the
- * consumer's src never waiting on the host. */
+ * and the slots (pads, sources' sizes, scales, offsets, PTS) of the one
+ * the producer sent with the same PTS, across a change of its sources; on
+ * the producer's device and, with two devices, on the other one (copied
+ * there on the GPU), the consumer's src never waiting on the host. */
 GST_START_TEST (test_batches)
 {
   std::vector<const char *> src_props = { "" };
@@ -1030,7 +1031,9 @@ GST_START_TEST (test_batches)
     src_props.push_back ("device-id=1");
   for (const char * props : src_props) {
     const std::string sock = socket_path ("batch");
-    Peer * p = producer (sock, { "--frames", "10", "--batch", "1" });
+    /* Its sources twice as wide from the sixth on: the slots' sizes and
+     * scales change, and the consumer gets them again (a SLOTS record). */
+    Peer * p = producer (sock, { "--frames", "10", "--batch", "1", "--switch-at", "5" });
     Peer * c =
         consumer (sock, { "--frames", "10", "--batch", "1", "--src-props", props });
     const int status = c->wait (60);
@@ -1040,7 +1043,8 @@ GST_START_TEST (test_batches)
     auto r = c->result ("CONSUMER");
     fail_unless (r["host_waits"] == "0", "batches (%s): %s host waits in the src", props,
         r["host_waits"].c_str ());
-    guint matched = 0;
+    /* Each line: the bytes' MD5, then every slot of the batch meta. */
+    guint matched = 0, narrow = 0, wide = 0;
     gchar ** lines = g_strsplit (c->text.c_str (), "\n", -1);
     for (gchar ** l = lines; *l; l++) {
       if (!g_str_has_prefix (*l, "GOT "))
@@ -1049,11 +1053,17 @@ GST_START_TEST (test_batches)
       fail_unless (p->text.find (sent) != std::string::npos,
           "batches (%s): %s not sent: %s", props, *l, p->text.c_str ());
       matched++;
+      narrow += strstr (*l, " sink_0:0:64x48:") && strstr (*l, " sink_1:1:64x48:");
+      wide += strstr (*l, " sink_0:0:128x48:") && strstr (*l, " sink_1:1:128x48:");
     }
     g_strfreev (lines);
     fail_unless_equals_int (matched, 10);
-    std::printf ("batches to a consumer (%s): 10 of 10 the producer's bytes\n",
-        *props ? props : "the producer's device");
+    fail_unless (narrow >= 1 && wide >= 1 && narrow + wide == 10,
+        "batches (%s): %u of 64x48 sources, %u of 128x48:\n%s", props, narrow, wide,
+        c->text.c_str ());
+    std::printf ("batches to a consumer (%s): 10 of 10 the producer's bytes and slots, "
+                 "%u before the sources' change, %u after\n",
+        *props ? props : "the producer's device", narrow, wide);
     delete c;
     delete p;
   }

@@ -49,6 +49,7 @@
 #include <cstring>
 #include <atomic>
 
+#include "gstcsbatchmeta.h"
 #include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcwire.hpp"
@@ -110,8 +111,9 @@ frame_byte (guint64 i, gsize k)
   return (guint8)((k * 31 + i * 101 + (k >> 8) * 7) ^ (i >> 3));
 }
 
-/* "WHO pts md5" of a batch's bytes (read through a host mapping); takes
- * `s`. */
+/* "WHO pts md5 slots" of a batch: its bytes' MD5 (read through a host
+ * mapping), then each slot of its batch meta as
+ * "pad:index:WxH:scale_x,scale_y:offset_x,offset_y:empty:pts"; takes `s`. */
 void
 print_sample (GstSample * s, const char * who)
 {
@@ -122,8 +124,27 @@ print_sample (GstSample * s, const char * who)
     md5 = g_compute_checksum_for_data (G_CHECKSUM_MD5, map.data, map.size);
     gst_buffer_unmap (b, &map);
   }
-  std::printf ("%s %" G_GUINT64_FORMAT " %s\n", (const char *)who, GST_BUFFER_PTS (b),
-      md5 ? md5 : "unmappable");
+  std::string slots = " no-batch-meta";
+  /* By its API's name: the peer does not link the library that registers
+   * it (the plugin it loads does, the GPU's or the stand-in's). */
+  const GType api = g_type_from_name ("GstCsBatchMetaAPI");
+  if (const auto * m =
+          api ? reinterpret_cast<const GstCsBatchMeta *> (gst_buffer_get_meta (b, api))
+              : nullptr) {
+    slots.clear ();
+    for (guint i = 0; i < m->n_slots; i++) {
+      const GstCsBatchSlot & sl = m->slots[i];
+      gchar * t =
+          g_strdup_printf (" %s:%u:%dx%d:%.17g,%.17g:%.17g,%.17g:%d:%" G_GUINT64_FORMAT,
+              sl.pad_name ? g_quark_to_string (sl.pad_name) : "-", sl.pad_index,
+              sl.source_width, sl.source_height, sl.scale_x, sl.scale_y, sl.offset_x,
+              sl.offset_y, sl.empty ? 1 : 0, sl.pts);
+      slots += t;
+      g_free (t);
+    }
+  }
+  std::printf ("%s %" G_GUINT64_FORMAT " %s%s\n", (const char *)who, GST_BUFFER_PTS (b),
+      md5 ? md5 : "unmappable", slots.c_str ());
   std::fflush (stdout);
   g_free (md5);
   gst_sample_unref (s);
