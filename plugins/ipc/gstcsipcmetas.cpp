@@ -74,26 +74,6 @@ write_batch (Writer & w, const GstCsBatchMeta * m)
   }
 }
 
-/* The SLOTS record's: the rest of each slot. */
-void
-write_slot_sources (Writer & w, const GstCsBatchMeta * m)
-{
-  w.begin (Msg::SLOTS);
-  w.u32 (m->n_slots);
-  for (guint i = 0; i < m->n_slots; i++) {
-    const GstCsBatchSlot & s = m->slots[i];
-    w.u32 (s.pad_index);
-    w.str (s.pad_name ? g_quark_to_string (s.pad_name) : "");
-    w.i32 (s.source_width);
-    w.i32 (s.source_height);
-    w.f64 (s.scale_x);
-    w.f64 (s.scale_y);
-    w.f64 (s.offset_x);
-    w.f64 (s.offset_y);
-  }
-  w.finish ();
-}
-
 /* The quark of slot `slot`'s pad name. The same names come in every batch,
  * and g_quark_from_string takes GLib's one global lock each time: the
  * reader thread keeps the last name of each slot and its quark. */
@@ -202,10 +182,45 @@ serialisable (const GstMeta * meta)
 
 } // namespace
 
-bool
-write_metas (Writer & w, GstBuffer * buffer, Writer & slots, bool * batch)
+void
+write_slots (Writer & w, const GstCsBatchMeta * m)
 {
-  *batch = false;
+  w.begin (Msg::SLOTS);
+  w.u32 (m->n_slots);
+  for (guint i = 0; i < m->n_slots; i++) {
+    const GstCsBatchSlot & s = m->slots[i];
+    w.u32 (s.pad_index);
+    w.str (s.pad_name ? g_quark_to_string (s.pad_name) : "");
+    w.i32 (s.source_width);
+    w.i32 (s.source_height);
+    w.f64 (s.scale_x);
+    w.f64 (s.scale_y);
+    w.f64 (s.offset_x);
+    w.f64 (s.offset_y);
+  }
+  w.finish ();
+}
+
+bool
+same_sources (const GstCsBatchMeta * m, const Slots & known)
+{
+  if (m->n_slots != known.size ())
+    return false;
+  for (guint i = 0; i < m->n_slots; i++) {
+    const GstCsBatchSlot &a = m->slots[i], &b = known[i];
+    if (a.pad_index != b.pad_index || a.pad_name != b.pad_name ||
+        a.source_width != b.source_width || a.source_height != b.source_height ||
+        a.scale_x != b.scale_x || a.scale_y != b.scale_y || a.offset_x != b.offset_x ||
+        a.offset_y != b.offset_y)
+      return false;
+  }
+  return true;
+}
+
+bool
+write_metas (Writer & w, GstBuffer * buffer, const GstCsBatchMeta ** batch)
+{
+  *batch = nullptr;
   const gsize count_at = w.reserve32 ();
   guint count = 0;
   if (const GstVideoMeta * vm = gst_buffer_get_video_meta (buffer))
@@ -221,8 +236,7 @@ write_metas (Writer & w, GstBuffer * buffer, Writer & slots, bool * batch)
     if (bm->n_slots > kMaxSlots)
       return false;
     entry (w, Kind::BATCH, &count, [&] { write_batch (w, bm); });
-    write_slot_sources (slots, bm);
-    *batch = true;
+    *batch = bm;
   }
   gpointer state = NULL;
   GstMeta * meta;

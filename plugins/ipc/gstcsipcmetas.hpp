@@ -28,10 +28,17 @@ namespace ipc {
 using Slots = std::vector<GstCsBatchSlot>;
 
 // Appends the metas of `buffer` that travel to `w`: a count, then each as
-// a kind, a length and its bytes. Where it carries a batch meta, `*batch`
-// is set and `slots` holds its SLOTS record. False when a batch has more
-// slots than a record holds (kMaxSlots).
-bool write_metas (Writer & w, GstBuffer * buffer, Writer & slots, bool * batch);
+// a kind, a length and its bytes; `*batch` is its batch meta (nullptr:
+// none). False when a batch has more slots than a record holds
+// (kMaxSlots).
+bool write_metas (Writer & w, GstBuffer * buffer, const GstCsBatchMeta ** batch);
+
+// Whether the slots of `m` have the sources `known` has (all but each
+// slot's PTS and emptiness): a field compare a batch, no record written.
+bool same_sources (const GstCsBatchMeta * m, const Slots & known);
+
+// The SLOTS record of `m`'s slots into `w` (begun and finished here).
+void write_slots (Writer & w, const GstCsBatchMeta * m);
 
 // A SLOTS record's fields into `out`; false when they are malformed.
 bool read_slots (Reader & r, Slots * out);

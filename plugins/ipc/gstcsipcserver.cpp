@@ -924,13 +924,12 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
                                     GST_BUFFER_FLAG_MARKER | GST_BUFFER_FLAG_HEADER));
   w.u64 (f.clock_time);
   w.u64 (monotonic_ns ());
-  bool batch = false;
-  const bool fits = write_metas (w, b, slots_next_, &batch) && w.finish ();
+  const GstCsBatchMeta * batch = nullptr;
+  const bool fits = write_metas (w, b, &batch) && w.finish ();
   /* A batch's slots go to each consumer where they changed (preamble). */
-  if (batch &&
-      (slots_next_.size () != slots_w_.size () ||
-          std::memcmp (slots_next_.data (), slots_w_.data (), slots_w_.size ()))) {
-    std::swap (slots_w_, slots_next_);
+  if (batch && !same_sources (batch, slots_)) {
+    slots_.assign (batch->slots, batch->slots + batch->n_slots);
+    write_slots (slots_w_, batch);
     slots_gen_++;
   }
   const gint64 deadline = g_get_monotonic_time () + (gint64)s_.wait_timeout_ms * 1000;

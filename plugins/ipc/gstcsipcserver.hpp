@@ -43,6 +43,7 @@
 
 #include "ipc/gstcsipcevents.hpp"
 #include "ipc/gstcsipcexport.hpp"
+#include "ipc/gstcsipcmetas.hpp"
 #include "ipc/gstcsipcrecords.hpp"
 #include "ipc/gstcsipcreleases.hpp"
 #include "ipc/gstcsipcsocket.hpp"
@@ -214,8 +215,9 @@ private:
   guint64 segment_gen_ = 0;
   bool unrung_ = false; /* records put since the bell last rang */
   Writer frame_w_, ctl_w_;
-  Writer slots_w_, slots_next_; /* the last batch's SLOTS record; the next's */
-  guint64 slots_gen_ = 0;       /* counts changes of slots_w_ */
+  Slots slots_;                                /* the last batch's sources */
+  Writer slots_w_;                             /* and their SLOTS record */
+  guint64 slots_gen_ = 0;                      /* counts changes of slots_ */
   std::vector<std::shared_ptr<Conn>> targets_; /* send ()'s, empty between */
   RecvBatch rbatch_;                           /* server thread */
 };
