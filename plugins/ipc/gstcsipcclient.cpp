@@ -714,7 +714,7 @@ void
 Client::push (Item && item)
 {
   {
-    std::lock_guard<std::mutex> lock (qlock_);
+    std::unique_lock<std::mutex> lock (qlock_);
     /* A frame while stopping goes straight back: stop() set stopping_
      * before it emptied the queue under this lock, so a frame queued
      * after that would stay there for ever (leaked, and never released:
@@ -722,6 +722,11 @@ Client::push (Item && item)
     if (!ended_ && !(item.frame && stopping_.load ())) {
       ended_ = item.type == Msg::BYE;
       queue_.push_back (std::move (item));
+      /* Woken after the lock is let go: woken under it, the streaming
+       * thread would find the lock taken and sleep again on it, two more
+       * system calls a frame on each side. Nothing is lost: it looks at
+       * the queue under the lock before it sleeps. */
+      lock.unlock ();
       qcond_.notify_all ();
       return;
     }
