@@ -602,6 +602,20 @@ Server::sent_done (const Sent & s, gint64 now)
   return c.closed && (now - c.closed_at >= kGraceUs || process_gone (c.cred.pid));
 }
 
+/* A frame out of frames_ (with the lock held): its node, its list of
+ * consumers' room kept, waits in spare_ for the next frame (send), where
+ * a list's erase and insert would free and allocate both every frame.
+ * Returns the frame after it. */
+std::list<Server::InFlight>::iterator
+Server::retire (std::list<InFlight>::iterator it)
+{
+  auto next = std::next (it);
+  it->buffer = nullptr;
+  it->to.clear ();
+  spare_.splice (spare_.end (), frames_, it);
+  return next;
+}
+
 /* Frames every consumer is done with go back to their pool (`done`, let go
  * of without the lock), after the releases waiting in the consumers'
  * rings. A consumer's frame counts against its max-frames until its read
@@ -634,7 +648,7 @@ Server::collect (std::vector<GstBuffer *> & done)
     }
     done.push_back (it->buffer);
     events_.put_back (it->slot);
-    it = frames_.erase (it);
+    it = retire (it);
   }
   if (any)
     cond_.notify_all ();
@@ -646,7 +660,9 @@ void
 Server::reclaim ()
 {
   const guint64 t0 = G_UNLIKELY (costs_) ? thread_cpu_ns () : 0;
-  std::vector<GstBuffer *> done;
+  /* Its room kept from frame to frame (only the streaming thread comes
+   * here). */
+  std::vector<GstBuffer *> & done = reclaimed_;
   {
     std::lock_guard<std::mutex> guard (lock_);
     const gint64 now = g_get_monotonic_time ();
@@ -675,6 +691,7 @@ Server::reclaim ()
   }
   for (GstBuffer * b : done)
     gst_buffer_unref (b);
+  done.clear ();
   if (G_UNLIKELY (costs_))
     costs_->reclaim += thread_cpu_ns () - t0;
 }
@@ -903,8 +920,12 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
   }
   /* In the list before it goes out: a consumer may give it back before it
    * has gone to the others (while a slow one is waited for). */
-  frames_.emplace_back ();
+  if (spare_.empty ())
+    frames_.emplace_back ();
+  else
+    frames_.splice (frames_.end (), spare_, spare_.begin ());
   InFlight & out = frames_.back ();
+  out.sending = true;
   out.seq = ++seq_;
   out.slot = slot;
   out.buffer = gst_buffer_ref (f.buffer);
@@ -972,7 +993,7 @@ Server::send (const OutFrame & f, cudaStream_t stream, GError ** error)
     unused = out.buffer;
     for (auto it = frames_.begin (); it != frames_.end (); ++it) {
       if (&*it == &out) {
-        frames_.erase (it);
+        retire (it);
         break;
       }
     }

@@ -160,6 +160,7 @@ private:
   void handle (const std::shared_ptr<Conn> & c, const guint8 * buf, gsize n);
   void hello (const std::shared_ptr<Conn> & c, Reader & r);
   void harvest (const std::shared_ptr<Conn> & c);
+  std::list<InFlight>::iterator retire (std::list<InFlight>::iterator it);
   bool release (const std::shared_ptr<Conn> & c, const ReleaseRecord & r);
   void close_conn (const std::shared_ptr<Conn> & c, const std::string & why, bool warn);
   void tick (std::vector<GstBuffer *> & done);
@@ -202,6 +203,7 @@ private:
   bool lingering_ = false; /* stop () waits for frames to come back */
   std::vector<std::shared_ptr<Conn>> conns_;
   std::list<InFlight> frames_; /* stable: a frame is sent while others come back */
+  std::list<InFlight> spare_;  /* their nodes for reuse (retire) */
   OwnEvents events_;
   guint64 seq_ = 0;
   gint64 last_render_ = 0;     /* reclaim (), once a frame: when */
@@ -219,6 +221,7 @@ private:
   Writer slots_w_;                             /* and their SLOTS record */
   guint64 slots_gen_ = 0;                      /* counts changes of slots_ */
   std::vector<std::shared_ptr<Conn>> targets_; /* send ()'s, empty between */
+  std::vector<GstBuffer *> reclaimed_;         /* reclaim ()'s, empty between */
   RecvBatch rbatch_;                           /* server thread */
 };
 
