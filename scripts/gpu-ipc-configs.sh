@@ -16,7 +16,9 @@
 # device tool brings back only a few files: tar $OUT at the end of a call.
 # Env: IPC_CONFIGS, ROUNDS (3), IPC_ROWS (a BENCH_ONLY regex, default the
 #   one-process row and one consumer under MPS), BENCH_SECONDS (1.5),
-#   NINJA_JOBS (16).
+#   NINJA_JOBS (16), FLOOR=1 (gcs-ipc-sink-floor after each configuration:
+#   the least CPU the sink's protocol costs a frame on this host at that
+#   moment, beside the rows; its p50s by round at the end).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/gcs-out}
@@ -34,6 +36,7 @@ echo "built in $((SECONDS - t0)) s"
 rows=${IPC_ROWS:-^ours ipc-frames-(local-mps|1c-full-mps) }
 IFS=';' read -r -a configs <<< "${IPC_CONFIGS:-traced; untraced IPC_TRACER=; both IPC_TRACE_LOCAL=1}"
 : > "$OUT/ipc-configs.jsonl"
+rm -f "$OUT/ipc-floors.txt"
 for r in $(seq "${ROUNDS:-3}"); do
   for c in "${configs[@]}"; do
     read -r -a words <<< "$c"
@@ -47,7 +50,15 @@ for r in $(seq "${ROUNDS:-3}"); do
       [ -f "$f" ] && cp "$f" "$OUT/$label-$r-$(basename "$(dirname "$f")")-$(basename "$f")"
     done
     echo "round $r $label done at $SECONDS s"
+    if [ "${FLOOR:-0}" = 1 ]; then
+      "$NEW/pipelines/gcs-ipc-sink-floor" > "$OUT/floor-$label-$r.txt" 2>&1
+      sed "s/^/$label $r /" "$OUT/floor-$label-$r.txt" | grep SINK-FLOOR >> "$OUT/ipc-floors.txt"
+    fi
   done
   python3 pipelines/ipc_ab_report.py "$OUT/ipc-configs.jsonl" > "$OUT/ipc-configs-median.txt"
 done
 cat "$OUT/ipc-configs-median.txt"
+if [ -f "$OUT/ipc-floors.txt" ]; then
+  echo "the sink's floor after each configuration (gcs-ipc-sink-floor, p50 µs a frame):"
+  sed -E 's/^([^ ]+) ([0-9]+) SINK-FLOOR .*"consumers":([0-9]+),"gap_us":([0-9]+),.*"p50_us":([0-9.]+),.*/  after \1, round \2: \3 consumer(s), \4 µs apart: \5/' "$OUT/ipc-floors.txt"
+fi
