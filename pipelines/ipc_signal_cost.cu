@@ -48,19 +48,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_check.h"
+
 extern char ** environ;
 
 namespace {
-
-#define CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) { \
-      std::fprintf ( \
-          stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString (e_)); \
-      std::exit (2); \
-    } \
-  } while (0)
 
 #define CHECK_CU(call) \
   do { \
@@ -82,10 +74,10 @@ load_entry_points ()
 {
   cudaDriverEntryPointQueryResult q;
   void * p = nullptr;
-  CHECK (cudaGetDriverEntryPointByVersion (
+  CHECK_OR_EXIT (cudaGetDriverEntryPointByVersion (
       "cuStreamWriteValue32", &p, 12000, cudaEnableDefault, &q));
   write_value32 = reinterpret_cast<WriteValueFn> (p);
-  CHECK (cudaGetDriverEntryPointByVersion (
+  CHECK_OR_EXIT (cudaGetDriverEntryPointByVersion (
       "cuStreamWaitValue32", &p, 12000, cudaEnableDefault, &q));
   wait_value32 = reinterpret_cast<WaitValueFn> (p);
   if (!write_value32 || !wait_value32) {
@@ -156,7 +148,7 @@ host_us (cudaStream_t s, Fn fn)
     for (int i = 0; i < 200; i++)
       fn ();
     per.push_back ((now_us () - t0) / 200);
-    CHECK (cudaStreamSynchronize (s)); /* the GPU keeps up */
+    CHECK_OR_EXIT (cudaStreamSynchronize (s)); /* the GPU keeps up */
   }
   std::sort (per.begin (), per.end ());
   return per[per.size () / 2];
@@ -182,9 +174,9 @@ map_page (int fd)
   if (p == MAP_FAILED)
     std::exit (3);
   s.page = static_cast<Page *> (p);
-  CHECK (cudaHostRegister (p, sizeof (Page), cudaHostRegisterMapped));
+  CHECK_OR_EXIT (cudaHostRegister (p, sizeof (Page), cudaHostRegisterMapped));
   void * d = nullptr;
-  CHECK (cudaHostGetDevicePointer (&d, p, 0));
+  CHECK_OR_EXIT (cudaHostGetDevicePointer (&d, p, 0));
   s.device = reinterpret_cast<CUdeviceptr> (d);
   return s;
 }
@@ -204,27 +196,27 @@ struct Handles {
 int
 consumer (int page_fd, int from, int to)
 {
-  CHECK (cudaSetDevice (0));
+  CHECK_OR_EXIT (cudaSetDevice (0));
   load_entry_points ();
   Shared sh = map_page (page_fd);
   Handles h;
   if (read (from, &h, sizeof h) != (ssize_t)sizeof h)
     return 4;
   void * mem = nullptr;
-  CHECK (cudaIpcOpenMemHandle (&mem, h.mem, cudaIpcMemLazyEnablePeerAccess));
+  CHECK_OR_EXIT (cudaIpcOpenMemHandle (&mem, h.mem, cudaIpcMemLazyEnablePeerAccess));
   cudaEvent_t theirs;
-  CHECK (cudaIpcOpenEventHandle (&theirs, h.event));
+  CHECK_OR_EXIT (cudaIpcOpenEventHandle (&theirs, h.event));
   cudaStream_t s;
-  CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  CHECK_OR_EXIT (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   unsigned * wrong = nullptr;
-  CHECK (cudaMalloc (&wrong, 4));
-  CHECK (cudaMemset (wrong, 0, 4));
+  CHECK_OR_EXIT (cudaMalloc (&wrong, 4));
+  CHECK_OR_EXIT (cudaMemset (wrong, 0, 4));
   char go;
   if (read (from, &go, 1) != 1) /* the producer's event recorded once */
     return 4;
-  CHECK (cudaEventSynchronize (theirs));
+  CHECK_OR_EXIT (cudaEventSynchronize (theirs));
   report ("consumer: wait on the producer's interprocess event",
-      host_us (s, [&] { CHECK (cudaStreamWaitEvent (s, theirs, 0)); }));
+      host_us (s, [&] { CHECK_OR_EXIT (cudaStreamWaitEvent (s, theirs, 0)); }));
   report ("consumer: query of the producer's interprocess event",
       host_us (s, [&] { (void)cudaEventQuery (theirs); }));
   report (
@@ -244,9 +236,9 @@ consumer (int page_fd, int from, int to)
     count_wrong<<<132, 256, 0, s>>> (static_cast<const unsigned *> (mem), f, wrong);
     CHECK_CU (write_value32 (s, word (sh, 1), f, CU_STREAM_WRITE_VALUE_DEFAULT));
   }
-  CHECK (cudaStreamSynchronize (s));
+  CHECK_OR_EXIT (cudaStreamSynchronize (s));
   unsigned n_wrong = 0;
-  CHECK (cudaMemcpy (&n_wrong, wrong, 4, cudaMemcpyDeviceToHost));
+  CHECK_OR_EXIT (cudaMemcpy (&n_wrong, wrong, 4, cudaMemcpyDeviceToHost));
   std::printf (
       "IPC-SIGNAL {\"what\":\"order: words not yet written, over %d frames of %d "
       "words\",\"count\":%u}\n",
@@ -286,7 +278,7 @@ consumer (int page_fd, int from, int to)
   const bool waited = cudaStreamQuery (s) == cudaErrorNotReady;
   const double t0 = now_us ();
   __atomic_store_n (&sh.page->signal[2], 1u, __ATOMIC_SEQ_CST);
-  CHECK (cudaStreamSynchronize (s));
+  CHECK_OR_EXIT (cudaStreamSynchronize (s));
   std::printf ("IPC-SIGNAL {\"what\":\"stuck: the stream waited 200 ms for a value, then "
                "went on after the CPU wrote it\",\"waited\":%s,\"us\":%.1f}\n",
       waited ? "true" : "false", now_us () - t0);
@@ -296,7 +288,7 @@ consumer (int page_fd, int from, int to)
 int
 producer (const char * self)
 {
-  CHECK (cudaSetDevice (0));
+  CHECK_OR_EXIT (cudaSetDevice (0));
   load_entry_points ();
   const int page_fd = memfd_create ("gcs-ipc-signal", 0);
   if (page_fd < 0 || ftruncate (page_fd, sizeof (Page)))
@@ -317,31 +309,32 @@ producer (const char * self)
   close (up[1]);
 
   unsigned * buf = nullptr;
-  CHECK (cudaMalloc (&buf, 2 << 20));
+  CHECK_OR_EXIT (cudaMalloc (&buf, 2 << 20));
   cudaEvent_t plain, ipc;
-  CHECK (cudaEventCreateWithFlags (&plain, cudaEventDisableTiming));
-  CHECK (cudaEventCreateWithFlags (&ipc, cudaEventDisableTiming | cudaEventInterprocess));
+  CHECK_OR_EXIT (cudaEventCreateWithFlags (&plain, cudaEventDisableTiming));
+  CHECK_OR_EXIT (
+      cudaEventCreateWithFlags (&ipc, cudaEventDisableTiming | cudaEventInterprocess));
   cudaStream_t s;
-  CHECK (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
+  CHECK_OR_EXIT (cudaStreamCreateWithFlags (&s, cudaStreamNonBlocking));
   Handles h;
-  CHECK (cudaIpcGetMemHandle (&h.mem, buf));
-  CHECK (cudaIpcGetEventHandle (&h.event, ipc));
+  CHECK_OR_EXIT (cudaIpcGetMemHandle (&h.mem, buf));
+  CHECK_OR_EXIT (cudaIpcGetEventHandle (&h.event, ipc));
   if (write (down[1], &h, sizeof h) != (ssize_t)sizeof h)
     return 4;
-  CHECK (cudaEventRecord (ipc, s));
-  CHECK (cudaStreamSynchronize (s));
+  CHECK_OR_EXIT (cudaEventRecord (ipc, s));
+  CHECK_OR_EXIT (cudaStreamSynchronize (s));
   char c = 'G';
   if (write (down[1], &c, 1) != 1)
     return 4;
 
   report ("producer: plain event record",
-      host_us (s, [&] { CHECK (cudaEventRecord (plain, s)); }));
+      host_us (s, [&] { CHECK_OR_EXIT (cudaEventRecord (plain, s)); }));
   report ("producer: interprocess event record",
-      host_us (s, [&] { CHECK (cudaEventRecord (ipc, s)); }));
+      host_us (s, [&] { CHECK_OR_EXIT (cudaEventRecord (ipc, s)); }));
   report ("producer: wait on its own interprocess event",
-      host_us (s, [&] { CHECK (cudaStreamWaitEvent (s, ipc, 0)); }));
+      host_us (s, [&] { CHECK_OR_EXIT (cudaStreamWaitEvent (s, ipc, 0)); }));
   report ("producer: wait on a plain event",
-      host_us (s, [&] { CHECK (cudaStreamWaitEvent (s, plain, 0)); }));
+      host_us (s, [&] { CHECK_OR_EXIT (cudaStreamWaitEvent (s, plain, 0)); }));
   report ("producer: query of its interprocess event (complete)",
       host_us (s, [&] { (void)cudaEventQuery (ipc); }));
   report ("producer: cuStreamWriteValue32 to the shared page", host_us (s, [&] {
@@ -365,7 +358,7 @@ producer (const char * self)
     fill<<<132, 256, 0, s>>> (buf, f);
     CHECK_CU (write_value32 (s, word (sh, 0), f, CU_STREAM_WRITE_VALUE_DEFAULT));
   }
-  CHECK (cudaStreamSynchronize (s));
+  CHECK_OR_EXIT (cudaStreamSynchronize (s));
 
   /* seen, by the page: a frame every 200 µs. */
   if (write (down[1], &c, 1) != 1)
@@ -378,7 +371,7 @@ producer (const char * self)
     while (now_us () - t < 200) {
     }
   }
-  CHECK (cudaStreamSynchronize (s));
+  CHECK_OR_EXIT (cudaStreamSynchronize (s));
   /* seen, by the event: one frame at a time (a record of an event the
    * other process queries must not overtake its query). */
   if (write (down[1], &c, 1) != 1)
@@ -386,7 +379,7 @@ producer (const char * self)
   for (int f = 0; f < kFrames / 4; f++) {
     const double t = now_us ();
     touch<<<1, 1, 0, s>>> (buf + kWords, (unsigned)f);
-    CHECK (cudaEventRecord (ipc, s));
+    CHECK_OR_EXIT (cudaEventRecord (ipc, s));
     if (write (down[1], &t, sizeof t) != (ssize_t)sizeof t || read (up[0], &c, 1) != 1)
       return 4;
   }

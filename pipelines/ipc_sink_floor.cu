@@ -52,19 +52,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_check.h"
+
 extern char ** environ;
 
 namespace {
-
-#define CHECK(call) \
-  do { \
-    cudaError_t e_ = (call); \
-    if (e_ != cudaSuccess) { \
-      std::fprintf ( \
-          stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString (e_)); \
-      std::exit (2); \
-    } \
-  } while (0)
 
 constexpr int kMaxConsumers = 8;
 constexpr int kRing = 64;  /* records and releases a consumer's ring holds */
@@ -135,15 +127,15 @@ consumer (int fd, int index)
 {
   Shared * sh = map_shared (fd);
   ConsumerArea & me = sh->c[index];
-  CHECK (cudaSetDevice (0));
+  CHECK_OR_EXIT (cudaSetDevice (0));
   cudaStream_t stream;
-  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK_OR_EXIT (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   cudaEvent_t reads[kSlots], writes[kSlots];
   for (int i = 0; i < kSlots; i++) {
-    CHECK (cudaEventCreateWithFlags (
+    CHECK_OR_EXIT (cudaEventCreateWithFlags (
         &reads[i], cudaEventDisableTiming | cudaEventInterprocess));
-    CHECK (cudaIpcGetEventHandle (&me.read_events[i], reads[i]));
-    CHECK (cudaIpcOpenEventHandle (&writes[i], sh->write_events[i]));
+    CHECK_OR_EXIT (cudaIpcGetEventHandle (&me.read_events[i], reads[i]));
+    CHECK_OR_EXIT (cudaIpcOpenEventHandle (&writes[i], sh->write_events[i]));
   }
   me.ready.store (1);
   uint64_t next = 1, n = 0;
@@ -164,16 +156,16 @@ consumer (int fd, int index)
     const uint32_t mine = (uint32_t)(n % kSlots);
     /* Recorded again only once its last record has completed (the element
      * keeps its read events so too). */
-    CHECK (cudaEventSynchronize (reads[mine]));
-    CHECK (cudaStreamWaitEvent (stream, writes[slot], 0));
-    CHECK (cudaEventRecord (reads[mine], stream));
+    CHECK_OR_EXIT (cudaEventSynchronize (reads[mine]));
+    CHECK_OR_EXIT (cudaStreamWaitEvent (stream, writes[slot], 0));
+    CHECK_OR_EXIT (cudaEventRecord (reads[mine], stream));
     Release & out = me.releases[n % kRing];
     out.seq = next;
     out.slot = mine;
     me.released.store (++n);
     next++;
   }
-  CHECK (cudaStreamSynchronize (stream));
+  CHECK_OR_EXIT (cudaStreamSynchronize (stream));
   return 0;
 }
 
@@ -213,14 +205,14 @@ run (const char * self, int consumers, int gap_us, int frames, bool parts)
   Shared * sh = map_shared (fd);
   new (sh) Shared ();
   cudaStream_t stream;
-  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK_OR_EXIT (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   cudaEvent_t upstream, writes[kSlots];
-  CHECK (cudaEventCreateWithFlags (&upstream, cudaEventDisableTiming));
-  CHECK (cudaEventRecord (upstream, stream));
+  CHECK_OR_EXIT (cudaEventCreateWithFlags (&upstream, cudaEventDisableTiming));
+  CHECK_OR_EXIT (cudaEventRecord (upstream, stream));
   for (int i = 0; i < kSlots; i++) {
-    CHECK (cudaEventCreateWithFlags (
+    CHECK_OR_EXIT (cudaEventCreateWithFlags (
         &writes[i], cudaEventDisableTiming | cudaEventInterprocess));
-    CHECK (cudaIpcGetEventHandle (&sh->write_events[i], writes[i]));
+    CHECK_OR_EXIT (cudaIpcGetEventHandle (&sh->write_events[i], writes[i]));
   }
   std::vector<pid_t> pids;
   const std::string fd_arg = std::to_string (fd);
@@ -241,7 +233,8 @@ run (const char * self, int consumers, int gap_us, int frames, bool parts)
     while (!sh->c[c].ready.load ())
       usleep (1000);
     for (int i = 0; i < kSlots; i++)
-      CHECK (cudaIpcOpenEventHandle (&reads[c * kSlots + i], sh->c[c].read_events[i]));
+      CHECK_OR_EXIT (
+          cudaIpcOpenEventHandle (&reads[c * kSlots + i], sh->c[c].read_events[i]));
   }
   std::vector<uint64_t> taken (consumers, 0);
   char frame_record[kRecordBytes];
@@ -265,8 +258,8 @@ run (const char * self, int consumers, int gap_us, int frames, bool parts)
     }
     const uint64_t t0 = thread_cpu_ns ();
     const int slot = f % kSlots;
-    CHECK (cudaStreamWaitEvent (stream, upstream, 0));
-    CHECK (cudaEventRecord (writes[slot], stream));
+    CHECK_OR_EXIT (cudaStreamWaitEvent (stream, upstream, 0));
+    CHECK_OR_EXIT (cudaEventRecord (writes[slot], stream));
     const uint64_t t1 = parts ? thread_cpu_ns () : 0;
     for (int c = 0; c < consumers; c++) {
       Record & r = sh->c[c].records[f % kRing];
@@ -313,13 +306,13 @@ run (const char * self, int consumers, int gap_us, int frames, bool parts)
     std::fprintf (stderr, "a consumer failed\n");
     std::exit (4);
   }
-  CHECK (cudaStreamSynchronize (stream));
+  CHECK_OR_EXIT (cudaStreamSynchronize (stream));
   for (cudaEvent_t e : reads)
-    CHECK (cudaEventDestroy (e));
+    CHECK_OR_EXIT (cudaEventDestroy (e));
   for (cudaEvent_t e : writes)
-    CHECK (cudaEventDestroy (e));
-  CHECK (cudaEventDestroy (upstream));
-  CHECK (cudaStreamDestroy (stream));
+    CHECK_OR_EXIT (cudaEventDestroy (e));
+  CHECK_OR_EXIT (cudaEventDestroy (upstream));
+  CHECK_OR_EXIT (cudaStreamDestroy (stream));
   munmap (sh, sizeof (Shared));
   close (fd);
   return out;
@@ -351,8 +344,8 @@ main (int argc, char ** argv)
     std::fprintf (stderr, "usage: %s [FRAMES > %d]\n", argv[0], kSkipped);
     return 2;
   }
-  CHECK (cudaSetDevice (0));
-  CHECK (cudaFree (nullptr));
+  CHECK_OR_EXIT (cudaSetDevice (0));
+  CHECK_OR_EXIT (cudaFree (nullptr));
   std::printf ("%-10s %-8s %9s %9s %9s   %s\n", "consumers", "gap µs", "p50 µs",
       "mean µs", "p90 µs", "p50 of each step, timed apart: gpu / records / wake / back");
   for (int gap : { 1000, 0 }) {
