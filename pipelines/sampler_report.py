@@ -6,9 +6,11 @@ function with what it called (inclusive) and by thread, each as a share
 of the samples and, with --us-per-frame, as microseconds of a frame.
 
     sampler_report.py SAMPLES [--top 30] [--us-per-frame CPU_US]
-                      [--thread REGEX] [--per-thread N]
+                      [--thread REGEX] [--per-thread N] [--within REGEX]
 
---thread keeps the samples of the threads whose name matches; --per-thread
+--thread keeps the samples of the threads whose name matches; --within
+keeps those taken inside a function whose name matches (an element's
+render: what its time went to, each share then of its samples); --per-thread
 N prints, for each of the N busiest threads, its own top functions
 (inclusive) too.
 
@@ -98,6 +100,7 @@ def main():
     ap.add_argument("--us-per-frame", type=float, default=0.0)
     ap.add_argument("--thread", default="")
     ap.add_argument("--per-thread", type=int, default=0)
+    ap.add_argument("--within", default="")
     a = ap.parse_args()
     stacks = []
     threads = []
@@ -127,6 +130,15 @@ def main():
     for mod, offs in wanted.items():
         for o, n in name_module(mod, offs).items():
             named[(mod, o)] = n
+    if a.within:
+        inside = re.compile(a.within)
+        kept = [(f, t) for f, t in zip(stacks, threads)
+                if any(inside.search(named[fr]) for fr in f)]
+        if not kept:
+            print("no samples within %s" % a.within)
+            return
+        stacks = [f for f, _ in kept]
+        threads = [t for _, t in kept]
     total = len(stacks)
     own = collections.Counter()
     mods = collections.Counter()
