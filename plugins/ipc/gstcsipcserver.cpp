@@ -30,7 +30,7 @@ namespace ipc {
 static constexpr gint64 kGraceUs = 250 * 1000;
 /* Frames closer than this count as a steady rate (collecting_until). */
 static constexpr gint64 kSteadyUs = 100 * 1000;
-/* How late the timer for an overdue frame may fire (reclaim). */
+/* How late the timer for an overdue frame may fire at least (reclaim). */
 static constexpr gint64 kTimerSlackUs = 2000;
 
 struct Server::Conn {
@@ -666,7 +666,17 @@ Server::reclaim ()
   {
     std::lock_guard<std::mutex> guard (lock_);
     const gint64 now = g_get_monotonic_time ();
-    render_interval_ = last_render_ ? MIN (now - last_render_, kSteadyUs) : 0;
+    const gint64 gap = last_render_ ? MIN (now - last_render_, kSteadyUs) : 0;
+    /* The longest recent gap: up at once, down by a quarter of the
+     * difference a frame (afresh after a pause). Frames that come unevenly
+     * (cudabatch's batches from live sources, a late one then an early
+     * one) then move the due time by about one frame each, as steady ones
+     * do, not by half a frame more or less each time, which set the timer
+     * again at nearly every render. */
+    if (gap >= render_interval_ || render_interval_ >= kSteadyUs)
+      render_interval_ = gap;
+    else
+      render_interval_ -= (render_interval_ - gap) / 4;
     last_render_ = now;
     collect (done);
     /* The server thread wakes only should the next frame be overdue (a
@@ -674,12 +684,16 @@ Server::reclaim ()
      * apart than kSteadyUs, that long after this one (it has gone out by
      * then, and is in_flight when the doorbells are armed). */
     const gint64 due = collecting_until () ? collecting_until () : now + kSteadyUs;
-    /* Set kTimerSlackUs past that and left where it is while it still falls
-     * between due and due + kTimerSlackUs: it never fires before a frame
-     * is overdue, at most kTimerSlackUs after, and at 1,000 frames a
-     * second one render in three makes the system call. */
-    if (timer_at_ < due || timer_at_ > due + kTimerSlackUs) {
-      timer_at_ = due + kTimerSlackUs;
+    /* Set `slack` past that and left where it is while it still falls
+     * between due and due + slack: it never fires before a frame is
+     * overdue, at most kTimerSlackUs or one frame's interval after (the
+     * longer), and one render in two or three makes the system call at
+     * any rate (at 30 frames a second, one frame late is 1.5 frames from
+     * due; with kTimerSlackUs alone every render below 500 a second set
+     * it). */
+    const gint64 slack = MAX (kTimerSlackUs, render_interval_);
+    if (timer_at_ < due || timer_at_ > due + slack) {
+      timer_at_ = due + slack;
       const itimerspec at = { { 0, 0 }, { (time_t)(timer_at_ / G_USEC_PER_SEC),
                                             (long)(timer_at_ % G_USEC_PER_SEC) * 1000 } };
       (void)timerfd_settime (timer_, TFD_TIMER_ABSTIME, &at, NULL);

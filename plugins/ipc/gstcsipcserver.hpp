@@ -207,7 +207,7 @@ private:
   OwnEvents events_;
   guint64 seq_ = 0;
   gint64 last_render_ = 0;     /* reclaim (), once a frame: when */
-  gint64 render_interval_ = 0; /* and how long after the one before */
+  gint64 render_interval_ = 0; /* and the longest recent gap (reclaim) */
   gint64 timer_at_ = 0;        /* when timer_ fires (reclaim) */
   guint64 ping_token_ = 0;
   guint32 next_conn_ = 0;
