@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "gstcsbatchmeta.h"
+#include "gstcsbatchmeta-private.h"
 
 namespace {
 
@@ -18,6 +18,18 @@ meta_free (GstMeta * meta, GstBuffer *)
   auto * m = reinterpret_cast<GstCsBatchMeta *> (meta);
   g_free (m->slots);
   m->slots = NULL;
+}
+
+/* Every slot empty: no source yet, the identity mapping. */
+void
+empty_slots (GstCsBatchMeta * m)
+{
+  for (guint i = 0; i < m->n_slots; i++) {
+    m->slots[i] = GstCsBatchSlot ();
+    m->slots[i].empty = TRUE;
+    m->slots[i].pts = GST_CLOCK_TIME_NONE;
+    m->slots[i].scale_x = m->slots[i].scale_y = 1.0;
+  }
 }
 
 /* The slots describe the tensor's layout: a copy keeps them, a transform
@@ -100,11 +112,27 @@ gst_cs_buffer_add_batch_meta (GstBuffer * buffer, guint n_slots)
     return NULL;
   m->n_slots = n_slots;
   m->slots = g_new0 (GstCsBatchSlot, MAX (n_slots, 1));
-  for (guint i = 0; i < n_slots; i++) {
-    m->slots[i].empty = TRUE;
-    m->slots[i].pts = GST_CLOCK_TIME_NONE;
-    m->slots[i].scale_x = m->slots[i].scale_y = 1.0;
+  empty_slots (m);
+  return m;
+}
+
+/* A batch meta of @n_slots empty slots on @buffer, a tensor of a pool:
+ * the one it came back to its pool with (POOLED: not freed at each
+ * release, in whichever thread lets the batch go, and made again at each
+ * batch), or a new one. */
+GstCsBatchMeta *
+gst_cs_buffer_add_pooled_batch_meta (GstBuffer * buffer, guint n_slots)
+{
+  GstCsBatchMeta * m = gst_buffer_get_cs_batch_meta (buffer);
+  if (m && m->n_slots == n_slots) {
+    empty_slots (m);
+    return m;
   }
+  if (m)
+    gst_buffer_remove_meta (buffer, &m->meta);
+  m = gst_cs_buffer_add_batch_meta (buffer, n_slots);
+  if (m)
+    m->meta.flags = (GstMetaFlags)(m->meta.flags | GST_META_FLAG_POOLED);
   return m;
 }
 

@@ -9,7 +9,7 @@
 #include "batch/gstcsbatchslot.hpp"
 #include "batch_normalize.h"
 #include "convert/gstcsconvertdesc.hpp"
-#include "gstcsbatchmeta.h"
+#include "gstcsbatchmeta-private.h"
 #include "gstcsdeviceguard.hpp"
 #include "gstcssyncmeta-private.h"
 #include "nvcodec/gstcsnvcodec.hpp"
@@ -309,7 +309,7 @@ BatchWork::run (ElementDevice & device, const BatchSettings & s, guint batch,
       tensors_.bytes (device.device (), elements * batch_element_size (s.dtype), error);
   if (!tensor)
     return NULL;
-  gst_cs_buffer_add_batch_meta (tensor, batch);
+  gst_cs_buffer_add_pooled_batch_meta (tensor, batch);
   /* Closes after the tensor's event is recorded (note_reads). */
   BatchFrame source (device, inputs);
   FrameSpan span (source, tensor);
