@@ -114,6 +114,7 @@ struct Item {
   gsize caps_bytes = 0; /* a buffer's: what the caps in use say it holds */
   GstSegment segment;   /* the segment in use (of a buffer or SEGMENT) */
   std::vector<GstCsBatchSlot> slots;
+  const GstMemory * memory = nullptr; /* a buffer's: which tensor of the pool */
 };
 
 /* The bytes a tensor of `caps` (other/tensors, one static tensor) holds. */
@@ -169,6 +170,7 @@ record (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     gst_clear_caps (&caps);
     if (GstCsBatchMeta * m = gst_buffer_get_cs_batch_meta (buf))
       it.slots.assign (m->slots, m->slots + m->n_slots);
+    it.memory = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0) : nullptr;
   } else {
     GstEvent * ev = GST_PAD_PROBE_INFO_EVENT (info);
     it.event = GST_EVENT_TYPE (ev);
@@ -723,6 +725,46 @@ frames_to_gaps (GstPad * pad, GstPadProbeInfo * info, gpointer)
   return GST_PAD_PROBE_DROP;
 }
 
+/* A tensor goes back to its pool with its batch meta (pooled): a batch
+ * made in it again shows nothing of the last one's slots. The sink lets
+ * each batch go before the next is made (no last sample), so the second,
+ * with nothing from sink_1, is made in the first's tensor. */
+GST_START_TEST (test_reused_tensor_shows_no_old_slot)
+{
+  GstElement * pipeline = batch_pipeline ({ kNv12, kI420 }, "batch-size=2", false);
+  GstElement * out = gst_bin_get_by_name (GST_BIN (pipeline), "out");
+  g_object_set (out, "enable-last-sample", FALSE, NULL);
+  gst_object_unref (out);
+  std::shared_ptr<Sink> sink = watch_sink (pipeline);
+  testutil::add_probe (
+      pipeline, "s1", "src", GST_PAD_PROBE_TYPE_BUFFER, frames_to_gaps, NULL);
+  start (pipeline);
+  const GstBufferFlags gap = GST_BUFFER_FLAG_GAP, none = (GstBufferFlags)0;
+  for (guint k = 0; k < 2; k++)
+    for (size_t i = 0; i < 2; i++)
+      push_frame (pipeline, i, i ? kI420 : kNv12, k, k && i ? gap : none);
+  end_source (pipeline, 0);
+  end_source (pipeline, 1);
+  testutil::run_to_eos (pipeline, "a partial batch after a full one");
+  const std::vector<Item> batches = batches_of (sink->snapshot ());
+  fail_unless_equals_int (batches.size (), 2);
+  fail_unless (batches[1].memory == batches[0].memory,
+      "the second batch was not made in the first's tensor: the test shows nothing");
+  const GstCsBatchSlot &was = batches[0].slots[1], &now = batches[1].slots[1];
+  fail_unless (!was.empty && was.source_width == kI420.w && was.pad_name != 0);
+  fail_unless (now.empty);
+  fail_unless_equals_int (now.pad_index, 0);
+  fail_unless_equals_int (now.pad_name, 0);
+  fail_unless_equals_uint64 (now.pts, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_int (now.source_width, 0);
+  fail_unless_equals_int (now.source_height, 0);
+  fail_unless (now.scale_x == 1.0 && now.scale_y == 1.0);
+  fail_unless (now.offset_x == 0.0 && now.offset_y == 0.0);
+  fail_unless (!batches[1].slots[0].empty);
+  stop (pipeline);
+}
+GST_END_TEST;
+
 /* GStreamer's test_aggregate_gap: GstAggregator hands a pad's GAP event to
  * the element as an empty buffer flagged GAP. Where one pad sends a GAP
  * its slot is empty; where both do, the GAP goes downstream (no tensor of
@@ -983,6 +1025,7 @@ batch_aggregator_gpu_suite (void)
   tcase_add_test (tc, test_pad_released_while_batching);
   tcase_add_test (tc, test_flush_while_batching);
   tcase_add_test (tc, test_gap_events_on_pads);
+  tcase_add_test (tc, test_reused_tensor_shows_no_old_slot);
   tcase_add_test (tc, test_flushing_seek);
   tcase_add_test (tc, test_seek_again_and_again);
   tcase_add_test (tc, test_state_changes);
