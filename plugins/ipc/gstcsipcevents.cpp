@@ -86,32 +86,32 @@ OwnEvents::put_back (guint32 slot)
 PeerEvents::~PeerEvents ()
 {
   DeviceGuard guard (device_, nullptr);
-  for (auto & [slot, e] : events_)
-    (void)cudaEventDestroy (e);
+  for (cudaEvent_t e : events_)
+    if (e)
+      (void)cudaEventDestroy (e);
   (void)cudaGetLastError ();
 }
 
 bool
 PeerEvents::open (guint32 slot, const cudaIpcEventHandle_t & handle, GError ** error)
 {
+  if (slot >= kMaxSlots) {
+    g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
+        "event slot %u is out of range (at most %u slots)", slot, kMaxSlots);
+    return false;
+  }
   DeviceGuard guard (device_, error);
   if (!guard.ok ())
     return false;
   cudaEvent_t e = nullptr;
   if (!GST_CS_CHECK (cudaIpcOpenEventHandle (&e, handle), error))
     return false;
-  auto it = events_.find (slot);
-  if (it != events_.end ())
-    (void)cudaEventDestroy (it->second);
+  if (events_.size () <= slot)
+    events_.resize (slot + 1, nullptr);
+  if (events_[slot])
+    (void)cudaEventDestroy (events_[slot]);
   events_[slot] = e;
   return true;
-}
-
-cudaEvent_t
-PeerEvents::find (guint32 slot) const
-{
-  auto it = events_.find (slot);
-  return it == events_.end () ? nullptr : it->second;
 }
 
 } // namespace ipc

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <deque>
-#include <map>
 #include <vector>
 
 #include <glib.h>
@@ -70,15 +69,23 @@ public:
   PeerEvents (const PeerEvents &) = delete;
   PeerEvents & operator= (const PeerEvents &) = delete;
 
+  // The most slots a peer may use (a peer's slot is a number it sends).
+  static constexpr guint32 kMaxSlots = 4096;
+
   // Opens the peer's slot `slot` (again: the old one is destroyed first,
-  // the peer may have handed another event for it).
+  // the peer may have handed another event for it); a slot from kMaxSlots
+  // on is an error.
   bool open (guint32 slot, const cudaIpcEventHandle_t & handle, GError ** error);
   // The event of `slot`, nullptr where none was handed.
-  cudaEvent_t find (guint32 slot) const;
+  cudaEvent_t find (guint32 slot) const
+  {
+    return slot < events_.size () ? events_[slot] : nullptr;
+  }
 
 private:
   int device_;
-  std::map<guint32, cudaEvent_t> events_;
+  /* By slot: looked up for every frame each consumer releases. */
+  std::vector<cudaEvent_t> events_;
 };
 
 } // namespace ipc

@@ -413,10 +413,6 @@ Server::release (const std::shared_ptr<Conn> & c, const ReleaseRecord & r)
     static_assert (sizeof h == sizeof r.handle, "CUDA's event handle changed size");
     memcpy (&h, r.handle, sizeof h);
     GError * err = NULL;
-    if (r.slot > 4096) {
-      close_conn (c, "it released a frame with a read event slot out of range", true);
-      return false;
-    }
     if (!c->read_events->open (r.slot, h, &err)) {
       close_conn (
           c, std::string ("its read event cannot be opened: ") + err->message, true);
