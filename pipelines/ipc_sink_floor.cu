@@ -28,7 +28,8 @@
  * times the sink: the whole frame (two clock readings), and in a second
  * pass each step (five readings a frame). Frames GAP_US apart (1,000: the
  * issue's rate; the thread sleeps between them as the sink's does) and
- * back to back (0), with 1 and 4 consumers. Prints "SINK-FLOOR <json>"
+ * back to back (0), with 1 and 4 consumers; other gaps by FLOOR_GAPS_US
+ * ("33333 1000": 30 and 1,000 a second). Prints "SINK-FLOOR <json>"
  * lines and a table.
  *   gcs-ipc-sink-floor [FRAMES]          (default 3000; the first 300 are
  *                                         not counted) */
@@ -344,11 +345,29 @@ main (int argc, char ** argv)
     std::fprintf (stderr, "usage: %s [FRAMES > %d]\n", argv[0], kSkipped);
     return 2;
   }
+  /* FLOOR_GAPS_US: the gaps to run, e.g. "33333 1000" (30 a second and
+   * the issue's 1,000); default 1,000 and back to back. */
+  std::vector<int> gaps;
+  if (const char * list = std::getenv ("FLOOR_GAPS_US")) {
+    for (char * end; *list; list = end) {
+      const long g = std::strtol (list, &end, 10);
+      if (end == list || g < 0 || g > 1000000) {
+        std::fprintf (
+            stderr, "FLOOR_GAPS_US: gaps in µs, 0 to 1000000, apart by spaces\n");
+        return 2;
+      }
+      gaps.push_back ((int)g);
+      while (*end == ' ' || *end == ',')
+        end++;
+    }
+  }
+  if (gaps.empty ())
+    gaps = { 1000, 0 };
   CHECK_OR_EXIT (cudaSetDevice (0));
   CHECK_OR_EXIT (cudaFree (nullptr));
   std::printf ("%-10s %-8s %9s %9s %9s   %s\n", "consumers", "gap µs", "p50 µs",
       "mean µs", "p90 µs", "p50 of each step, timed apart: gpu / records / wake / back");
-  for (int gap : { 1000, 0 }) {
+  for (int gap : gaps) {
     for (int consumers : { 1, 4 }) {
       const Parts whole = run (argv[0], consumers, gap, frames, false);
       const Parts split = run (argv[0], consumers, gap, frames, true);
