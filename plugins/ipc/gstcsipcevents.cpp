@@ -95,9 +95,9 @@ PeerEvents::~PeerEvents ()
 bool
 PeerEvents::open (guint32 slot, const cudaIpcEventHandle_t & handle, GError ** error)
 {
-  if (slot >= kMaxSlots) {
+  if (slot >= kMaxEventSlots) {
     g_set_error (error, GST_CS_ERROR, GST_CS_ERROR_INVALID,
-        "event slot %u is out of range (at most %u slots)", slot, kMaxSlots);
+        "event slot %u is out of range (at most %u slots)", slot, kMaxEventSlots);
     return false;
   }
   DeviceGuard guard (device_, error);

@@ -70,10 +70,10 @@ public:
   PeerEvents & operator= (const PeerEvents &) = delete;
 
   // The most slots a peer may use (a peer's slot is a number it sends).
-  static constexpr guint32 kMaxSlots = 4096;
+  static constexpr guint32 kMaxEventSlots = 4096;
 
   // Opens the peer's slot `slot` (again: the old one is destroyed first,
-  // the peer may have handed another event for it); a slot from kMaxSlots
+  // the peer may have handed another event for it); a slot from kMaxEventSlots
   // on is an error.
   bool open (guint32 slot, const cudaIpcEventHandle_t & handle, GError ** error);
   // The event of `slot`, nullptr where none was handed.
