@@ -220,9 +220,10 @@ convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
     case Path::STAGED:
       /* The staged kernel reads the same words as one_sample's, from
        * shared memory: its pixels are one_sample's with the same Members. */
-      one_sample::dispatch_staged (resolved, [&] (auto members) {
+      one_sample::dispatch_staged (resolved, [&] (auto members, auto ib, auto ob) {
         twin::each_block (resolved, [&] (int bx, int by) {
-          one_sample::write_block<1, 1, decltype (members)> (resolved, bx, by);
+          one_sample::write_block<decltype (ib)::value, decltype (ob)::value,
+              decltype (members)> (resolved, bx, by);
         });
       });
       break;

@@ -82,7 +82,8 @@ template <int IB, int OB> struct Direct {
   }
 };
 
-/* Packed 4-byte inputs (RGBA and its kin) into packed outputs, not
+/* 4-byte words of a pixel (RGBA and its kin; RGB10A2_LE's bit fields:
+ * IB 0) into packed 8-bit outputs (OB 1) or generic words (OB 0), not
  * resampled, turned or not (one_sample::dispatch_staged): the CUDA block
  * first copies the source words its kStage x kStage output pixels read
  * into shared memory, reading along source rows, and its threads then read
@@ -92,7 +93,7 @@ template <int IB, int OB> struct Direct {
  * the same Members: the same words, from global memory. */
 constexpr int kStage = kTileX;
 
-template <class Members>
+template <class Members, int IB, int OB>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale given)
 {
@@ -127,7 +128,7 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale gi
   const int x = x0 + threadIdx.x;
   if (x >= op.out.width)
     return;
-  if (op.word_copy) {
+  if (IB == 1 && OB == 1 && op.word_copy) {
     /* The output word is the input's with its bytes moved
      * (resolve_word_copy): one byte permutation instead of the matrix and
      * the rounding, the same bits. */
@@ -151,8 +152,8 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_staged_kernel (ConvertScale gi
   for (int k = 0; k < kRows; k++) {
     const int y = y0 + threadIdx.y + k * kTileY;
     if (y < op.out.height)
-      pixels::store_packed (
-          op, x, y, one_sample::pixel<1, Members> (op, m, x, y, op.inputs_all, word));
+      pixels::store_pixel<OB> (op, x, y,
+          one_sample::pixel<IB, Members> (op, m, x, y, op.inputs_all, word), false);
   }
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The families of frames that are not resampled, or whose chroma is not:
-// direct (YUV to YUV on one chroma grid), staged (packed 4-byte words,
+// direct (YUV to YUV on one chroma grid), staged (4-byte words a pixel,
 // turned or not) and one sample per pixel.
 #define GCS_DEFINE_LAUNCHES
 #include "convert_scale_kernels.cuh"
@@ -24,9 +24,10 @@ launch_staged (const ConvertScale & op, Launch & at)
 {
   const dim3 stages (
       (op.out.width + kStage - 1) / kStage, (op.out.height + kStage - 1) / kStage);
-  one_sample::dispatch_staged (op, [&] (auto members) {
-    start (convert_scale_staged_kernel<decltype (members)>, stages, dim3 (kTileX, kTileY),
-        0, at, op);
+  one_sample::dispatch_staged (op, [&] (auto members, auto ib, auto ob) {
+    start (convert_scale_staged_kernel<decltype (members), decltype (ib)::value,
+               decltype (ob)::value>,
+        stages, dim3 (kTileX, kTileY), 0, at, op);
   });
 }
 

@@ -63,7 +63,8 @@ mapping (const ConvertScale & op)
 // Output pixel (x, y)'s codes from the input components `need`, as
 // pixel_at computes them; word (sx, sy) gives the full-resolution word at
 // a source pixel where the input has one (in_words[0]), else a kernel's
-// faster equivalent.
+// faster equivalent. IB 0 with a fixed set of members is the staged
+// kernel's generic input (dispatch_staged): bit fields of that word.
 template <int IB, class Members, class Word>
 GCS_HD pixels::Pixel
 pixel (const ConvertScale & op, const Mapping & m, int x, int y, unsigned need, Word word)
@@ -77,7 +78,7 @@ pixel (const ConvertScale & op, const Mapping & m, int x, int y, unsigned need, 
   float in[4] = { 0.0f, 0.0f, 0.0f,
     (float)(IB == 0 ? op.in.comp[3].max_code : op.in.max_code) };
   const unsigned members = Members::of (op, 0, need);
-  if (IB != 0 && members && op.in_words[0].word) {
+  if ((IB != 0 || Members::kFixed) && members && op.in_words[0].word) {
     two_tap::unpack<IB> (op.in, word (sx, sy), members, in);
   } else if (members) {
     GCS_UNROLL
@@ -132,21 +133,74 @@ dispatch_bytes (const ConvertScale & op, Fn fn)
     pixels::dispatch_bytes (op, fn);
 }
 
-// Where the staged kernel applies (packed 4-byte 8-bit inputs, RGBA and
-// its kin, into packed outputs), calls fn (members) with its Members
-// type, and returns true.
+// Whether op's input (generic) is a pixel's one little-endian 4-byte
+// word, its components bit fields of it (RGB10A2_LE, BGR10A2_LE, Y410):
+// read as that word once, not once per component (two_tap::from_word<0>).
+inline bool
+word_fields (const ConvertScale & op)
+{
+  const Image & i = op.in;
+  if (!i.generic || i.palette || op.in_words[0].word != 4 || op.in_sub)
+    return false;
+  for (int c = 0; c < 4; c++) {
+    const Component & k = i.comp[c];
+    if (((op.in_full >> c) & 1u) &&
+        (k.word != 4 || k.offset != 0 || k.big_endian || k.pair_step != 0))
+      return false;
+  }
+  return true;
+}
+
+// Whether op's output is generic words of one pixel each, no palette, no
+// subsampled chroma (RGB10A2_LE, r210, RGB16 ...): pixels::store_words.
+inline bool
+words_out (const ConvertScale & op)
+{
+  const Image & o = op.out;
+  if (!o.generic || o.palette)
+    return false;
+  for (const Component & k : o.comp)
+    if (k.plane >= 0 && (k.log2_x | k.log2_y))
+      return false;
+  return true;
+}
+
+// Where the staged kernel applies, calls fn (members, input bytes, output
+// bytes) with its Members type and the sample bytes as compile-time
+// constants, and returns true: 4-byte words of a pixel, packed 8-bit
+// (RGBA and its kin, IB 1) or bit fields (word_fields, IB 0), into packed
+// 8-bit outputs (OB 1) or generic words (words_out, OB 0). One pixel a
+// thread read each of these straight from global memory, one word in
+// flight: BGR10A2_LE -> RGBA 1080p took 2.5 times the copy of its bytes.
 template <class Fn>
 inline bool
 dispatch_staged (const ConvertScale & op, Fn fn)
 {
   using All = two_tap::FixedMembers<15u, 0u>;
   using Opaque = two_tap::FixedMembers<7u, 0u>; /* RGBx and its kin */
-  if (!applies (op) || op.in.bytes != 1 || op.in_words[0].word != 4 || !op.out_packed)
+  if (!applies (op) || op.in_words[0].word != 4)
     return false;
+  const bool fields = word_fields (op);
+  const bool packed_out = op.out_packed && !op.out.generic;
+  if ((!fields && (op.in.generic || op.in.bytes != 1)) ||
+      (!packed_out && !words_out (op)))
+    return false;
+  auto with_bytes = [&] (auto members) {
+    using I0 = std::integral_constant<int, 0>;
+    using I1 = std::integral_constant<int, 1>;
+    if (fields && packed_out)
+      fn (members, I0{}, I1{});
+    else if (fields)
+      fn (members, I0{}, I0{});
+    else if (packed_out)
+      fn (members, I1{}, I1{});
+    else
+      fn (members, I1{}, I0{});
+  };
   if (All::matches (op))
-    fn (All{});
+    with_bytes (All{});
   else if (Opaque::matches (op))
-    fn (Opaque{});
+    with_bytes (Opaque{});
   else
     return false;
   return true;

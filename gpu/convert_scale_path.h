@@ -15,7 +15,7 @@ namespace gst_cs::gpu {
 
 enum class Path {
   DIRECT,      // YUV to YUV on one chroma grid (convert_scale_direct.h)
-  STAGED,      // packed 4-byte words, not resampled, through shared memory
+  STAGED,      // 4-byte words a pixel, not resampled, through shared memory
   ONE_SAMPLE,  // not resampled: one read per word or component
   FIXED_POINT, // two taps in integers, into 8-bit samples (convert_scale_fixed_point.h)
   FIXED_TAPS,  // four taps in integers, 8-bit YUV (convert_scale_fixed_taps.h)
@@ -31,11 +31,15 @@ choose_path (const ConvertScale & resolved)
 {
   /* The other families read and write the image's sample size alone;
    * one_sample reads each component by its own word too. */
-  if (pixels::generic (resolved))
+  const bool staged = one_sample::dispatch_staged (resolved, [] (auto, auto, auto) {});
+  if (pixels::generic (resolved)) {
+    if (staged) /* 4-byte words of bit fields, in or out */
+      return Path::STAGED;
     return one_sample::applies (resolved) ? Path::ONE_SAMPLE : Path::TAPS_PER_PIXEL;
+  }
   if (direct::applies (resolved))
     return Path::DIRECT;
-  if (one_sample::dispatch_staged (resolved, [] (auto) {}))
+  if (staged)
     return Path::STAGED;
   /* Before one_sample: fixed_point::resolve leaves it the frames it reads
    * one sample a pixel for, but those whose chroma is filtered down. */

@@ -107,7 +107,9 @@ output_line_taps (const ConvertScale & op, int g, bool vertical, int o, bool * i
   return two_taps<F> (p.p, p.lo, p.hi);
 }
 
-// Component c of a word of `bytes`-byte samples, at its offset. (Building
+// Component c of a word of `bytes`-byte samples, at its offset; IB 0:
+// of a pixel's one little-endian word whose bit fields its components are
+// (RGB10A2_LE, Y410 ...: one_sample::word_fields), at its shift. (Building
 // a middle byte's float by a byte permute, 2^23 + v less 2^23, two
 // instructions where these are three, measured within 2 % on an H200:
 // docs/cudaconvertscale.md, "Tried, not kept".)
@@ -115,7 +117,10 @@ template <int IB>
 GCS_HD float
 from_word (const Image & im, unsigned word, int c)
 {
-  const unsigned v = (word >> (8 * im.comp[c].offset)) & (IB == 1 ? 0xffu : 0xffffu);
+  const Component & k = im.comp[c];
+  if constexpr (IB == 0)
+    return (float)((word >> k.shift) & (unsigned)k.max_code);
+  const unsigned v = (word >> (8 * k.offset)) & (IB == 1 ? 0xffu : 0xffffu);
   return (float)(IB == 1 ? v : v >> im.shift); /* 1-byte samples have no shift */
 }
 

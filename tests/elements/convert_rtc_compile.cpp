@@ -110,8 +110,13 @@ const Family kFamilies[] = {
       "video/x-raw,format=BGRx,width=1920,height=1080", gpu::Filter::BILINEAR,
       gpu::Orientation::IDENTITY,
       "gst_cs::gpu::kernels::convert_scale_staged_kernel<gst_cs::gpu::two_tap::"
-      "FixedMembers<"
-      "15u, 0u> >" },
+      "FixedMembers<15u, 0u>, 1, 1>" },
+  /* Bit fields of 4-byte words, in and out (one_sample::word_fields). */
+  { "video/x-raw,format=BGR10A2_LE,width=1920,height=1080",
+      "video/x-raw,format=RGB10A2_LE,width=1080,height=1920", gpu::Filter::BILINEAR,
+      gpu::Orientation::ROTATE_90L,
+      "gst_cs::gpu::kernels::convert_scale_staged_kernel<gst_cs::gpu::two_tap::"
+      "FixedMembers<15u, 0u>, 0, 0>" },
 };
 
 GST_START_TEST (test_families_compile)

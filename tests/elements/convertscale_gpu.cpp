@@ -319,6 +319,8 @@ GST_START_TEST (test_formats_match_twin)
 }
 GST_END_TEST;
 
+static std::string path_of_case (const Case & c);
+
 /* The eight orientations, with scaling, a fused odd crop and borders. */
 GST_START_TEST (test_orientations_match_twin)
 {
@@ -333,14 +335,19 @@ GST_START_TEST (test_orientations_match_twin)
       check_against_twin (c);
       g_strfreev (f);
     }
-    /* Turned and cropped but not scaled (one sample per pixel; packed
-     * words staged through shared memory), and with a border. */
-    for (const char * pair : { "RGBA>BGRx", "RGBx>RGBA", "NV12>NV12" }) {
+    /* Turned and cropped but not scaled (one sample per pixel; 4-byte
+     * words a pixel staged through shared memory, 8-bit or bit fields of
+     * 10-bit RGB and Y410 in or out), and with a border. */
+    for (const char * pair : { "RGBA>BGRx", "RGBx>RGBA", "NV12>NV12", "BGR10A2_LE>RGBA",
+             "RGBA>RGB10A2_LE", "Y410>BGR10A2_LE" }) {
       gchar ** f = g_strsplit (pair, ">", 2);
       const bool swap = gst_cs::swaps_axes (static_cast<gpu::Orientation> (m));
       Case c{ f[0], 45, 29, f[1], swap ? 26 : 41, swap ? 41 : 26 };
       c.direction = (GstVideoOrientationMethod)m;
       c.crop = { 3, 1, 1, 2 };
+      const bool words = strstr (pair, "10") != nullptr;
+      fail_unless (!words || path_of_case (c) == "staged", "%s: the %s path, not staged",
+          pair, path_of_case (c).c_str ());
       check_against_twin (c);
       Case bordered = c;
       bordered.out_w += 6;
