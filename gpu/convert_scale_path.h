@@ -31,15 +31,18 @@ choose_path (const ConvertScale & resolved)
 {
   /* The other families read and write the image's sample size alone;
    * one_sample reads each component by its own word too. */
-  const bool staged = one_sample::dispatch_staged (resolved, [] (auto, auto, auto) {});
+  /* Asked where its turn comes, not up front: the launch asks every frame. */
+  auto staged = [&] {
+    return one_sample::dispatch_staged (resolved, [] (auto, auto, auto) {});
+  };
   if (pixels::generic (resolved)) {
-    if (staged) /* 4-byte words of bit fields, in or out */
+    if (staged ()) /* 4-byte words of bit fields, in or out */
       return Path::STAGED;
     return one_sample::applies (resolved) ? Path::ONE_SAMPLE : Path::TAPS_PER_PIXEL;
   }
   if (direct::applies (resolved))
     return Path::DIRECT;
-  if (staged)
+  if (staged ())
     return Path::STAGED;
   /* Before one_sample: fixed_point::resolve leaves it the frames it reads
    * one sample a pixel for, but those whose chroma is filtered down. */
