@@ -152,6 +152,11 @@ struct ConvertScale {
   // The output's pixels are four 8-bit components in one aligned 32-bit
   // word (RGBA, BGRx, AYUV ...): one store per pixel.
   bool out_packed = false;
+  // The output's pixels are one little-endian word of this many bytes each
+  // (2: RGB16; 4: RGB10A2_LE, Y410 ...), every component a bit field of
+  // it, aligned to its size: the codes put together in a register and the
+  // word stored once (pixels::store_fields). 0: not such an output.
+  std::uint8_t out_fields = 0;
   // Where the output word of a pixel is its input word with the bytes
   // moved (RGBA -> BGRx, turned or not): the matrix is the identity, the
   // input is one 32-bit word of 8-bit codes per pixel and so is the output.

@@ -27,13 +27,19 @@ pixel_inputs (const ConvertScale & op)
   return (subsampled && op.chroma_direct) ? op.inputs_luma : op.inputs_all;
 }
 
-// Whether `op` (resolved) can take this path.
+// Whether `op` (resolved) can take this path. Direct chroma is read per
+// block from the input's chroma samples only where the output subsamples
+// chroma; a 4:4:4 output's pixels read their chroma themselves, as the
+// other pixels of a 4:4:4 input (Y410 -> AYUV, Y444_10LE -> Y444_16LE
+// took taps per pixel or two taps for want of this).
 inline bool
 applies (const ConvertScale & op)
 {
+  const Component & c = op.out.comp[1];
+  const bool chroma_per_block = op.chroma_direct && op.out.yuv && (c.log2_x | c.log2_y);
   return op.scale_x == 1.0f && op.scale_y == 1.0f &&
          (pixel_inputs (op) & op.in_sub) == 0 &&
-         (!op.chroma_direct || (op.inputs_chroma & ~op.in_sub) == 0);
+         (!chroma_per_block || (op.inputs_chroma & ~op.in_sub) == 0);
 }
 
 // Where output offset (dx, dy) from the picture's corner comes from in the

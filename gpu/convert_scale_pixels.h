@@ -696,6 +696,32 @@ packed_output (const Image & o)
          ((std::uintptr_t)o.data[0] | o.pitch[0]) % 4 == 0;
 }
 
+// The bytes of the one little-endian word that holds each pixel of a
+// generic output, every component a bit field of it (ConvertScale::
+// out_fields); 0 where its components lie otherwise. store_words would
+// write such a word too, but asks for every component where its word lies
+// (addresses known only at run time), which left a kernel compiled for
+// RGBA -> RGB10A2_LE with calls, pointer compares and loads it never takes.
+inline int
+fields_output (const Image & o)
+{
+  if (!o.generic || o.palette)
+    return 0;
+  int word = 0;
+  for (const Component & k : o.comp) {
+    if (k.plane < 0)
+      continue;
+    if (k.plane != 0 || k.offset != 0 || k.pair_step != 0 || k.big_endian || k.log2_x ||
+        k.log2_y || (k.word != 2 && k.word != 4) || k.step != k.word ||
+        (word != 0 && k.word != word))
+      return 0;
+    word = k.word;
+  }
+  if (word == 0 || ((std::uintptr_t)o.data[0] | o.pitch[0]) % (unsigned)word != 0)
+    return 0;
+  return word;
+}
+
 // Sets op.word_copy and op.word_bytes. With the identity matrix every
 // code is to_output's 1*c + 0*a + 0*b + 0 = c (exact: codes are small
 // integers) and quantize keeps it; alpha is the input's, or max_code
@@ -751,6 +777,7 @@ resolve (ConvertScale & op)
   op.in_words[0] = words_of (op.in, op.in_full);
   op.in_words[1] = words_of (op.in, op.in_sub);
   op.out_packed = packed_output (op.out);
+  op.out_fields = (std::uint8_t)fields_output (op.out);
   resolve_word_copy (op);
 }
 
@@ -838,6 +865,33 @@ store_packed (const ConvertScale & op, int x, int y, const Pixel & px)
   store_word (o, x, y, word);
 }
 
+// Stores output pixel (x, y) where op.out_fields: its codes (each at most
+// its max_code) put together in one word, stored once; on the host its
+// bytes, little endian, as the GPU stores them.
+GCS_HD void
+store_fields (const ConvertScale & op, int x, int y, const Pixel & px)
+{
+  const Image & o = op.out;
+  unsigned word = 0;
+  GCS_UNROLL
+  for (int c = 0; c < 4; c++) {
+    const Component & k = o.comp[c];
+    if (k.plane >= 0)
+      word |= round_code (px.c[c], k.max_code) << k.shift;
+  }
+  const int bytes = op.out_fields;
+  std::uint8_t * p = o.data[0] + sample_offset ((unsigned)o.pitch[0], bytes, x, y);
+#if defined(__CUDA_ARCH__)
+  if (bytes == 4)
+    *(unsigned *)p = word;
+  else
+    *(unsigned short *)p = (unsigned short)word;
+#else
+  for (int b = 0; b < bytes; b++)
+    p[b] = (std::uint8_t) (word >> (8 * b));
+#endif
+}
+
 // The index GStreamer's RGB8P packing gives codes r, g, b, a (0..255) in
 // its palette (write_palette): transparent below half alpha, else the
 // cube's entry of each code / 47.
@@ -914,7 +968,10 @@ store_pixel (const ConvertScale & op, int x, int y, const Pixel & px, bool subsa
     return;
   }
   if constexpr (OB == 0) {
-    store_words (o, x, y, px, subsampled);
+    if (op.out_fields != 0 && !subsampled)
+      store_fields (op, x, y, px);
+    else
+      store_words (o, x, y, px, subsampled);
   } else {
     GCS_UNROLL
     for (int c = 0; c < 4; c++) {

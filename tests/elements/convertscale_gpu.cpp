@@ -337,17 +337,25 @@ GST_START_TEST (test_orientations_match_twin)
     }
     /* Turned and cropped but not scaled (one sample per pixel; 4-byte
      * words a pixel staged through shared memory, 8-bit or bit fields of
-     * 10-bit RGB and Y410 in or out), and with a border. */
-    for (const char * pair : { "RGBA>BGRx", "RGBx>RGBA", "NV12>NV12", "BGR10A2_LE>RGBA",
-             "RGBA>RGB10A2_LE", "Y410>BGR10A2_LE" }) {
-      gchar ** f = g_strsplit (pair, ">", 2);
+     * 10-bit RGB and Y410 in or out, and 16-bit words of fields out; 4:4:4
+     * YUV into 4:4:4 YUV, whose chroma is on the output's grid when not
+     * turned), and with a border. The path where it is the point. */
+    const struct {
+      const char * pair;
+      const char * path;
+    } unscaled[] = { { "RGBA>BGRx", nullptr }, { "RGBx>RGBA", nullptr },
+      { "NV12>NV12", nullptr }, { "BGR10A2_LE>RGBA", "staged" },
+      { "RGBA>RGB10A2_LE", "staged" }, { "Y410>BGR10A2_LE", "staged" },
+      { "Y410>AYUV", "staged" }, { "RGBA>RGB16", "staged" },
+      { "Y444_10LE>Y444_16LE", "one sample" } };
+    for (const auto & u : unscaled) {
+      gchar ** f = g_strsplit (u.pair, ">", 2);
       const bool swap = gst_cs::swaps_axes (static_cast<gpu::Orientation> (m));
       Case c{ f[0], 45, 29, f[1], swap ? 26 : 41, swap ? 41 : 26 };
       c.direction = (GstVideoOrientationMethod)m;
       c.crop = { 3, 1, 1, 2 };
-      const bool words = strstr (pair, "10") != nullptr;
-      fail_unless (!words || path_of_case (c) == "staged", "%s: the %s path, not staged",
-          pair, path_of_case (c).c_str ());
+      fail_unless (!u.path || path_of_case (c) == u.path, "%s: the %s path, not %s",
+          u.pair, path_of_case (c).c_str (), u.path);
       check_against_twin (c);
       Case bordered = c;
       bordered.out_w += 6;
