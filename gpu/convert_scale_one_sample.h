@@ -158,7 +158,8 @@ word_fields (const ConvertScale & op)
 }
 
 // Whether op's output is generic words of one pixel each, no palette, no
-// subsampled chroma (RGB10A2_LE, r210, RGB16 ...): pixels::store_words.
+// subsampled chroma (RGB10A2_LE, r210, RGB16 ...): pixels::store_pixel<0>
+// (store_fields where the word holds every component, else store_words).
 inline bool
 words_out (const ConvertScale & op)
 {
