@@ -13,7 +13,7 @@ two_tap_as_gpu (const ConvertScale & resolved, int nbx, int nby)
   two_tap::Tile tile;
   two_tap::dispatch_filter (resolved, [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
-    pixels::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
+    two_tap::dispatch_bytes (resolved, [&] (auto ib, auto ob) {
       constexpr int IB = decltype (ib)::value, OB = decltype (ob)::value;
       two_tap::dispatch_members<IB, OB> (resolved, [&] (auto members) {
         using Members = decltype (members);

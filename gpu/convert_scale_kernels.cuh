@@ -688,7 +688,9 @@ launch_two_tap (const ConvertScale & op, Launch & at)
             at, op, rows);
     });
   };
-  if (op.out.bytes == 2)
+  if (op.out.generic) /* words of bit fields (two_tap::dispatch_bytes) */
+    launch (std::integral_constant<int, 0>{});
+  else if (op.out.bytes == 2)
     launch (std::integral_constant<int, 2>{});
   else
     launch (std::integral_constant<int, 1>{});

@@ -38,7 +38,14 @@ choose_path (const ConvertScale & resolved)
   if (pixels::generic (resolved)) {
     if (staged ()) /* 4-byte words of bit fields, in or out */
       return Path::STAGED;
-    return one_sample::applies (resolved) ? Path::ONE_SAMPLE : Path::TAPS_PER_PIXEL;
+    if (one_sample::applies (resolved))
+      return Path::ONE_SAMPLE;
+    /* Resampled from samples of the image's size into one word of bit
+     * fields a pixel (RGB16, RGB10A2_LE, Y410 ...): the two-tap tiles,
+     * each pixel's word stored whole (two_tap::dispatch_bytes). */
+    if (!resolved.in.generic && resolved.out_fields != 0 && two_tap::applies (resolved))
+      return Path::TWO_TAP;
+    return Path::TAPS_PER_PIXEL;
   }
   if (direct::applies (resolved))
     return Path::DIRECT;

@@ -640,6 +640,11 @@ template <int IB, int OB, class Fn>
 inline void
 dispatch_members (const ConvertScale & op, Fn fn)
 {
+  /* Words of bit fields (OB 0, dispatch_bytes): the generic members
+   * alone, one kernel an instance more to build; a kernel compiled for
+   * the conversion (convert_scale_rtc.h) folds their choices. */
+  if constexpr (OB == 0)
+    return fn (AnyMembers{});
   if constexpr (OB == 1) {
     /* Packed RGB (RGBA, BGRx ...) into 8-bit RGB or 4:4:4, with alpha
      * or without. */
@@ -670,6 +675,22 @@ dispatch_members (const ConvertScale & op, Fn fn)
       return fn (PackedRgbMembers<7u>{});
   }
   fn (AnyMembers{});
+}
+
+// Calls fn (input bytes, output bytes) with op's sample sizes as
+// compile-time constants, output bytes 0 where the output is generic
+// (choose_path gives this family only those of one word of bit fields a
+// pixel: pixels::store_pixel<0> stores it whole, store_fields).
+template <class Fn>
+inline void
+dispatch_bytes (const ConvertScale & op, Fn fn)
+{
+  if (!op.out.generic)
+    return pixels::dispatch_bytes (op, fn);
+  if (op.in.bytes == 2)
+    fn (std::integral_constant<int, 2>{}, std::integral_constant<int, 0>{});
+  else
+    fn (std::integral_constant<int, 1>{}, std::integral_constant<int, 0>{});
 }
 
 // Calls fn (filter) with the two-tap filter that computes op's (NEAREST,
