@@ -51,24 +51,10 @@ launch (const ConvertScale & op, kernels::Launch & at)
       return wide ? tap_tile_into<Filter::AREA, 2> (op, at)
                   : tap_tile_into<Filter::AREA, 1> (op, at);
     case Path::TAPS_PER_PIXEL:
-      if (pixels::generic (op)) { /* both sides by their words */
-        switch (op.filter) {
-          case Filter::NEAREST:
-            return launch_taps_per_pixel<Filter::NEAREST, 0, 0> (op, at);
-          case Filter::BILINEAR:
-            return launch_taps_per_pixel<Filter::BILINEAR, 0, 0> (op, at);
-          case Filter::BICUBIC:
-            return launch_taps_per_pixel<Filter::BICUBIC, 0, 0> (op, at);
-          default:
-            return launch_taps_per_pixel<Filter::AREA, 0, 0> (op, at);
-        }
-      }
-      /* else area shrinking only (tap_tile::applies) */
-      if (op.out.bytes == 2)
-        return wide ? launch_taps_per_pixel<Filter::AREA, 2, 2> (op, at)
-                    : launch_taps_per_pixel<Filter::AREA, 1, 2> (op, at);
-      return wide ? launch_taps_per_pixel<Filter::AREA, 2, 1> (op, at)
-                  : launch_taps_per_pixel<Filter::AREA, 1, 1> (op, at);
+      return dispatch_taps_per_pixel (op, [&] (auto f, auto ib, auto ob) {
+        launch_taps_per_pixel<decltype (f)::value, decltype (ib)::value,
+            decltype (ob)::value> (op, at);
+      });
   }
 }
 

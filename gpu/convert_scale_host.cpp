@@ -259,8 +259,13 @@ convert_scale_resolved_as_gpu_on_host (const ConvertScale & resolved)
     case Path::TAP_TILE:
       twin::tap_tile_as_gpu (resolved, nbx, nby);
       break;
-    case Path::TAPS_PER_PIXEL:
-      twin::plain (resolved);
+    case Path::TAPS_PER_PIXEL: /* the kernel's instance, as plain's arithmetic */
+      dispatch_taps_per_pixel (resolved, [&] (auto f, auto ib, auto ob) {
+        twin::each_block (resolved, [&] (int bx, int by) {
+          pixels::write_block<decltype (f)::value, decltype (ib)::value,
+              decltype (ob)::value> (resolved, bx, by);
+        });
+      });
       break;
   }
 }

@@ -24,6 +24,7 @@ enum class Path {
   TAP_TILE,    // bicubic, area shrinking: more taps, per tile (convert_scale_tap_tile.h)
   TAPS_PER_PIXEL, // area shrinking by more than tap_tile::kMaxTaps - 2 times, and
                   // the generic path (pixels::generic): any layout, any filter
+                  // (dispatch_taps_per_pixel)
 };
 
 inline Path
@@ -62,6 +63,46 @@ choose_path (const ConvertScale & resolved)
   if (two_tap::applies (resolved))
     return Path::TWO_TAP;
   return tap_tile::applies (resolved) ? Path::TAP_TILE : Path::TAPS_PER_PIXEL;
+}
+
+// Calls fn (filter, input bytes, output bytes) with the instance of the
+// taps-per-pixel kernels (convert_scale_variant.cu, as gpu/meson.build
+// builds them) that computes resolved `op` where choose_path gives
+// TAPS_PER_PIXEL, as compile-time constants: the launch and the twin
+// ask it. Generic frames: bytes 0 on both sides, any filter. Bicubic and
+// area from samples of the image's size into one word of bit fields a
+// pixel (out_fields): the input's bytes, output bytes 0. Area shrinking
+// further than tap tiles go: both sides' bytes.
+template <class Fn>
+inline void
+dispatch_taps_per_pixel (const ConvertScale & op, Fn fn)
+{
+  using B0 = std::integral_constant<int, 0>;
+  auto with = [&] (auto f) {
+    constexpr Filter F = decltype (f)::value;
+    if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
+      if (!op.in.generic && op.out_fields != 0) {
+        if (op.in.bytes == 2)
+          return fn (f, std::integral_constant<int, 2>{}, B0{});
+        return fn (f, std::integral_constant<int, 1>{}, B0{});
+      }
+    }
+    if constexpr (F == Filter::AREA) {
+      if (!pixels::generic (op))
+        return pixels::dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
+    }
+    fn (f, B0{}, B0{});
+  };
+  switch (op.filter) {
+    case Filter::NEAREST:
+      return with (std::integral_constant<Filter, Filter::NEAREST>{});
+    case Filter::BILINEAR:
+      return with (std::integral_constant<Filter, Filter::BILINEAR>{});
+    case Filter::BICUBIC:
+      return with (std::integral_constant<Filter, Filter::BICUBIC>{});
+    default:
+      return with (std::integral_constant<Filter, Filter::AREA>{});
+  }
 }
 
 // Whether resolved `op` may be one frame of batch_convert_normalize
