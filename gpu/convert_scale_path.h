@@ -44,7 +44,7 @@ choose_path (const ConvertScale & resolved)
     /* Resampled from samples of the image's size into one word of bit
      * fields a pixel (RGB16, RGB10A2_LE, Y410 ...): the two-tap tiles,
      * each pixel's word stored whole (two_tap::dispatch_bytes). */
-    if (!resolved.in.generic && resolved.out_fields != 0 && two_tap::applies (resolved))
+    if (pixels::samples_into_fields (resolved) && two_tap::applies (resolved))
       return Path::TWO_TAP;
     return Path::TAPS_PER_PIXEL;
   }
@@ -81,11 +81,8 @@ dispatch_taps_per_pixel (const ConvertScale & op, Fn fn)
   auto with = [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
-      if (!op.in.generic && op.out_fields != 0) {
-        if (op.in.bytes == 2)
-          return fn (f, std::integral_constant<int, 2>{}, B0{});
-        return fn (f, std::integral_constant<int, 1>{}, B0{});
-      }
+      if (pixels::samples_into_fields (op))
+        return two_tap::dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
     }
     if constexpr (F == Filter::AREA) {
       if (!pixels::generic (op))

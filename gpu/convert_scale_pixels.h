@@ -722,6 +722,16 @@ fields_output (const Image & o)
   return word;
 }
 
+// Whether resolved `op` reads its input by the image's sample size and
+// writes one word of bit fields a pixel (out_fields): the resampling
+// families take such frames with output bytes 0, storing each word whole
+// (store_pixel<0>; choose_path, dispatch_taps_per_pixel).
+GCS_HD bool
+samples_into_fields (const ConvertScale & op)
+{
+  return !op.in.generic && op.out_fields != 0;
+}
+
 // Sets op.word_copy and op.word_bytes. With the identity matrix every
 // code is to_output's 1*c + 0*a + 0*b + 0 = c (exact: codes are small
 // integers) and quantize keeps it; alpha is the input's, or max_code
