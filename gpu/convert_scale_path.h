@@ -81,8 +81,13 @@ dispatch_taps_per_pixel (const ConvertScale & op, Fn fn)
   auto with = [&] (auto f) {
     constexpr Filter F = decltype (f)::value;
     if constexpr (F == Filter::BICUBIC || F == Filter::AREA) {
-      if (pixels::samples_into_fields (op))
-        return two_tap::dispatch_bytes (op, [&] (auto ib, auto ob) { fn (f, ib, ob); });
+      /* The input's bytes by a branch whose each side is built
+       * (two_tap::dispatch_bytes would name 8 and 16-bit outputs too). */
+      if (pixels::samples_into_fields (op)) {
+        if (op.in.bytes == 2)
+          return fn (f, std::integral_constant<int, 2>{}, B0{});
+        return fn (f, std::integral_constant<int, 1>{}, B0{});
+      }
     }
     if constexpr (F == Filter::AREA) {
       if (!pixels::generic (op))

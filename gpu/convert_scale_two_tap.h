@@ -679,9 +679,9 @@ dispatch_members (const ConvertScale & op, Fn fn)
 
 // Calls fn (input bytes, output bytes) with op's sample sizes as
 // compile-time constants, output bytes 0 where the output is generic
-// (this family, and taps per pixel with bicubic and area, get only those
-// of one word of bit fields a pixel, pixels::samples_into_fields:
-// pixels::store_pixel<0> stores it whole, store_fields).
+// (this family gets only those of one word of bit fields a pixel,
+// pixels::samples_into_fields: pixels::store_pixel<0> stores it whole,
+// store_fields).
 template <class Fn>
 inline void
 dispatch_bytes (const ConvertScale & op, Fn fn)
