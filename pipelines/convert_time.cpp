@@ -20,10 +20,20 @@
  * kernel reads one ("lines_bytes"); --no-lines times it without, for an
  * A/B in one build.
  *
- *   gcs-convert-time [--rows FILE] [--copies] [--no-lines] [TEXT]
+ *   gcs-convert-time [--rows FILE] [--copies] [--no-lines] [--cubin KERNEL DIR
+ *       [--arch ARCH]] [TEXT]
  *       -> one line "CONVERT-TIME {json}" per row of FILE (default:
  *          pipelines/convert_rows.txt), those whose name holds TEXT (one
  *          kernel to profile)
+ *
+ * Without a GPU, --cubin KERNEL DIR compiles each row's kernel as a run
+ * compiles it for the conversion at hand (gpu/convert_scale_rtc.h; KERNEL:
+ * the built instance's template-id, as
+ * "gst_cs::gpu::kernels::convert_scale_planes_staged_kernel<(gst_cs::gpu::Filter)1, 1, 1, 0>"),
+ * into DIR/ROW.cubin (the run's cache file: the kernel's lowered name on
+ * one line, then its CUBIN), whose registers and instructions
+ * scripts/cubin-info.py reads without a device call; --arch (default
+ * sm_90).
  */
 #include <cuda_runtime_api.h>
 
@@ -35,6 +45,7 @@
 #include <vector>
 
 #include "convert_scale.h"
+#include "convert_scale_rtc.h"
 #include "convert/gstcsconvertdesc.hpp"
 #include "gated_time.hpp"
 #include "gstcsvideo-private.h"
@@ -174,6 +185,33 @@ copy_figures (const GstVideoInfo * in, const GstVideoInfo * out, guint8 * din,
   return text;
 }
 
+gst_cs::ConvertSettings
+settings_of (const Row & r)
+{
+  gst_cs::ConvertSettings settings;
+  settings.filter = r.filter;
+  settings.orientation = r.orientation;
+  settings.add_borders = r.letterbox;
+  return settings;
+}
+
+/* r described as the element describes a frame, its frames at `in_mem`
+ * and `out_mem`; false (said) where convert_scale refuses it. */
+bool
+describe_row (const Row & r, const GstVideoInfo * in, const GstVideoInfo * out,
+    guint8 * in_mem, guint8 * out_mem, gst_cs::gpu::ConvertScale * op,
+    gst_cs::gpu::ConvertScale * resolved)
+{
+  gst_cs::describe_convert (in, out, r.crop[0], r.crop[1], r.in_w - r.crop[0] - r.crop[2],
+      r.in_h - r.crop[1] - r.crop[3], settings_of (r), op);
+  op->in = gst_cs::convert_image (in, in, in_mem, false);
+  op->out = gst_cs::convert_image (out, out, out_mem, true);
+  if (gst_cs::gpu::convert_scale_resolve (*op, resolved))
+    return true;
+  std::fprintf (stderr, "%s: convert_scale refuses the description\n", r.name.c_str ());
+  return false;
+}
+
 bool
 run_row (const Row & r, cudaStream_t stream, bool copies, bool lines)
 {
@@ -195,17 +233,9 @@ run_row (const Row & r, cudaStream_t stream, bool copies, bool lines)
       !check (cudaMalloc ((void **)&copy_b, copy_bytes), "cudaMalloc"))
     return false;
   cudaMemset (din, 0x80, in.size);
-  gst_cs::ConvertSettings settings;
-  settings.filter = r.filter;
-  settings.orientation = r.orientation;
-  settings.add_borders = r.letterbox;
-  gst_cs::gpu::ConvertScale op;
-  gst_cs::describe_convert (&in, &out, r.crop[0], r.crop[1], src_w, src_h, settings, &op);
-  op.in = gst_cs::convert_image (&in, &in, din, false);
-  op.out = gst_cs::convert_image (&out, &out, dout, true);
-  gst_cs::gpu::ConvertScale resolved;
-  if (!gst_cs::gpu::convert_scale_resolve (op, &resolved)) {
-    std::fprintf (stderr, "%s: convert_scale refuses the description\n", r.name.c_str ());
+  const gst_cs::ConvertSettings settings = settings_of (r);
+  gst_cs::gpu::ConvertScale op, resolved;
+  if (!describe_row (r, &in, &out, din, dout, &op, &resolved)) {
     for (void * p : { (void *)din, (void *)dout, (void *)copy_a, (void *)copy_b })
       cudaFree (p);
     return false;
@@ -276,6 +306,38 @@ run_row (const Row & r, cudaStream_t stream, bool copies, bool lines)
   return ok;
 }
 
+/* --cubin: r's kernel compiled by NVRTC for its description (host memory
+ * for the frames: their addresses are not in the source), with a table
+ * of taps where the timed run points one, into `dir`/NAME.cubin. */
+bool
+compile_row (const Row & r, bool lines, const std::string & kernel,
+    const std::string & arch, const std::string & dir)
+{
+  GstVideoInfo in, out;
+  gst_video_info_set_format (&in, r.in_format, r.in_w, r.in_h);
+  gst_video_info_set_format (&out, r.out_format, r.out_w, r.out_h);
+  std::vector<guint8> hin (in.size), hout (out.size);
+  gst_cs::gpu::ConvertScale op, resolved;
+  if (!describe_row (r, &in, &out, hin.data (), hout.data (), &op, &resolved))
+    return false;
+  std::vector<guint64> table;
+  if (lines && gst_cs::gpu::convert_scale_lines_bytes (resolved) > 0) {
+    table.resize (gst_cs::gpu::convert_scale_lines_bytes (resolved) / 8);
+    gst_cs::gpu::convert_scale_point_lines (&resolved, table.data ());
+  }
+  const std::string file = dir + "/" + r.name + ".cubin";
+  std::string log;
+  int stack = -1;
+  const bool ok = gst_cs::gpu::rtc::compiles (resolved, kernel, arch, &log, &stack, file);
+  std::printf ("CONVERT-CUBIN {\"row\":\"%s\",\"path\":\"%s\",\"compiled\":%s,"
+               "\"stack\":%d,\"table\":%s,\"cubin\":\"%s\"}\n",
+      r.name.c_str (), gst_cs::gpu::convert_scale_path (resolved), ok ? "true" : "false",
+      stack, table.empty () ? "false" : "true", ok ? file.c_str () : "");
+  if (!ok)
+    std::fprintf (stderr, "%s: %s\n", r.name.c_str (), log.c_str ());
+  return ok;
+}
+
 } // namespace
 
 int
@@ -286,9 +348,14 @@ main (int argc, char ** argv)
   const char * rows_path = GCS_CONVERT_ROWS;
   const char * pick = nullptr;
   bool copies = false, lines = true;
+  const char *cubin_kernel = nullptr, *cubin_dir = nullptr, *arch = "sm_90";
   for (int i = 1; i < argc; i++) {
     if (std::strcmp (argv[i], "--rows") == 0 && i + 1 < argc)
       rows_path = argv[++i];
+    else if (std::strcmp (argv[i], "--cubin") == 0 && i + 2 < argc)
+      cubin_kernel = argv[++i], cubin_dir = argv[++i];
+    else if (std::strcmp (argv[i], "--arch") == 0 && i + 1 < argc)
+      arch = argv[++i];
     else if (std::strcmp (argv[i], "--copies") == 0)
       copies = true;
     else if (std::strcmp (argv[i], "--no-lines") == 0)
@@ -320,6 +387,17 @@ main (int argc, char ** argv)
       continue;
     }
     rows.push_back (r);
+  }
+  if (cubin_kernel) {
+    bool ok = true, any = false;
+    for (const Row & r : rows)
+      if (!pick || r.name.find (pick) != std::string::npos) {
+        any = true;
+        ok = compile_row (r, lines, cubin_kernel, arch, cubin_dir) && ok;
+      }
+    if (!any)
+      std::fprintf (stderr, "No row of %s is named %s\n", rows_path, pick ? pick : "");
+    return ok && any ? 0 : 1;
   }
   cudaStream_t stream;
   if (!check (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking), "stream"))
