@@ -28,7 +28,9 @@
  *
  * Without a GPU, --cubin KERNEL DIR compiles each row's kernel as a run
  * compiles it for the conversion at hand (gpu/convert_scale_rtc.h; KERNEL:
- * the built instance's template-id, as
+ * the template-id of the built instance a run launches for the row, its
+ * template arguments as the family's launch picks them (another instance
+ * compiles too, into other code), as
  * "gst_cs::gpu::kernels::convert_scale_planes_staged_kernel<(gst_cs::gpu::Filter)1, 1, 1, 0>"),
  * into DIR/ROW.cubin (the run's cache file: the kernel's lowered name on
  * one line, then its CUBIN), whose registers and instructions
@@ -37,6 +39,7 @@
  */
 #include <cuda_runtime_api.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -328,7 +331,13 @@ compile_row (const Row & r, bool lines, const std::string & kernel,
   const std::string file = dir + "/" + r.name + ".cubin";
   std::string log;
   int stack = -1;
-  const bool ok = gst_cs::gpu::rtc::compiles (resolved, kernel, arch, &log, &stack, file);
+  bool ok = gst_cs::gpu::rtc::compiles (resolved, kernel, arch, &log, &stack, file);
+  /* The compiler process writes the file where it can, and says nothing
+   * where it cannot. */
+  if (ok && !g_file_test (file.c_str (), G_FILE_TEST_IS_REGULAR)) {
+    ok = false;
+    log = "compiled, but " + file + " was not written";
+  }
   std::printf ("CONVERT-CUBIN {\"row\":\"%s\",\"path\":\"%s\",\"compiled\":%s,"
                "\"stack\":%d,\"table\":%s,\"cubin\":\"%s\"}\n",
       r.name.c_str (), gst_cs::gpu::convert_scale_path (resolved), ok ? "true" : "false",
@@ -389,6 +398,10 @@ main (int argc, char ** argv)
     rows.push_back (r);
   }
   if (cubin_kernel) {
+    if (g_mkdir_with_parents (cubin_dir, 0755) != 0) {
+      std::fprintf (stderr, "Cannot make %s: %s\n", cubin_dir, g_strerror (errno));
+      return 1;
+    }
     bool ok = true, any = false;
     for (const Row & r : rows)
       if (!pick || r.name.find (pick) != std::string::npos) {

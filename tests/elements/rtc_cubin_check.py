@@ -5,7 +5,8 @@ converter kernel compiled for one row's conversion (gcs-convert-time
 --cubin, as a run compiles it: gpu/convert_scale_rtc.h) and read by
 scripts/cubin-info.py: the kernel named, its registers and instructions
 within what a kernel has. A kernel the source does not have fails with
-NVRTC's word for it, a row that is not in the file with its name. Skips
+NVRTC's word for it, a row that is not in the file with its name; the
+folder is made where it is not there. Skips
 (77) where NVRTC cannot be loaded."""
 import os
 import re
@@ -30,7 +31,8 @@ def fail(why, p=None):
 
 
 def main(convert_time, rows, cubin_info):
-    with tempfile.TemporaryDirectory() as d:
+    with tempfile.TemporaryDirectory() as top:
+        d = os.path.join(top, "made")  # made by gcs-convert-time
         p = run([convert_time, "--rows", rows, "--cubin", KERNEL, d, ROW])
         if "libnvrtc cannot be loaded" in p.stderr:
             print("no NVRTC here: skipped")
