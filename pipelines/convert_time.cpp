@@ -38,6 +38,7 @@
  * sm_90).
  */
 #include <cuda_runtime_api.h>
+#include <glib/gstdio.h>
 
 #include <cerrno>
 #include <chrono>
@@ -331,9 +332,10 @@ compile_row (const Row & r, bool lines, const std::string & kernel,
   const std::string file = dir + "/" + r.name + ".cubin";
   std::string log;
   int stack = -1;
-  bool ok = gst_cs::gpu::rtc::compiles (resolved, kernel, arch, &log, &stack, file);
   /* The compiler process writes the file where it can, and says nothing
-   * where it cannot. */
+   * where it cannot: a file of an earlier run must not stand for this one. */
+  g_unlink (file.c_str ());
+  bool ok = gst_cs::gpu::rtc::compiles (resolved, kernel, arch, &log, &stack, file);
   if (ok && !g_file_test (file.c_str (), G_FILE_TEST_IS_REGULAR)) {
     ok = false;
     log = "compiled, but " + file + " was not written";

@@ -5,8 +5,9 @@ converter kernel compiled for one row's conversion (gcs-convert-time
 --cubin, as a run compiles it: gpu/convert_scale_rtc.h) and read by
 scripts/cubin-info.py: the kernel named, its registers and instructions
 within what a kernel has. A kernel the source does not have fails with
-NVRTC's word for it, a row that is not in the file with its name; the
-folder is made where it is not there. Skips
+NVRTC's word for it (and leaves no file of an earlier run in its place),
+a row that is not in the file with its name; the folder is made where it
+is not there. Skips
 (77) where NVRTC cannot be loaded."""
 import os
 import re
@@ -60,6 +61,8 @@ def main(convert_time, rows, cubin_info):
         if p.returncode == 0 or "no_such_kernel" not in p.stderr or \
                 '"compiled":false' not in p.stdout:
             fail("a kernel the source lacks was not refused", p)
+        if os.path.exists(cubin):
+            fail(f"{cubin}, of the run before, stands for a failed compile")
         p = run([convert_time, "--rows", rows, "--cubin", KERNEL, d, "no-such-row"])
         if p.returncode == 0 or "no-such-row" not in p.stderr:
             fail("a row the file lacks was not said", p)
