@@ -479,7 +479,8 @@ __launch_bounds__ (kTileX * kTileY)
 
 /* The same for turned frames (convert_scale_planes_staged.h): the tile's
  * source rectangles are first copied into shared memory, `stage_bytes` of
- * it (dynamic), and read there. */
+ * it (dynamic), and read there. The taps of the tile's rows and of each
+ * thread's column are computed while the copy is in flight. */
 template <Filter F, int IB, int OB, int SubWord>
 __global__ void
 __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
@@ -488,22 +489,27 @@ __launch_bounds__ (kTileX * kTileY) convert_scale_planes_staged_kernel (
   GCS_DESCRIPTION (given);
   extern __shared__ __align__ (16) std::uint8_t stage[];
   __shared__ planes::LineTaps row_taps[planes::kMaxRows];
-  __shared__ planes::TileBox box;
+  __shared__ planes::TileEnds ends;
   const int by0 = blockIdx.y * rows;
   planes::StagedSource<IB> staged;
-  const bool fits = planes::stage_tile<F, IB, SubWord> (
-      op, nbx, nby, rows, row_taps, box, stage, stage_bytes, &staged);
+  const bool fits = planes::stage_begin<F, IB, SubWord> (
+      op, nbx, nby, rows, ends, stage, stage_bytes, &staged);
+  for (int k = threadIdx.y * kTileX + threadIdx.x; k < rows && by0 + k < nby;
+       k += kTileX * kTileY)
+    row_taps[k] = planes::line_taps<F> (op, true, by0 + k);
   const int bx = blockIdx.x * kTileX + threadIdx.x;
+  const planes::LineTaps col = planes::line_taps<F> (op, false, bx < nbx ? bx : nbx - 1);
+  planes::stage_wait ();
   if (bx >= nbx)
     return;
   auto row = [&] (int by) { return row_taps[by - by0]; };
   if (fits)
-    planes::write_column<F, IB, OB, SubWord> (op, bx, by0 + threadIdx.y, by0 + rows,
+    planes::write_column<IB, OB, SubWord> (op, col, bx, by0 + threadIdx.y, by0 + rows,
         kTileY, nby, row,
         planes::Sources<planes::StagedSource<IB>, planes::StagedSource<IB>>{
             staged, staged });
   else
-    planes::write_column<F, IB, OB, SubWord> (op, bx, by0 + threadIdx.y, by0 + rows,
+    planes::write_column<IB, OB, SubWord> (op, col, bx, by0 + threadIdx.y, by0 + rows,
         kTileY, nby, row, planes::global_sources<IB> (op));
 }
 

@@ -173,21 +173,30 @@ write_block (const ConvertScale & op, const LineTaps & col, const LineTaps & row
 }
 
 // Writes the blocks (bx, by), by = by_first, by_first + by_step ... <
-// by_end, of one column of the output's nby rows of blocks; row (by)
-// gives the taps of row by (line_taps<F> (op, true, by), or the same
-// computed once for the CUDA block's threads); src: where they read
-// (global_sources, or a staged copy).
-template <Filter F, int IB, int OB, int SubWord, class RowTaps, class Src>
+// by_end, of one column of the output's nby rows of blocks, whose taps
+// are col (line_taps<F> (op, false, bx)); row (by) gives the taps of row
+// by (line_taps<F> (op, true, by), or the same computed once for the CUDA
+// block's threads); src: where they read (global_sources, or a staged
+// copy).
+template <int IB, int OB, int SubWord, class RowTaps, class Src>
 GCS_HD void
-write_column (const ConvertScale & op, int bx, int by_first, int by_end, int by_step,
-    int nby, RowTaps row, const Src & src)
+write_column (const ConvertScale & op, const LineTaps & col, int bx, int by_first,
+    int by_end, int by_step, int nby, RowTaps row, const Src & src)
 {
-  const LineTaps col = line_taps<F> (op, false, bx);
   if (by_end > nby)
     by_end = nby;
   GCS_NO_UNROLL
   for (int by = by_first; by < by_end; by += by_step)
     write_block<IB, OB, SubWord> (op, col, row (by), bx, by, src);
+}
+
+template <Filter F, int IB, int OB, int SubWord, class RowTaps, class Src>
+GCS_HD void
+write_column (const ConvertScale & op, int bx, int by_first, int by_end, int by_step,
+    int nby, RowTaps row, const Src & src)
+{
+  write_column<IB, OB, SubWord> (
+      op, line_taps<F> (op, false, bx), bx, by_first, by_end, by_step, nby, row, src);
 }
 
 // How many rows of blocks a CUDA block's threads write down their columns

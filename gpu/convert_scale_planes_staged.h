@@ -60,19 +60,17 @@ template <int IB> struct StagedSource {
 };
 
 // The pitch of a region of w samples of `step` bytes a row (the last
-// sample `last` bytes, 1, 2 or 4) in the stage, where neighbouring
-// threads read one column `apart` rows apart (1 or 2): aligned to `last`,
-// and `apart` rows an odd number of 4-byte words, so that 32 threads read
-// 32 banks.
+// sample `last` bytes, 1, 2 or 4) in the stage: whole 4-byte words, so
+// that every row starts on one (the stage's copy writes words; a row
+// copied a word at a time ends up to 3 bytes after its last sample, which
+// must not reach the next), and an odd number of them, so that a warp's
+// threads reading one column of rows an odd number apart read 32 banks
+// (rows an even number apart, 16).
 GCS_HD unsigned
-staged_pitch (int w, int step, int last, int apart)
+staged_pitch (int w, int step, int last)
 {
-  /* Whole 4-byte words: a row copied a word at a time (stage_tile) ends
-   * up to 3 bytes after its last sample, and must not reach the next. */
   const unsigned p = ((unsigned)((w - 1) * step + last) + 3u) & ~3u;
-  if (apart == 2 && last <= 2)
-    return p + 2u;              /* 2 mod 4: two rows, 4 mod 8 */
-  return (p & 4u) ? p : p + 4u; /* an odd number of words; two rows, 8 mod 16 */
+  return (p & 4u) ? p : p + 4u;
 }
 
 // Where the staged path is taken: a turned frame.
@@ -100,7 +98,7 @@ stage_bytes (const ConvertScale & op, int rows, int sub_word)
    * moved back to a word boundary (stage_tile). */
   auto region = [&] (int lx, int ly, int step, int last) {
     const int w = (int)(across_x / (1 << lx)) + 8, h = (int)(across_y / (1 << ly)) + 4;
-    return (unsigned)h * staged_pitch (w, step, last, 1) + 16u;
+    return (unsigned)h * staged_pitch (w, step, last) + 16u;
   };
   const int lx = i.comp[1].log2_x, ly = i.comp[1].log2_y;
   unsigned bytes = region (0, 0, i.comp[0].step, i.bytes);
@@ -114,31 +112,58 @@ stage_bytes (const ConvertScale & op, int rows, int sub_word)
 
 #if defined(__CUDACC__)
 
-// The source rectangles (luma, then chroma: x0, x1, y0, y1 inclusive)
-// that a tile's blocks read where they lie in the picture.
-struct TileBox {
-  int v[8];
+// The source rectangles a tile reads (luma, then chroma: x0, x1, y0, y1
+// inclusive) are found from the taps of its first and last lines, each
+// computed by a thread of its own: a line's taps move one way with the
+// line (an affine map, floored and clamped, every step monotonic), so
+// their extremes over the tile's lines lie on its two ends. ends[e] holds
+// line e's (0, 1: the first and last row of blocks; 2, 3: column) luma
+// and chroma taps' lowest and highest. Lines of the border take part,
+// their taps clamped into the source rectangle: the rectangles are then
+// at most a sample or so wider than those the picture's lines read.
+struct TileEnds {
+  int v[4][4];
 };
 
+// The taps' lowest and highest, where line e of the tile has them.
+template <Filter F>
 __device__ inline void
-widen (int * lo_hi, const TwoTaps & t)
+end_line (const ConvertScale & op, int e, int line, TileEnds & ends)
 {
-  atomicMin (lo_hi, t.i0 < t.i1 ? t.i0 : t.i1);
-  atomicMax (lo_hi + 1, t.i0 < t.i1 ? t.i1 : t.i0);
+  const LineTaps l = line_taps<F> (op, e < 2, line);
+  int * v = ends.v[e];
+  v[0] = min (min (l.luma[0].i0, l.luma[0].i1), min (l.luma[1].i0, l.luma[1].i1));
+  v[1] = max (max (l.luma[0].i0, l.luma[0].i1), max (l.luma[1].i0, l.luma[1].i1));
+  v[2] = min (l.chroma.i0, l.chroma.i1);
+  v[3] = max (l.chroma.i0, l.chroma.i1);
 }
 
 // Copies `rows` rows of `words` 4-byte words from global memory (from,
-// aligned, `pitch` bytes a row) into the stage (to, 16-aligned, an even
-// `to_pitch`), thread t of `threads`: the CUDA block's threads share out
-// every word of the rectangle, each with kInFlight loads issued before its
-// stores. A row at a time, a warp waited on memory once per 32 bytes of
-// a row, one wait after another.
+// aligned, `pitch` bytes a row) into the stage (to, 16-aligned, a pitch
+// of whole words), thread t of `threads`: the CUDA block's threads share
+// out every word of the rectangle. From sm_80 each is an asynchronous
+// copy (cp.async), which holds no register, so the whole tile is in
+// flight while the threads compute their taps (stage_wait waits for it);
+// before, each thread issues kInFlight loads before its stores.
 __device__ inline void
 copy_words (const std::uint8_t * from, unsigned pitch, std::uint8_t * to,
     unsigned to_pitch, int words, int rows, int t, int threads)
 {
-  constexpr int kInFlight = 8;
   const int total = words * rows;
+#if __CUDA_ARCH__ >= 800
+  unsigned to_shared;
+  asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }"
+      : "=r"(to_shared)
+      : "l"(to));
+  for (int i = t; i < total; i += threads) {
+    const int y = i / words, x = i - y * words;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                     to_shared + (unsigned)y * to_pitch + 4u * (unsigned)x),
+                 "l"(from + (unsigned)y * pitch + 4u * (unsigned)x)
+                 : "memory");
+  }
+#else
+  constexpr int kInFlight = 8;
   for (int i0 = t; i0 < total; i0 += kInFlight * threads) {
     unsigned v[kInFlight], at[kInFlight];
     GCS_UNROLL
@@ -151,19 +176,11 @@ copy_words (const std::uint8_t * from, unsigned pitch, std::uint8_t * to,
       }
     }
     GCS_UNROLL
-    for (int j = 0; j < kInFlight; j++) {
-      if (i0 + j * threads < total) {
-        /* Rows of a pitch of 2 mod 4 bytes start on every other word. */
-        if ((at[j] & 3u) == 0) {
-          *(unsigned *)(to + at[j]) = v[j];
-        } else {
-          unsigned short * h = (unsigned short *)(to + at[j]);
-          h[0] = (unsigned short)v[j];
-          h[1] = (unsigned short)(v[j] >> 16);
-        }
-      }
-    }
+    for (int j = 0; j < kInFlight; j++)
+      if (i0 + j * threads < total)
+        *(unsigned *)(to + at[j]) = v[j];
   }
+#endif
 }
 
 // The same, a byte at a time, for rows that do not start on words.
@@ -177,40 +194,37 @@ copy_bytes (const std::uint8_t * from, unsigned pitch, std::uint8_t * to,
       to[(unsigned)y * to_pitch + b] = from[(unsigned)y * pitch + b];
 }
 
-// Fills row_taps with the taps of the tile's rows (from by0, at most
-// `rows`), finds the source rectangles its blocks read and copies them
-// into `stage` (`capacity` bytes) where they fit: then *src reads them
-// and it returns true, for every thread of the CUDA block alike.
+// Finds the source rectangles that the tile of the output's blocks (its
+// columns from blockIdx.x * blockDim.x, `rows` rows of them from
+// blockIdx.y * rows) reads and starts their copy into `stage` (`capacity`
+// bytes) where they fit: then *src reads them (after stage_wait) and it
+// returns true, for every thread of the CUDA block alike.
 template <Filter F, int IB, int SubWord>
 __device__ bool
-stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_taps,
-    TileBox & box, std::uint8_t * stage, unsigned capacity, StagedSource<IB> * src)
+stage_begin (const ConvertScale & op, int nbx, int nby, int rows, TileEnds & ends,
+    std::uint8_t * stage, unsigned capacity, StagedSource<IB> * src)
 {
   const int t = threadIdx.y * blockDim.x + threadIdx.x;
-  const int by0 = blockIdx.y * rows;
-  if (t < 8)
-    box.v[t] = (t & 1) ? INT_MIN : INT_MAX;
+  /* Four threads of four warps, so that no warp computes two lines. */
+  if ((t & 31) == 0 && t < 4 * 32) {
+    const int e = t >> 5;
+    const int bx0 = blockIdx.x * blockDim.x, by0 = blockIdx.y * rows;
+    const int line = e == 0   ? by0
+                     : e == 1 ? min (by0 + rows, nby) - 1
+                     : e == 2 ? bx0
+                              : min (bx0 + (int)blockDim.x, nbx) - 1;
+    end_line<F> (op, e, line, ends);
+  }
   __syncthreads ();
   /* Turned: a row's taps run along source x, a column's along source y. */
-  for (int k = t; k < rows && by0 + k < nby; k += blockDim.x * blockDim.y) {
-    const LineTaps l = line_taps<F> (op, true, by0 + k);
-    row_taps[k] = l;
-    for (int j = 0; j < 2; j++)
-      if (l.luma_in[j])
-        widen (&box.v[0], l.luma[j]);
-    if (l.chroma_in)
-      widen (&box.v[4], l.chroma);
+  int box[8];
+  GCS_UNROLL
+  for (int g = 0; g < 2; g++) {
+    box[4 * g] = min (ends.v[0][2 * g], ends.v[1][2 * g]);
+    box[4 * g + 1] = max (ends.v[0][2 * g + 1], ends.v[1][2 * g + 1]);
+    box[4 * g + 2] = min (ends.v[2][2 * g], ends.v[3][2 * g]);
+    box[4 * g + 3] = max (ends.v[2][2 * g + 1], ends.v[3][2 * g + 1]);
   }
-  const int bx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (threadIdx.y == 0 && bx < nbx) {
-    const LineTaps l = line_taps<F> (op, false, bx);
-    for (int i = 0; i < 2; i++)
-      if (l.luma_in[i])
-        widen (&box.v[2], l.luma[i]);
-    if (l.chroma_in)
-      widen (&box.v[6], l.chroma);
-  }
-  __syncthreads ();
   const Image & im = op.in;
   const std::uint8_t * bases[kStagedRegions];
   unsigned pitches[kStagedRegions];
@@ -228,45 +242,40 @@ stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_
       src->r[k].step = im.comp[k].step, lasts[k] = IB, boxes[k] = 4;
     }
   }
-  const int luma_apart = 1 << op.out.comp[1].log2_x;
   unsigned used = 0;
   int w[kStagedRegions] = {}, h[kStagedRegions] = {};
   bool by_words[kStagedRegions];
   GCS_UNROLL
   for (int k = 0; k < regions; k++) {
-    const int * b = &box.v[boxes[k]];
+    const int * b = &box[boxes[k]];
     StagedRegion & g = src->r[k];
     g.x0 = b[0], g.y0 = b[2];
-    w[k] = b[0] <= b[1] ? b[1] - b[0] + 1 : 0;
-    h[k] = b[2] <= b[3] ? b[3] - b[2] + 1 : 0;
-    if (w[k] == 0 || h[k] == 0)
-      w[k] = h[k] = 0;
+    w[k] = b[1] - b[0] + 1;
+    h[k] = b[3] - b[2] + 1;
     /* Rows that start on 4-byte words (the plane and its pitch do) are
      * copied a word at a time: the region then starts on the word that
      * holds its first sample. The word that holds the last lies within
      * the row's pitch. */
     by_words[k] = ((std::uintptr_t)bases[k] & 3u) == 0 && (pitches[k] & 3u) == 0 &&
                   (g.step == 1 || g.step == 2 || g.step == 4);
-    if (by_words[k] && w[k]) {
+    if (by_words[k]) {
       const int lead = ((g.x0 * g.step) & 3) / g.step;
       g.x0 -= lead;
       w[k] += lead;
     }
-    /* Neighbouring threads write neighbouring output columns: source
-     * rows, a block's width of luma rows apart, one chroma row. */
-    g.pitch = w[k] ? staged_pitch (w[k], g.step, lasts[k], k ? 1 : luma_apart) : 0u;
+    g.pitch = staged_pitch (w[k], g.step, lasts[k]);
     g.at = used;
     used += (g.pitch * (unsigned)h[k] + 15u) & ~15u;
   }
   if (used > capacity)
-    return false; /* the same for every thread: box and capacity are */
+    return false; /* the same for every thread: the ends and capacity are */
   src->stage = stage;
   src->shift = im.shift;
   const int threads = blockDim.x * blockDim.y;
   GCS_UNROLL
   for (int k = 0; k < regions; k++) {
     const StagedRegion & g = src->r[k];
-    const int n = w[k] ? (w[k] - 1) * g.step + lasts[k] : 0;
+    const int n = (w[k] - 1) * g.step + lasts[k];
     const std::uint8_t * from =
         bases[k] + (unsigned)g.y0 * pitches[k] + (unsigned)(g.x0 * g.step);
     if (by_words[k])
@@ -275,8 +284,18 @@ stage_tile (const ConvertScale & op, int nbx, int nby, int rows, LineTaps * row_
     else
       copy_bytes (from, pitches[k], stage + g.at, g.pitch, n, h[k], t, threads);
   }
-  __syncthreads ();
   return true;
+}
+
+// Waits until stage_begin's copies (and what every thread wrote into
+// shared memory since) are there for the CUDA block's threads.
+__device__ inline void
+stage_wait ()
+{
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  __syncthreads ();
 }
 
 #endif
