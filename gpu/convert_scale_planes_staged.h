@@ -65,7 +65,8 @@ template <int IB> struct StagedSource {
 // copied a word at a time ends up to 3 bytes after its last sample, which
 // must not reach the next), and an odd number of them, so that a warp's
 // threads reading one column of rows an odd number apart read 32 banks
-// (rows an even number apart, 16).
+// (2 apart, 16; 4 apart, 8: what the turns do not wait on, by
+// docs/cudaconvertscale.md's Tried, not kept).
 GCS_HD unsigned
 staged_pitch (int w, int step, int last)
 {
@@ -95,7 +96,7 @@ stage_bytes (const ConvertScale & op, int rows, int sub_word)
   const double across_x = (double)(rows << o.comp[1].log2_y) * op.scale_x;
   const double across_y = (double)(two_tap::kTileX << o.comp[1].log2_x) * op.scale_y;
   /* + 4 samples for the taps beside the rectangle, + 4 for its start
-   * moved back to a word boundary (stage_tile). */
+   * moved back to a word boundary (stage_begin). */
   auto region = [&] (int lx, int ly, int step, int last) {
     const int w = (int)(across_x / (1 << lx)) + 8, h = (int)(across_y / (1 << ly)) + 4;
     return (unsigned)h * staged_pitch (w, step, last) + 16u;
