@@ -25,7 +25,11 @@ cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/gpu-gst-env.sh
 source scripts/gpu-gst-env.sh || exit 1
 targets=(pipelines/gcs-convert-time gpu/gcs-rtc-compile)
-setup=(-Dgpu_archs=90 -Dtests=disabled -Dbuildtype="${BUILD_TYPE:-debugoptimized}" "${gst_link_args[@]}")
+# SETUP_ARGS: more meson options for every build of the call, e.g.
+# -Dgpu_machine_code=false (PTX alone): with RTC=wait the timed kernels
+# are the ones compiled for each conversion all the same.
+# shellcheck disable=SC2206
+setup=(-Dgpu_archs=90 -Dtests=disabled -Dbuildtype="${BUILD_TYPE:-debugoptimized}" "${gst_link_args[@]}" ${SETUP_ARGS:-})
 NEW=${NEW_BUILD:-/tmp/gcs-build}
 t0=$SECONDS
 # The base's build is kept: BASE_ONLY=1 builds it alone (in the
