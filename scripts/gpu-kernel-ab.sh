@@ -17,7 +17,10 @@
 # .var-NAME.tar` of a tree with one change), named by NAME in "NAME ...",
 # built in parallel with the base, so that several changes to a kernel
 # are measured in one device call. RTC: GST_CS_CONVERT_RTC of the timed
-# runs (default: the caller's).
+# runs (default: the caller's). SETUP_ARGS: more meson options for every
+# build of the call, e.g. -Dgpu_machine_code=false (PTX alone: with
+# RTC=wait the timed kernels are the ones compiled for each conversion
+# all the same).
 #   git archive BASE -o .base.tar; EXTRA=scripts/gpu-kernel-ab.sh scripts/gpu-final.sh
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -25,10 +28,7 @@ cd "$(dirname "$0")/.." || exit 1
 # shellcheck source=scripts/gpu-gst-env.sh
 source scripts/gpu-gst-env.sh || exit 1
 targets=(pipelines/gcs-convert-time gpu/gcs-rtc-compile)
-# SETUP_ARGS: more meson options for every build of the call, e.g.
-# -Dgpu_machine_code=false (PTX alone): with RTC=wait the timed kernels
-# are the ones compiled for each conversion all the same.
-# shellcheck disable=SC2206
+# shellcheck disable=SC2206 # SETUP_ARGS: words, as meson takes them
 setup=(-Dgpu_archs=90 -Dtests=disabled -Dbuildtype="${BUILD_TYPE:-debugoptimized}" "${gst_link_args[@]}" ${SETUP_ARGS:-})
 NEW=${NEW_BUILD:-/tmp/gcs-build}
 t0=$SECONDS
